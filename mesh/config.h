@@ -1,0 +1,51 @@
+// Mesh configuration files (configs/*.toml): the physical torus a job runs on
+// (ARCHITECTURE.md §2). Parsed with toml11; every error names file, line and
+// key.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "mesh/geometry.h"
+
+namespace meshmp::mesh {
+
+/// A config problem, formatted "FILE:LINE: KEY: what is wrong".
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// `mesh`: only neighbour links exist and other traffic is routed (seed 003
+/// §4); `switched`: any pair of nodes may connect directly.
+enum class Fabric { kMesh, kSwitched };
+
+/// Default eager/rendezvous threshold in bytes (seed 003 §5.1: "<16K bytes").
+inline constexpr std::size_t kDefaultEagerLimit = 16384;
+/// Default receive slots (tokens) per link direction.
+inline constexpr int kDefaultCredits = 32;
+
+struct MeshConfig {
+  std::string file;                   ///< where it came from
+  Torus torus;                        ///< [mesh] dims, periodic
+  Fabric fabric = Fabric::kMesh;      ///< [mesh] fabric
+  std::size_t eager_limit = kDefaultEagerLimit;  ///< [mesh] eager_limit, bytes
+  int credits = kDefaultCredits;      ///< [mesh] credits, slots per link
+  std::vector<std::string> hosts;     ///< host of each rank (empty: not given)
+  /// Interface carrying each direction (index Direction::index()); empty
+  /// string where the config gives none (allowed only on switched fabrics).
+  std::array<std::string, 2 * kMaxDims> interfaces{};
+};
+
+/// Reads and validates a config file. Throws ConfigError.
+MeshConfig load_config(const std::string& path);
+/// The same for text already in memory; `name` stands for the file name.
+MeshConfig parse_config(const std::string& text, const std::string& name);
+
+/// The config key for a direction: "x+", "x-", "y+", ...
+std::string direction_key(Direction d);
+
+}  // namespace meshmp::mesh

@@ -1,0 +1,140 @@
+#include "mesh/geometry.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace meshmp::mesh {
+
+char axis_letter(int axis) {
+  static constexpr char kLetters[kMaxDims + 1] = "xyztuv";
+  return (axis >= 0 && axis < kMaxDims) ? kLetters[axis] : '?';
+}
+
+Torus::Torus(std::vector<int> dims, std::vector<bool> periodic)
+    : dims_(std::move(dims)), periodic_(std::move(periodic)) {
+  if (dims_.empty() || static_cast<int>(dims_.size()) > kMaxDims)
+    throw std::invalid_argument("Torus: dims must have 1.." + std::to_string(kMaxDims) +
+                                " entries, got " + std::to_string(dims_.size()));
+  if (periodic_.empty()) periodic_.assign(dims_.size(), true);
+  if (periodic_.size() != dims_.size())
+    throw std::invalid_argument("Torus: periodic has " + std::to_string(periodic_.size()) +
+                                " entries for " + std::to_string(dims_.size()) + " dims");
+  long long n = 1;
+  for (size_t i = 0; i < dims_.size(); ++i) {
+    if (dims_[i] < 1)
+      throw std::invalid_argument("Torus: dims[" + std::to_string(i) + "] = " +
+                                  std::to_string(dims_[i]) + " must be >= 1");
+    n *= dims_[i];
+    if (n > (1 << 24)) throw std::invalid_argument("Torus: more than 2^24 nodes");
+  }
+  size_ = static_cast<int>(n);
+}
+
+std::vector<int> Torus::coords(int r) const {
+  if (r < 0 || r >= size_)
+    throw std::out_of_range("Torus::coords: rank " + std::to_string(r) + " not in [0, " +
+                            std::to_string(size_) + ")");
+  std::vector<int> c(dims_.size());
+  for (size_t i = 0; i < dims_.size(); ++i) {
+    c[i] = r % dims_[i];
+    r /= dims_[i];
+  }
+  return c;
+}
+
+int Torus::rank(const std::vector<int>& c) const {
+  if (c.size() != dims_.size())
+    throw std::invalid_argument("Torus::rank: " + std::to_string(c.size()) +
+                                " coordinates for a " + std::to_string(dims_.size()) + "-D torus");
+  int r = 0;
+  for (int i = ndims() - 1; i >= 0; --i) {
+    if (c[i] < 0 || c[i] >= dims_[i])
+      throw std::out_of_range("Torus::rank: coordinate " + std::to_string(i) + " = " +
+                              std::to_string(c[i]) + " not in [0, " + std::to_string(dims_[i]) + ")");
+    r = r * dims_[i] + c[i];
+  }
+  return r;
+}
+
+int Torus::neighbour(int r, int axis, int sign) const {
+  if (axis < 0 || axis >= ndims())
+    throw std::out_of_range("Torus::neighbour: axis " + std::to_string(axis));
+  if (sign != 1 && sign != -1)
+    throw std::invalid_argument("Torus::neighbour: direction must be +1 or -1, got " +
+                                std::to_string(sign));
+  std::vector<int> c = coords(r);
+  int x = c[axis] + sign;
+  if (x < 0 || x >= dims_[axis]) {
+    if (!periodic_[axis]) return -1;
+    x = (x + dims_[axis]) % dims_[axis];
+  }
+  c[axis] = x;
+  return rank(c);
+}
+
+int Torus::hop_distance(int a, int b) const {
+  const std::vector<int> ca = coords(a), cb = coords(b);
+  int hops = 0;
+  for (int i = 0; i < ndims(); ++i) {
+    int d = std::abs(ca[i] - cb[i]);
+    hops += periodic_[i] ? std::min(d, dims_[i] - d) : d;
+  }
+  return hops;
+}
+
+std::string Torus::to_string() const {
+  std::string s;
+  for (int i = 0; i < ndims(); ++i) {
+    if (i) s += 'x';
+    s += std::to_string(dims_[i]);
+    if (!periodic_[i]) s += 'o';
+  }
+  return s;
+}
+
+std::vector<int> balanced_dims(int n, int ndims) {
+  if (n < 1) throw std::invalid_argument("balanced_dims: n = " + std::to_string(n) + " must be >= 1");
+  if (ndims < 1 || ndims > kMaxDims)
+    throw std::invalid_argument("balanced_dims: ndims = " + std::to_string(ndims) + " not in 1.." +
+                                std::to_string(kMaxDims));
+  // Greedy over prime factors, largest first, each onto the currently
+  // smallest axis: the result is as close to a cube as the factors allow.
+  std::vector<int> primes;
+  for (int m = n, p = 2; m > 1;) {
+    if (static_cast<long long>(p) * p > m) { primes.push_back(m); break; }
+    if (m % p == 0) { primes.push_back(p); m /= p; } else { ++p; }
+  }
+  std::sort(primes.rbegin(), primes.rend());
+  std::vector<int> dims(ndims, 1);
+  for (int p : primes) *std::min_element(dims.begin(), dims.end()) *= p;
+  std::sort(dims.rbegin(), dims.rend());
+  return dims;
+}
+
+std::vector<int> parse_dims(const std::string& text) {
+  std::vector<int> dims;
+  const char* p = text.data();
+  const char* end = p + text.size();
+  while (p < end) {
+    int v = 0;
+    auto [next, ec] = std::from_chars(p, end, v);
+    if (ec != std::errc() || v < 1)
+      throw std::invalid_argument("geometry '" + text + "': expected sizes >= 1 like 2x2x2");
+    dims.push_back(v);
+    p = next;
+    if (p < end) {
+      if (*p != 'x' && *p != 'X' && *p != ',')
+        throw std::invalid_argument("geometry '" + text + "': unexpected '" + std::string(1, *p) +
+                                    "', sizes are separated by 'x'");
+      if (++p == end) throw std::invalid_argument("geometry '" + text + "': ends with a separator");
+    }
+  }
+  if (dims.empty() || static_cast<int>(dims.size()) > kMaxDims)
+    throw std::invalid_argument("geometry '" + text + "': needs 1.." + std::to_string(kMaxDims) +
+                                " sizes");
+  return dims;
+}
+
+}  // namespace meshmp::mesh

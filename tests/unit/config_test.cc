@@ -1,0 +1,149 @@
+#include "mesh/config.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace meshmp::mesh {
+namespace {
+
+const char* kGood = R"(# a 2x2x2 test mesh
+[mesh]
+dims = [2, 2, 2]
+periodic = [true, true, false]
+fabric = "mesh"
+eager_limit = 8192
+credits = 16
+
+[nodes]
+pattern = "node%02d"
+
+[interfaces]
+"x+" = "eth1"
+"x-" = "eth2"
+"y+" = "eth3"
+"y-" = "eth4"
+"z+" = "eth5"
+"z-" = "eth6"
+)";
+
+TEST(Config, ParsesAllFields) {
+  MeshConfig c = parse_config(kGood, "good.toml");
+  EXPECT_EQ(c.torus, Torus({2, 2, 2}, {true, true, false}));
+  EXPECT_EQ(c.fabric, Fabric::kMesh);
+  EXPECT_EQ(c.eager_limit, 8192u);
+  EXPECT_EQ(c.credits, 16);
+  ASSERT_EQ(c.hosts.size(), 8u);
+  EXPECT_EQ(c.hosts[0], "node00");
+  EXPECT_EQ(c.hosts[7], "node07");
+  EXPECT_EQ(c.interfaces[(Direction{1, -1}).index()], "eth4");
+}
+
+TEST(Config, DefaultsAndExplicitNodeList) {
+  MeshConfig c = parse_config(R"([mesh]
+dims = [2, 1]
+fabric = "switched"
+[[node]]
+host = "b"
+coords = [1, 0]
+[[node]]
+host = "a"
+coords = [0, 0]
+)", "list.toml");
+  EXPECT_EQ(c.eager_limit, kDefaultEagerLimit);
+  EXPECT_EQ(c.credits, kDefaultCredits);
+  EXPECT_EQ(c.hosts, (std::vector<std::string>{"a", "b"}));
+}
+
+struct BadCase {
+  const char* name;
+  const char* text;
+  const char* expected;  // substring of the message: "file:line: key: ..."
+};
+
+class MalformedConfig : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(MalformedConfig, NamesFileLineAndKey) {
+  const BadCase& b = GetParam();
+  try {
+    parse_config(b.text, "bad.toml");
+    FAIL() << b.name << ": accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find(b.expected), std::string::npos)
+        << b.name << ": message was: " << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, MalformedConfig,
+    ::testing::Values(
+        BadCase{"syntax", "[mesh\ndims = [2]\n", "bad.toml:1: syntax error"},
+        BadCase{"missing_mesh", "[nodes]\npattern = \"n%d\"\n", "bad.toml:1: mesh: missing [mesh]"},
+        BadCase{"missing_dims", "[mesh]\nfabric = \"switched\"\n", ": mesh.dims: missing"},
+        BadCase{"dims_wrong_type", "[mesh]\ndims = \"2x2\"\nfabric = \"switched\"\n",
+                "bad.toml:2: mesh.dims: expected a non-empty array of sizes, found a string"},
+        BadCase{"dim_wrong_type", "[mesh]\ndims = [2, 2.5]\nfabric = \"switched\"\n",
+                "bad.toml:2: mesh.dims[1]: expected an integer, found a float"},
+        BadCase{"dim_zero", "[mesh]\ndims = [2, 0]\nfabric = \"switched\"\n",
+                "bad.toml:2: mesh.dims[1]: must be in 1..4096, got 0"},
+        BadCase{"too_many_dims", "[mesh]\ndims = [1,1,1,1,1,1,1]\nfabric = \"switched\"\n",
+                "bad.toml:2: mesh.dims: has 7 dims"},
+        BadCase{"periodic_length", "[mesh]\ndims = [2, 2]\nperiodic = [true]\nfabric = \"switched\"\n",
+                "bad.toml:3: mesh.periodic: has 1 entries for 2 dims"},
+        BadCase{"unknown_fabric", "[mesh]\ndims = [2]\nfabric = \"ring\"\n",
+                "bad.toml:3: mesh.fabric: must be \"mesh\" or \"switched\""},
+        BadCase{"unknown_key", "[mesh]\ndims = [2]\nfabric = \"switched\"\neager = 5\n",
+                "bad.toml:4: mesh.eager: unknown key"},
+        BadCase{"eager_range", "[mesh]\ndims = [2]\nfabric = \"switched\"\neager_limit = 1\n",
+                "bad.toml:4: mesh.eager_limit: must be 64..1048576 bytes, got 1"},
+        BadCase{"credits_type", "[mesh]\ndims = [2]\nfabric = \"switched\"\ncredits = \"many\"\n",
+                "bad.toml:4: mesh.credits: expected an integer, found a string"},
+        BadCase{"node_count", "[mesh]\ndims = [2, 2]\nfabric = \"switched\"\n[[node]]\nhost = \"a\"\ncoords = [0, 0]\n",
+                "bad.toml:4: node: lists 1 nodes but dims 2x2 need 4"},
+        BadCase{"duplicate_coords",
+                "[mesh]\ndims = [2]\nfabric = \"switched\"\n[[node]]\nhost = \"a\"\ncoords = [1]\n[[node]]\nhost = \"b\"\ncoords = [1]\n",
+                "bad.toml:9: node[1].coords: duplicate coordinates, already used by node[0]"},
+        BadCase{"coords_range", "[mesh]\ndims = [2]\nfabric = \"switched\"\n[[node]]\nhost = \"a\"\ncoords = [2]\n",
+                "bad.toml:6: node[0].coords[0]: 2 is outside 0..1"},
+        BadCase{"node_missing_host", "[mesh]\ndims = [1]\nfabric = \"switched\"\n[[node]]\ncoords = [0]\n",
+                "node[0].host: missing"},
+        BadCase{"bad_pattern", "[mesh]\ndims = [2]\nfabric = \"switched\"\n[nodes]\npattern = \"node\"\n",
+                "bad.toml:5: nodes.pattern: needs exactly one %d"},
+        BadCase{"unknown_direction", "[mesh]\ndims = [2, 2]\n[interfaces]\n\"z+\" = \"eth1\"\n",
+                "bad.toml:4: interfaces.z+: unknown direction; this 2-D mesh has x+ .. y-"},
+        BadCase{"missing_interface",
+                "[mesh]\ndims = [2, 2]\n[interfaces]\n\"x+\" = \"eth1\"\n\"x-\" = \"eth2\"\n\"y+\" = \"eth3\"\n",
+                "interfaces.y-: missing: a mesh fabric needs an interface"},
+        BadCase{"interface_type", "[mesh]\ndims = [2]\n[interfaces]\n\"x+\" = 1\n\"x-\" = \"e\"\n",
+                "bad.toml:4: interfaces.x+: expected a string, found an integer"}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+// The shipped configs parse and describe the machines they claim to.
+struct Shipped {
+  const char* file;
+  std::vector<int> dims;
+};
+
+TEST(Config, ShippedConfigsLoad) {
+  for (const Shipped& s : {Shipped{"configs/jlab-4x8x8.toml", {4, 8, 8}},
+                           Shipped{"configs/jlab-6x8x8.toml", {6, 8, 8}},
+                           Shipped{"configs/test-2x2x2.toml", {2, 2, 2}},
+                           Shipped{"configs/test-4x4x4.toml", {4, 4, 4}},
+                           Shipped{"configs/mesh-8x8.toml", {8, 8}}}) {
+    MeshConfig c = load_config(s.file);
+    EXPECT_EQ(c.torus.dims(), s.dims) << s.file;
+    EXPECT_EQ(static_cast<int>(c.hosts.size()), c.torus.size()) << s.file;
+  }
+}
+
+TEST(Config, MissingFileIsNamed) {
+  try {
+    load_config("/nonexistent/mesh.toml");
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_STREQ(e.what(), "/nonexistent/mesh.toml:0: cannot open file");
+  }
+}
+
+}  // namespace
+}  // namespace meshmp::mesh
