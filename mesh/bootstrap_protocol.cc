@@ -1,0 +1,76 @@
+#include "mesh/bootstrap_protocol.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace meshmp::mesh::bootstrap {
+namespace {
+
+bool write_all(int fd, const char* p, std::size_t n) {
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= static_cast<std::size_t>(w);
+  }
+  return true;
+}
+
+bool read_all(int fd, char* p, std::size_t n) {
+  while (n > 0) {
+    ssize_t r = ::read(fd, p, n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    p += r;
+    n -= static_cast<std::size_t>(r);
+  }
+  return true;
+}
+
+}  // namespace
+
+bool send_frame(int fd, Msg type, const std::string& body) {
+  if (body.size() > kMaxFrame) return false;
+  std::uint32_t hdr[2] = {static_cast<std::uint32_t>(type), static_cast<std::uint32_t>(body.size())};
+  return write_all(fd, reinterpret_cast<const char*>(hdr), sizeof hdr) &&
+         write_all(fd, body.data(), body.size());
+}
+
+bool recv_frame(int fd, Msg* type, std::string* body) {
+  std::uint32_t hdr[2];
+  if (!read_all(fd, reinterpret_cast<char*>(hdr), sizeof hdr)) return false;
+  if (hdr[1] > kMaxFrame) return false;
+  *type = static_cast<Msg>(hdr[0]);
+  body->resize(hdr[1]);
+  return read_all(fd, body->data(), hdr[1]);
+}
+
+std::string encode_blobs(const std::vector<std::string>& blobs) {
+  std::string out;
+  for (const std::string& b : blobs) {
+    std::uint32_t n = static_cast<std::uint32_t>(b.size());
+    out.append(reinterpret_cast<const char*>(&n), sizeof n);
+    out += b;
+  }
+  return out;
+}
+
+bool decode_blobs(const std::string& body, std::size_t expected, std::vector<std::string>* blobs) {
+  blobs->clear();
+  std::size_t pos = 0;
+  while (pos < body.size()) {
+    std::uint32_t n;
+    if (body.size() - pos < sizeof n) return false;
+    std::memcpy(&n, body.data() + pos, sizeof n);
+    pos += sizeof n;
+    if (n > body.size() - pos) return false;
+    blobs->emplace_back(body, pos, n);
+    pos += n;
+  }
+  return blobs->size() == expected;
+}
+
+}  // namespace meshmp::mesh::bootstrap

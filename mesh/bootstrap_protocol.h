@@ -1,0 +1,32 @@
+// The launcher's address-exchange protocol over a Unix stream socket: each
+// rank says HELLO, then any number of FENCEs (an all-gather of one blob per
+// rank), and may ask the launcher to ABORT the job. Frames are
+// {u32 type, u32 length, length bytes}. Both ends treat the peer's bytes as
+// untrusted: lengths are bounded and checked.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace meshmp::mesh::bootstrap {
+
+enum class Msg : std::uint32_t {
+  kHello = 1,   ///< rank -> launcher: u32 rank, u32 pid
+  kFence = 2,   ///< rank -> launcher: this rank's blob
+  kFenceResult = 3,  ///< launcher -> rank: for each rank, u32 length + blob
+  kAbort = 4,   ///< rank -> launcher: i32 exit code, then a message
+};
+
+inline constexpr std::uint32_t kMaxFrame = 64u << 20;  ///< bytes
+
+/// Writes one frame; returns false on a write error.
+bool send_frame(int fd, Msg type, const std::string& body);
+/// Reads one frame; false on EOF, error, or a length above kMaxFrame.
+bool recv_frame(int fd, Msg* type, std::string* body);
+
+/// kFenceResult body <-> blobs. decode returns false on malformed input.
+std::string encode_blobs(const std::vector<std::string>& blobs);
+bool decode_blobs(const std::string& body, std::size_t expected, std::vector<std::string>* blobs);
+
+}  // namespace meshmp::mesh::bootstrap

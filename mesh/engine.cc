@@ -1,0 +1,958 @@
+#include "mesh/engine.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+
+#include "mesh/bootstrap_client.h"
+#include "mesh/config.h"
+#include "mesh/credits.h"
+#include "mesh/launch_env.h"
+#include "mesh/link.h"
+#include "mesh/matching.h"
+#include "mesh/shm_provider.h"
+#include "mesh/wire.h"
+
+namespace meshmp::mesh {
+
+const char* error_name(Error e) {
+  switch (e) {
+    case Error::kOk: return "success";
+    case Error::kTruncate: return "message truncated";
+    case Error::kPeerDead: return "peer process died";
+    case Error::kProtocol: return "malformed data from peer";
+  }
+  return "?";
+}
+
+namespace {
+
+enum class State : std::uint8_t {
+  kInactive,    // persistent, not started / completed and tested
+  kQueued,      // send: waiting in a link's send queue (tokens or connection)
+  kWaitCts,     // send: RTS sent, waiting for the receiver's CTS
+  kStreaming,   // send: DATA frames going out through the slots
+  kWaitAck,     // send: synchronous eager, waiting for SYNC_ACK
+  kPosted,      // recv: in the matcher's posted queues
+  kRendezvous,  // recv: CTS sent, waiting for DONE or DATA
+  kDone,
+};
+
+long env_long(const char* name, long dflt, long lo, long hi) {
+  const char* s = std::getenv(name);
+  if (!s || !*s) return dflt;
+  char* end = nullptr;
+  long v = std::strtol(s, &end, 10);
+  if (*end || v < lo || v > hi)
+    throw std::runtime_error(std::string(name) + "=" + s + ": expected an integer in " +
+                             std::to_string(lo) + ".." + std::to_string(hi));
+  return v;
+}
+
+inline void cpu_relax() { __builtin_ia32_pause(); }
+
+}  // namespace
+
+struct Request : PostedRecv {
+  bool is_send = false;
+  bool persistent = false;
+  bool free_when_done = false;
+  bool in_use = false;
+  State state = State::kInactive;
+  SendMode mode = SendMode::kStandard;
+  std::uint32_t context = 0;
+  int peer = 0;  // dst for sends; src (or kAnySource) for receives
+  int tag = 0;
+  char* buf = nullptr;
+  std::size_t len = 0;
+  Status status;
+  std::uint64_t id = 0;  // index | generation << 32; names the request on the wire
+  // Rendezvous state.
+  std::size_t granted = 0;     // bytes the receiver accepted
+  std::size_t offset = 0;      // send: DATA bytes queued so far; recv: DATA bytes arrived
+  std::size_t msg_len = 0;     // recv: the sender's message length
+  std::uint64_t reg_key = 0;   // recv: registration key announced in the CTS
+  std::uint64_t remote_id = 0; // the other side's request id
+  int data_streams = 0;        // send: DATA queue entries still referring to this request
+  Request* free_next = nullptr;
+};
+
+// A frame waiting for a token or for the connection.
+struct PendingFrame {
+  FrameHeader h{};
+  Request* req = nullptr;  // EAGER payload / DATA source
+  PendingFrame* prev = nullptr;
+  PendingFrame* next = nullptr;
+};
+
+struct Unexpected : UnexpectedMsg {
+  bool rendezvous = false;
+  bool sync = false;
+  std::size_t length = 0;
+  std::uint64_t send_id = 0;
+  Request* self_send = nullptr;  // a send to this rank, still pending
+  std::vector<char> data;
+};
+
+struct LinkState {
+  std::unique_ptr<Link> link;
+  CreditLedger ledger{1};
+  Fifo<PendingFrame> sendq;
+  LinkStats stats;
+  bool up = false;
+  std::uint64_t credited_through = 0;  // frames below this seq had their credits applied
+};
+
+struct PeerState {
+  std::vector<LinkState*> links;  // links[0] carries every envelope to this peer
+  Error failed = Error::kOk;
+};
+
+struct Engine::Impl {
+  Engine& e;
+  std::unique_ptr<BootstrapClient> boot;
+  std::unique_ptr<ShmProvider> shm;
+  std::vector<std::unique_ptr<LinkState>> links;  // all links, polled in turn
+  std::vector<PeerState> peers;
+  std::vector<LinkState*> by_direction;
+  Matcher matcher;
+  std::vector<std::unique_ptr<Request>> requests;
+  Request* free_requests = nullptr;
+  std::vector<std::unique_ptr<PendingFrame>> frame_pool_storage;
+  PendingFrame* free_frames = nullptr;
+  std::size_t unexpected_bytes = 0;
+  std::mt19937_64 rng{std::random_device{}()};
+  std::chrono::steady_clock::time_point last_liveness = std::chrono::steady_clock::now();
+  std::vector<int> connect_requests;
+
+  explicit Impl(Engine& eng) : e(eng), matcher(eng.size_) {}
+
+  // ---- requests ---------------------------------------------------------
+  Request* alloc_request() {
+    Request* r = free_requests;
+    if (r) {
+      free_requests = r->free_next;
+      std::uint64_t gen = (r->id >> 32) + 1;
+      std::uint64_t index = r->id & 0xffffffffu;
+      *r = Request{};
+      r->id = index | (gen << 32);
+    } else {
+      requests.push_back(std::make_unique<Request>());
+      r = requests.back().get();
+      r->id = requests.size() - 1;
+    }
+    r->in_use = true;
+    return r;
+  }
+  void release_request(Request* r) {
+    r->in_use = false;
+    r->free_next = free_requests;
+    free_requests = r;
+  }
+  // A request named on the wire: only live ones in the expected state count.
+  Request* lookup(std::uint64_t id, bool is_send, State want, int peer) {
+    std::uint64_t index = id & 0xffffffffu;
+    if (index >= requests.size()) return nullptr;
+    Request* r = requests[index].get();
+    if (!r->in_use || r->id != id || r->is_send != is_send || r->state != want) return nullptr;
+    if (is_send ? r->peer != peer : r->status.source != peer) return nullptr;
+    return r;
+  }
+  void complete(Request* r) {
+    r->state = State::kDone;
+    if (r->free_when_done) release_request(r);  // MPI_Request_free on an active request
+  }
+
+  PendingFrame* alloc_frame() {
+    PendingFrame* f = free_frames;
+    if (f) {
+      free_frames = f->next;
+    } else {
+      frame_pool_storage.push_back(std::make_unique<PendingFrame>());
+      f = frame_pool_storage.back().get();
+    }
+    *f = PendingFrame{};
+    return f;
+  }
+  void release_frame(PendingFrame* f) {
+    f->next = free_frames;
+    free_frames = f;
+  }
+
+  // ---- links --------------------------------------------------------------
+  LinkState* add_link(std::unique_ptr<Link> link) {
+    auto ls = std::make_unique<LinkState>();
+    ls->ledger = CreditLedger(link->slots());
+    ls->link = std::move(link);
+    LinkState* p = ls.get();
+    peers[p->link->peer()].links.push_back(p);
+    links.push_back(std::move(ls));
+    return p;
+  }
+  LinkState* primary_link(int peer) {
+    PeerState& ps = peers[peer];
+    if (ps.links.empty()) add_link(shm->connect(peer));  // on first use (seed 004 §3)
+    return ps.links[0];
+  }
+
+  FrameHeader make_header(FrameType t, int peer) const {
+    FrameHeader h{};
+    h.version = kWireVersion;
+    h.type = static_cast<std::uint8_t>(t);
+    h.src = e.rank_;
+    h.dst = peer;
+    return h;
+  }
+
+  // Writes one frame into the link's next slot; the caller checked a token.
+  void write_frame(LinkState& ls, FrameHeader h, const void* payload, std::size_t n) {
+    char* pl = nullptr;
+    FrameHeader* slot = ls.link->begin_send(&pl);
+    h.credits = ls.ledger.spend();
+    std::memcpy(slot, &h, sizeof h);
+    if (n) std::memcpy(pl, payload, n);
+    ls.link->end_send();
+    ++ls.stats.frames_sent;
+    ls.stats.bytes_sent += h.type == static_cast<std::uint8_t>(FrameType::kCredit) ? 0 : n;
+  }
+
+  // Sends a frame now if the link is up, nothing is queued before it and a
+  // token is free; otherwise queues it (FIFO keeps MPI order).
+  void send_or_queue(LinkState& ls, const FrameHeader& h, Request* req) {
+    if (ls.up && ls.sendq.empty() && ls.ledger.can_send_data()) {
+      if (emit(ls, h, req)) return;
+    }
+    if (ls.up) ++ls.stats.token_stalls;
+    PendingFrame* f = alloc_frame();
+    f->h = h;
+    f->req = req;
+    ls.sendq.push_back(f);
+  }
+
+  // Puts one queued/ready frame on the wire. Returns true if the frame is
+  // finished (a DATA stream may need more frames).
+  bool emit(LinkState& ls, const FrameHeader& h, Request* req) {
+    const auto type = static_cast<FrameType>(h.type);
+    if (type == FrameType::kEager) {
+      write_frame(ls, h, req->buf, req->len);
+      ++ls.stats.eager_sent;
+      if (req->state == State::kQueued || req->state == State::kInactive) {
+        if (h.flags & kFlagSync) req->state = State::kWaitAck;
+        else complete(req);
+      }
+      return true;
+    }
+    if (type == FrameType::kRts) {
+      write_frame(ls, h, nullptr, 0);
+      ++ls.stats.rendezvous_sent;
+      req->state = State::kWaitCts;
+      return true;
+    }
+    if (type == FrameType::kData) {
+      if (req->offset < req->granted) {
+        FrameHeader d = h;
+        std::size_t n = std::min(req->granted - req->offset, ls.link->max_payload());
+        d.addr = req->offset;
+        d.length = n;
+        write_frame(ls, d, req->buf + req->offset, n);
+        ++ls.stats.data_frames;
+        req->offset += n;
+        if (req->offset < req->granted) return false;
+      }
+      // This stream is finished; the send completes when every stream is.
+      if (--req->data_streams == 0) complete(req);
+      return true;
+    }
+    write_frame(ls, h, nullptr, 0);  // CTS, DONE, SYNC_ACK
+    return true;
+  }
+
+  bool flush(LinkState& ls) {
+    bool any = false;
+    while (!ls.sendq.empty() && ls.ledger.can_send_data()) {
+      PendingFrame* f = ls.sendq.front();
+      if (!emit(ls, f->h, f->req)) {
+        any = true;
+        continue;
+      }
+      ls.sendq.erase(f);
+      release_frame(f);
+      any = true;
+    }
+    return any;
+  }
+
+  // ---- failure --------------------------------------------------------------
+  void fail_peer(int peer, Error why, const std::string& msg) {
+    if (peers[peer].failed != Error::kOk) return;
+    peers[peer].failed = why;
+    std::fprintf(stderr, "meshmp: rank %d: rank %d: %s (%s); its requests fail\n", e.rank_, peer,
+                 msg.c_str(), error_name(why));
+    for (LinkState* ls : peers[peer].links)
+      while (PendingFrame* f = ls->sendq.pop_front()) release_frame(f);
+    for (auto& up : requests) {
+      Request* r = up.get();
+      if (!r->in_use || r->state == State::kDone || r->state == State::kInactive) continue;
+      bool involved = r->is_send ? r->peer == peer
+                                 : (r->state == State::kRendezvous && r->status.source == peer) ||
+                                       (r->state == State::kPosted && r->PostedRecv::key.source == peer);
+      if (!involved) continue;
+      if (r->state == State::kPosted) matcher.unpost(r);
+      r->status.error = why;
+      r->status.source = peer;
+      complete(r);
+    }
+  }
+
+  // Every 100 ms while blocked: is every peer we have a link to still alive?
+  void check_liveness() {
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_liveness < std::chrono::milliseconds(100)) return;
+    last_liveness = now;
+    for (int p = 0; p < e.size_; ++p) {
+      if (p == e.rank_ || peers[p].links.empty() || peers[p].failed != Error::kOk) continue;
+      if (::kill(shm->pid_of(p), 0) != 0 && errno == ESRCH)
+        fail_peer(p, Error::kPeerDead, "process " + std::to_string(shm->pid_of(p)) + " has exited");
+    }
+  }
+
+  // ---- receiving ----------------------------------------------------------
+  void deliver_eager(Request* r, int src, int tag, const char* data, std::size_t n) {
+    std::size_t take = std::min(n, r->len);
+    if (take) std::memcpy(r->buf, data, take);
+    r->status.source = src;
+    r->status.tag = tag;
+    r->status.bytes = take;
+    r->status.error = n > r->len ? Error::kTruncate : Error::kOk;
+    complete(r);
+  }
+
+  void send_sync_ack(int peer, std::uint64_t send_id) {
+    FrameHeader h = make_header(FrameType::kSyncAck, peer);
+    h.send_id = send_id;
+    send_or_queue(*primary_link(peer), h, nullptr);
+  }
+
+  // A matched RTS: announce the buffer (CTS) so the sender can write it.
+  void accept_rendezvous(Request* r, int src, int tag, std::size_t msg_len, std::uint64_t send_id) {
+    r->status.source = src;
+    r->status.tag = tag;
+    r->msg_len = msg_len;
+    r->granted = std::min(msg_len, r->len);
+    r->offset = 0;
+    r->remote_id = send_id;
+    r->reg_key = rng() | 1;
+    r->state = State::kRendezvous;
+    FrameHeader h = make_header(FrameType::kCts, src);
+    h.context = r->context;
+    h.tag = tag;
+    h.length = r->granted;
+    h.send_id = send_id;
+    h.recv_id = r->id;
+    h.addr = reinterpret_cast<std::uint64_t>(r->buf);
+    h.key = r->reg_key;
+    send_or_queue(*primary_link(src), h, nullptr);
+  }
+
+  void finish_rendezvous_recv(Request* r) {
+    r->status.bytes = r->granted;
+    r->status.error = r->msg_len > r->len ? Error::kTruncate : Error::kOk;
+    complete(r);
+  }
+
+  // Returns false if the frame cannot be taken now (unexpected buffer full).
+  bool handle_frame(LinkState& ls, const FrameHeader& h, const char* payload) {
+    const int src = h.src;
+    switch (static_cast<FrameType>(h.type)) {
+      case FrameType::kEager: {
+        if (Request* r = static_cast<Request*>(matcher.match_arrival(h.context, src, h.tag))) {
+          deliver_eager(r, src, h.tag, payload, h.length);
+          if (h.flags & kFlagSync) send_sync_ack(src, h.send_id);
+          return true;
+        }
+        if (unexpected_bytes + h.length > e.opt_.unexpected_limit) return false;
+        auto* u = new Unexpected;
+        u->context = h.context;
+        u->source = src;
+        u->tag = h.tag;
+        u->length = h.length;
+        u->sync = h.flags & kFlagSync;
+        u->send_id = h.send_id;
+        u->data.assign(payload, payload + h.length);
+        unexpected_bytes += h.length;
+        matcher.add_unexpected(u);
+        return true;
+      }
+      case FrameType::kRts: {
+        if (Request* r = static_cast<Request*>(matcher.match_arrival(h.context, src, h.tag))) {
+          accept_rendezvous(r, src, h.tag, h.length, h.send_id);
+          return true;
+        }
+        auto* u = new Unexpected;
+        u->context = h.context;
+        u->source = src;
+        u->tag = h.tag;
+        u->length = h.length;
+        u->rendezvous = true;
+        u->send_id = h.send_id;
+        matcher.add_unexpected(u);
+        return true;
+      }
+      case FrameType::kCts: {
+        Request* s = lookup(h.send_id, true, State::kWaitCts, src);
+        if (!s || h.length > s->len) {
+          fail_peer(src, Error::kProtocol, "CTS for an unknown send or with too many bytes");
+          return true;
+        }
+        s->granted = h.length;
+        s->remote_id = h.recv_id;
+        int err = s->granted ? ls.link->rdma_write(h.addr, s->buf, s->granted) : 0;
+        if (err == 0) {
+          ++ls.stats.rdma_writes;
+          ls.stats.bytes_sent += s->granted;
+          FrameHeader d = make_header(FrameType::kDone, src);
+          d.length = s->granted;
+          d.send_id = s->id;
+          d.recv_id = h.recv_id;
+          d.key = h.key;
+          send_or_queue(ls, d, nullptr);
+          complete(s);
+        } else if (err == EPERM || err == ENOSYS) {
+          // The OS refuses single-copy writes: pipeline DATA frames through
+          // the slots of every link to this peer (channel bonding, seed 000 §3.10).
+          s->state = State::kStreaming;
+          s->offset = 0;
+          FrameHeader d = make_header(FrameType::kData, src);
+          d.send_id = s->id;
+          d.recv_id = h.recv_id;
+          d.key = h.key;
+          s->data_streams = static_cast<int>(peers[src].links.size());
+          for (LinkState* l : peers[src].links) send_or_queue(*l, d, s);
+        } else if (err == ESRCH) {
+          fail_peer(src, Error::kPeerDead, "process is gone");
+        } else {
+          fail_peer(src, Error::kProtocol, std::string("RDMA write refused: ") + std::strerror(err));
+        }
+        return true;
+      }
+      case FrameType::kDone: {
+        Request* r = lookup(h.recv_id, false, State::kRendezvous, src);
+        if (!r || h.key != r->reg_key || h.length != r->granted) {
+          fail_peer(src, Error::kProtocol, "DONE for an unknown receive or a wrong key/length");
+          return true;
+        }
+        finish_rendezvous_recv(r);
+        return true;
+      }
+      case FrameType::kData: {
+        Request* r = lookup(h.recv_id, false, State::kRendezvous, src);
+        if (!r || h.key != r->reg_key || h.addr > r->granted || h.length > r->granted - h.addr) {
+          fail_peer(src, Error::kProtocol, "DATA outside the announced receive buffer");
+          return true;
+        }
+        std::memcpy(r->buf + h.addr, payload, h.length);
+        r->offset += h.length;
+        if (r->offset >= r->granted) finish_rendezvous_recv(r);
+        return true;
+      }
+      case FrameType::kSyncAck: {
+        Request* s = lookup(h.send_id, true, State::kWaitAck, src);
+        if (!s) {
+          fail_peer(src, Error::kProtocol, "SYNC_ACK for an unknown send");
+          return true;
+        }
+        complete(s);
+        return true;
+      }
+      case FrameType::kCredit:
+      default:
+        return true;  // the credits were taken before dispatch
+    }
+  }
+
+  bool poll_link(LinkState& ls) {
+    const int peer = ls.link->peer();
+    if (peers[peer].failed != Error::kOk) return false;
+    bool any = false;
+    if (!ls.up) {
+      if (!ls.link->up()) return false;
+      ls.up = true;
+      any = true;
+    }
+    FrameHeader h;
+    const char* payload = nullptr;
+    for (int budget = 0; budget < 64 && ls.link->peek(&h, &payload); ++budget) {
+      LinkView view{e.rank_, peer, e.size_, ls.link->recv_seq(), ls.link->max_payload(), ls.ledger.slots()};
+      std::string bad = validate_header(h, view);
+      // A frame left waiting (unexpected buffer full) is peeked again later:
+      // apply its credits only once.
+      if (bad.empty() && h.seq >= ls.credited_through) {
+        if (!ls.ledger.receive_credits(h.credits)) bad = "returned more credits than it holds";
+        ls.credited_through = h.seq + 1;
+      }
+      if (!bad.empty()) {
+        fail_peer(peer, Error::kProtocol, ls.link->describe() + ": rejected frame: " + bad);
+        return true;
+      }
+      if (!handle_frame(ls, h, payload)) break;  // stays in its slot until there is room
+      ++ls.stats.frames_received;
+      ls.link->release();
+      ls.ledger.slot_freed();
+      any = true;
+      if (peers[peer].failed != Error::kOk) return true;
+    }
+    any |= flush(ls);
+    if (ls.ledger.wants_explicit_credit() && ls.ledger.can_send_credit()) {
+      write_frame(ls, make_header(FrameType::kCredit, peer), nullptr, 0);
+      ++ls.stats.credit_frames;
+      any = true;
+    }
+    return any;
+  }
+
+  bool progress() {
+    bool any = false;
+    if (!shm) return false;
+    connect_requests.clear();
+    shm->take_connect_requests(&connect_requests);
+    for (int p : connect_requests)
+      if (peers[p].links.empty()) {
+        if (auto l = shm->open_link(p, 0)) add_link(std::move(l));
+        any = true;
+      }
+    for (auto& ls : links) any |= poll_link(*ls);
+    return any;
+  }
+
+  // Spins briefly, then sleeps on the doorbell, until done() holds.
+  template <typename Done>
+  void block_until(Done done) {
+    int idle = 0;
+    while (!done()) {
+      if (progress()) {
+        idle = 0;
+        continue;
+      }
+      if (done()) return;
+      if (++idle < e.opt_.spin) {
+        cpu_relax();
+        continue;
+      }
+      if (!shm) {
+        ::usleep(1000);
+        continue;
+      }
+      std::uint32_t seen = shm->arm();
+      if (progress() || done()) {
+        shm->disarm();
+        idle = 0;
+        continue;
+      }
+      shm->sleep(seen, 100);
+      shm->disarm();
+      check_liveness();
+      idle = e.opt_.spin / 2;  // after a wake, poll a little before sleeping again
+    }
+  }
+
+  // ---- starting requests -----------------------------------------------------
+  void start_send(Request* r) {
+    r->status = Status{};
+    r->status.source = e.rank_;
+    r->status.tag = r->tag;
+    r->status.bytes = r->len;
+    const bool sync = r->mode == SendMode::kSynchronous;
+    if (r->peer == e.rank_) return start_self_send(r);
+    if (peers[r->peer].failed != Error::kOk) {
+      r->status.error = peers[r->peer].failed;
+      return complete(r);
+    }
+    LinkState& ls = *primary_link(r->peer);
+    r->state = State::kQueued;
+    if (r->len < e.opt_.eager_limit && r->len <= ls.link->max_payload()) {
+      FrameHeader h = make_header(FrameType::kEager, r->peer);
+      h.flags = sync ? kFlagSync : 0;
+      h.context = r->context;
+      h.tag = r->tag;
+      h.length = r->len;
+      h.send_id = r->id;
+      send_or_queue(ls, h, r);
+    } else {
+      FrameHeader h = make_header(FrameType::kRts, r->peer);
+      h.context = r->context;
+      h.tag = r->tag;
+      h.length = r->len;
+      h.send_id = r->id;
+      send_or_queue(ls, h, r);
+    }
+  }
+
+  // A send to this rank: delivered now if a receive waits; otherwise an
+  // eager-size standard send is copied, anything else waits for its receive.
+  void start_self_send(Request* r) {
+    if (Request* rr = static_cast<Request*>(matcher.match_arrival(r->context, e.rank_, r->tag))) {
+      deliver_eager(rr, e.rank_, r->tag, r->buf, r->len);
+      return complete(r);
+    }
+    auto* u = new Unexpected;
+    u->context = r->context;
+    u->source = e.rank_;
+    u->tag = r->tag;
+    u->length = r->len;
+    if (r->mode == SendMode::kStandard && r->len < e.opt_.eager_limit) {
+      u->data.assign(r->buf, r->buf + r->len);
+      unexpected_bytes += r->len;
+      complete(r);
+    } else {
+      u->self_send = r;
+      r->state = State::kWaitAck;
+    }
+    matcher.add_unexpected(u);
+  }
+
+  void start_recv(Request* r) {
+    r->status = Status{};
+    r->PostedRecv::key = MatchKey{r->context, r->peer, r->tag};
+    if (auto* u = static_cast<Unexpected*>(matcher.match_unexpected(r->PostedRecv::key, true))) {
+      take_unexpected(r, u);
+      return;
+    }
+    if (r->peer >= 0 && r->peer != e.rank_ && peers[r->peer].failed != Error::kOk) {
+      r->status.error = peers[r->peer].failed;
+      r->status.source = r->peer;
+      return complete(r);
+    }
+    r->state = State::kPosted;
+    matcher.post(r);
+  }
+
+  void take_unexpected(Request* r, Unexpected* u) {
+    if (u->self_send) {
+      Request* s = u->self_send;
+      deliver_eager(r, u->source, u->tag, s->buf, s->len);
+      complete(s);
+    } else if (u->rendezvous) {
+      accept_rendezvous(r, u->source, u->tag, u->length, u->send_id);
+    } else {
+      deliver_eager(r, u->source, u->tag, u->data.data(), u->length);
+      unexpected_bytes -= u->length;
+      if (u->sync) send_sync_ack(u->source, u->send_id);
+    }
+    delete u;
+  }
+
+  void print_stats() {
+    for (auto& ls : links) {
+      const LinkStats& s = ls->stats;
+      std::fprintf(stderr,
+                   "meshmp stats: rank %d %s: frames sent %llu received %llu, eager %llu, "
+                   "rendezvous %llu, bytes %llu, token stalls %llu, credit frames %llu, "
+                   "rdma writes %llu, data frames %llu\n",
+                   e.rank_, ls->link->describe().c_str(), (unsigned long long)s.frames_sent,
+                   (unsigned long long)s.frames_received, (unsigned long long)s.eager_sent,
+                   (unsigned long long)s.rendezvous_sent, (unsigned long long)s.bytes_sent,
+                   (unsigned long long)s.token_stalls, (unsigned long long)s.credit_frames,
+                   (unsigned long long)s.rdma_writes, (unsigned long long)s.data_frames);
+    }
+  }
+};
+
+// ---------------------------------------------------------------------------
+
+namespace {
+Engine* g_engine = nullptr;
+}
+
+Engine::Engine() = default;
+Engine::~Engine() = default;
+
+Engine* Engine::get() { return g_engine; }
+
+Engine& Engine::init() {
+  if (g_engine) return *g_engine;
+  std::unique_ptr<Engine> eng(new Engine());
+  Engine& e = *eng;
+  e.rank_ = static_cast<int>(env_long(env::kRank, 0, 0, 1 << 24));
+  e.size_ = static_cast<int>(env_long(env::kSize, 1, 1, 1 << 24));
+  if (e.rank_ >= e.size_)
+    throw std::runtime_error(std::string(env::kRank) + " must be below " + env::kSize);
+
+  // Geometry: the launcher's --geometry, else the config's torus, else a
+  // balanced 3-D factorisation (ARCHITECTURE.md §2).
+  std::vector<int> dims;
+  std::vector<bool> periodic;
+  const char* cfg_path = std::getenv(env::kConfig);
+  if (cfg_path && *cfg_path) {
+    MeshConfig cfg = load_config(cfg_path);
+    dims = cfg.torus.dims();
+    periodic = cfg.torus.periodic();
+    e.opt_.eager_limit = cfg.eager_limit;
+    e.opt_.credits = static_cast<std::uint32_t>(cfg.credits);
+  }
+  if (const char* g = std::getenv(env::kGeometry); g && *g) {
+    dims = parse_dims(g);
+    if (periodic.size() != dims.size()) periodic.clear();
+  }
+  if (dims.empty()) dims = balanced_dims(e.size_, 3);
+  e.torus_ = Torus(dims, periodic);
+  if (e.torus_.size() != e.size_)
+    throw std::runtime_error("geometry " + e.torus_.to_string() + " has " + std::to_string(e.torus_.size()) +
+                             " nodes but the job has " + std::to_string(e.size_) + " ranks");
+
+  e.opt_.eager_limit = static_cast<std::size_t>(env_long(env::kEagerLimit, static_cast<long>(e.opt_.eager_limit), 64, 1 << 20));
+  e.opt_.credits = static_cast<std::uint32_t>(env_long(env::kCredits, e.opt_.credits, 4, 1024));
+  e.opt_.cma = env_long(env::kShmCma, 1, 0, 1) != 0;
+  e.opt_.spin = static_cast<int>(env_long(env::kSpin, e.opt_.spin, 0, 1 << 30));
+  e.opt_.unexpected_limit = static_cast<std::size_t>(env_long(env::kUnexpectedLimit, static_cast<long>(e.opt_.unexpected_limit), 0, 1L << 40));
+
+  e.impl_ = std::make_unique<Impl>(e);
+  Impl& im = *e.impl_;
+  im.peers.resize(e.size_);
+  im.by_direction.assign(2 * e.torus_.ndims(), nullptr);
+
+  if (e.size_ > 1) {
+    const char* sock = std::getenv(env::kBootstrap);
+    const char* job = std::getenv(env::kJob);
+    if (!sock || !job)
+      throw std::runtime_error(std::string(env::kSize) + " > 1 but no launcher: start the job with qmprun");
+    im.boot = std::make_unique<BootstrapClient>(sock, e.rank_);
+    ShmProvider::Options so;
+    so.job = job;
+    so.rank = e.rank_;
+    so.nranks = e.size_;
+    so.slots = e.opt_.credits;
+    so.payload = e.opt_.eager_limit;
+    so.cma = e.opt_.cma;
+    im.shm = std::make_unique<ShmProvider>(so);
+
+    // One link per torus direction; on an axis of size 2 the two directions
+    // reach the same peer over links #0 and #1. The lower rank creates.
+    struct Want { int dir, peer, index; };
+    std::vector<Want> wants;
+    for (int d = 0; d < 2 * e.torus_.ndims(); ++d) {
+      Direction dir = Direction::from_index(d);
+      int p = e.torus_.neighbour(e.rank_, dir);
+      if (p < 0 || p == e.rank_) continue;
+      int index = (e.torus_.dims()[dir.axis] == 2 && dir.sign < 0) ? 1 : 0;
+      wants.push_back({d, p, index});
+    }
+    std::vector<std::pair<Want, std::unique_ptr<Link>>> made;
+    for (const Want& w : wants)
+      if (e.rank_ < w.peer) made.emplace_back(w, im.shm->create_link(w.peer, w.index));
+    std::vector<std::string> blobs = im.boot->fence(std::to_string(::getpid()), e.size_);
+    std::vector<int> pids;
+    for (const std::string& b : blobs) pids.push_back(std::atoi(b.c_str()));
+    im.shm->attach_controls(pids);
+    for (const Want& w : wants)
+      if (e.rank_ > w.peer) {
+        auto l = im.shm->open_link(w.peer, w.index);
+        if (!l) throw std::runtime_error("shm: neighbour rank " + std::to_string(w.peer) + " did not create our link");
+        made.emplace_back(w, std::move(l));
+      }
+    // Links #0 first, so peers[p].links[0] is the envelope link.
+    std::stable_sort(made.begin(), made.end(), [](auto& a, auto& b) { return a.first.index < b.first.index; });
+    for (auto& [w, l] : made) im.by_direction[w.dir] = im.add_link(std::move(l));
+    im.boot->fence("", e.size_);
+    im.shm->unlink_own_control();
+  }
+  g_engine = eng.release();
+  return *g_engine;
+}
+
+void Engine::finalize() {
+  Engine* e = g_engine;
+  if (!e) return;
+  Impl& im = *e->impl_;
+  // Drain queued frames (DONE, SYNC_ACK, credits) before leaving.
+  im.block_until([&] {
+    for (auto& ls : im.links)
+      if (!ls->sendq.empty() && im.peers[ls->link->peer()].failed == Error::kOk) return false;
+    return true;
+  });
+  if (im.boot) im.boot->fence("", e->size_);
+  const char* stats = std::getenv(env::kStats);
+  if (stats && std::strcmp(stats, "1") == 0) im.print_stats();
+  g_engine = nullptr;
+  delete e;
+}
+
+void Engine::abort(int code, const std::string& message) {
+  std::fprintf(stderr, "meshmp: rank %d aborts the job (code %d): %s\n", rank_, code, message.c_str());
+  std::fflush(stderr);
+  if (impl_->boot) impl_->boot->abort(code, message);
+  std::_Exit(code ? code : 1);
+}
+
+Request* Engine::send_init(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context,
+                           SendMode mode) {
+  Request* r = impl_->alloc_request();
+  r->is_send = true;
+  r->persistent = true;
+  r->buf = static_cast<char*>(const_cast<void*>(buf));
+  r->len = len;
+  r->peer = dst;
+  r->tag = tag;
+  r->context = context;
+  r->mode = mode;
+  return r;
+}
+
+Request* Engine::recv_init(void* buf, std::size_t len, int src, int tag, std::uint32_t context) {
+  Request* r = impl_->alloc_request();
+  r->is_send = false;
+  r->persistent = true;
+  r->buf = static_cast<char*>(buf);
+  r->len = len;
+  r->peer = src;
+  r->tag = tag;
+  r->context = context;
+  return r;
+}
+
+void Engine::start(Request* r) {
+  if (r->is_send) impl_->start_send(r);
+  else impl_->start_recv(r);
+}
+
+Request* Engine::isend(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context, SendMode mode) {
+  Request* r = send_init(buf, len, dst, tag, context, mode);
+  r->persistent = false;
+  start(r);
+  return r;
+}
+
+Request* Engine::irecv(void* buf, std::size_t len, int src, int tag, std::uint32_t context) {
+  Request* r = recv_init(buf, len, src, tag, context);
+  r->persistent = false;
+  start(r);
+  return r;
+}
+
+bool Engine::is_complete(const Request* r) const { return r->state == State::kDone; }
+bool Engine::is_active(const Request* r) const {
+  return r->state != State::kDone && r->state != State::kInactive;
+}
+
+bool Engine::test(Request* r, Status* st) {
+  if (r->state == State::kInactive) {
+    if (st) *st = Status{};
+    return true;
+  }
+  if (r->state != State::kDone) impl_->progress();
+  if (r->state != State::kDone) return false;
+  if (st) *st = r->status;
+  if (r->persistent) r->state = State::kInactive;
+  else impl_->release_request(r);
+  return true;
+}
+
+void Engine::wait(Request* r, Status* st) {
+  impl_->block_until([&] { return r->state == State::kDone || r->state == State::kInactive; });
+  test(r, st);
+}
+
+int Engine::testany(std::size_t n, Request* const* reqs, Status* st) {
+  impl_->progress();
+  for (std::size_t i = 0; i < n; ++i)
+    if (reqs[i] && reqs[i]->state == State::kDone) {
+      test(reqs[i], st);
+      return static_cast<int>(i);
+    }
+  return -1;
+}
+
+int Engine::waitany(std::size_t n, Request* const* reqs, Status* st) {
+  bool any_active = false;
+  for (std::size_t i = 0; i < n; ++i) any_active |= reqs[i] && reqs[i]->state != State::kInactive;
+  if (!any_active) return -1;
+  int found = -1;
+  impl_->block_until([&] {
+    for (std::size_t i = 0; i < n; ++i)
+      if (reqs[i] && reqs[i]->state == State::kDone) {
+        found = static_cast<int>(i);
+        return true;
+      }
+    return false;
+  });
+  test(reqs[found], st);
+  return found;
+}
+
+void Engine::waitall(std::size_t n, Request* const* reqs, Status* sts) {
+  impl_->block_until([&] {
+    for (std::size_t i = 0; i < n; ++i)
+      if (reqs[i] && reqs[i]->state != State::kDone && reqs[i]->state != State::kInactive) return false;
+    return true;
+  });
+  for (std::size_t i = 0; i < n; ++i)
+    if (reqs[i]) test(reqs[i], sts ? &sts[i] : nullptr);
+}
+
+bool Engine::iprobe(int src, int tag, std::uint32_t context, Status* st) {
+  impl_->progress();
+  auto* u = static_cast<Unexpected*>(impl_->matcher.match_unexpected(MatchKey{context, src, tag}, false));
+  if (!u) return false;
+  if (st) {
+    *st = Status{};
+    st->source = u->source;
+    st->tag = u->tag;
+    st->bytes = u->length;
+  }
+  return true;
+}
+
+void Engine::probe(int src, int tag, std::uint32_t context, Status* st) {
+  impl_->block_until([&] {
+    return impl_->matcher.match_unexpected(MatchKey{context, src, tag}, false) != nullptr;
+  });
+  iprobe(src, tag, context, st);
+}
+
+bool Engine::cancel(Request* r) {
+  Impl& im = *impl_;
+  if (!r->is_send) {
+    if (r->state != State::kPosted || !im.matcher.unpost(r)) return false;
+  } else {
+    if (r->state != State::kQueued || r->peer == rank_) return false;
+    LinkState* ls = im.peers[r->peer].links.empty() ? nullptr : im.peers[r->peer].links[0];
+    PendingFrame* f = ls ? ls->sendq.front() : nullptr;
+    while (f && f->req != r) f = f->next;
+    if (!f) return false;
+    ls->sendq.erase(f);
+    im.release_frame(f);
+  }
+  r->status.cancelled = true;
+  r->status.bytes = 0;
+  im.complete(r);
+  return true;
+}
+
+void Engine::free(Request* r) {
+  if (r->state == State::kDone || r->state == State::kInactive) impl_->release_request(r);
+  else r->free_when_done = true;
+}
+
+bool Engine::progress() { return impl_->progress(); }
+
+const LinkStats* Engine::direction_stats(Direction d) const {
+  if (d.index() >= static_cast<int>(impl_->by_direction.size())) return nullptr;
+  LinkState* ls = impl_->by_direction[d.index()];
+  return ls ? &ls->stats : nullptr;
+}
+
+const LinkStats* Engine::peer_stats(int peer) const {
+  const PeerState& ps = impl_->peers.at(peer);
+  return ps.links.empty() ? nullptr : &ps.links[0]->stats;
+}
+
+int Engine::open_links() const { return static_cast<int>(impl_->links.size()); }
+
+}  // namespace meshmp::mesh

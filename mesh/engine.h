@@ -1,0 +1,132 @@
+// The nearest-neighbour core's protocol engine: the C++ point-to-point API the
+// QMP and MPI layers share (ARCHITECTURE.md §3).
+//
+// Each rank keeps one Link per torus direction (2*D; on an axis of size 2 the
+// + and - links reach the same peer) and connects to any other rank on first
+// use, queueing sends FIFO until the link is up (seed 004 §3.4). Frames spend
+// tokens (CreditLedger, seed 003 §5.1). Messages below the eager limit
+// (default 16 KiB) are copied through the receiver's slots; larger ones go by
+// rendezvous: RTS -> the receiver matches -> CTS with address and key -> RDMA
+// write -> DONE (seed 000 §3.6.2, §3.8-3.9), or DATA frames through the slots
+// where the OS refuses the RDMA write. Progress happens inside calls; idle
+// waits spin briefly, then sleep on the doorbell.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mesh/geometry.h"
+#include "mesh/request.h"
+
+namespace meshmp::mesh {
+
+/// Per-link counters, printed at finalize with MESHMP_STATS=1.
+struct LinkStats {
+  std::uint64_t frames_sent = 0, frames_received = 0;
+  std::uint64_t eager_sent = 0, rendezvous_sent = 0;
+  std::uint64_t bytes_sent = 0;       ///< payload bytes, eager + RDMA + DATA
+  std::uint64_t token_stalls = 0;     ///< frames that waited for a token
+  std::uint64_t credit_frames = 0;    ///< explicit CREDIT frames sent
+  std::uint64_t rdma_writes = 0, data_frames = 0;
+};
+
+/// Tunables, normally read from the environment and config by Engine::init.
+struct EngineOptions {
+  std::size_t eager_limit = 16384;  ///< bytes; messages of this size and above use rendezvous
+  std::uint32_t credits = 32;       ///< receive slots per link direction
+  bool cma = true;                  ///< RDMA write by process_vm_writev
+  int spin = 2000;                  ///< polls before sleeping on the doorbell
+  std::size_t unexpected_limit = std::size_t{256} << 20;  ///< bytes of buffered unexpected eager data
+};
+
+class Engine {
+ public:
+  /// Starts the core for this process from the launcher's environment
+  /// (MESHMP_RANK, MESHMP_SIZE, ...; a process started without qmprun is a
+  /// job of one). Idempotent. Throws std::runtime_error with a readable
+  /// message if the environment or the config is wrong.
+  static Engine& init();
+  /// The running engine, or nullptr before init / after finalize.
+  static Engine* get();
+  /// Completes outstanding link traffic, synchronises with every rank and
+  /// releases all resources. Idempotent.
+  static void finalize();
+  /// Ends the whole job through the launcher with `code`; does not return.
+  [[noreturn]] void abort(int code, const std::string& message);
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  const Torus& torus() const { return torus_; }
+  const EngineOptions& options() const { return opt_; }
+  /// World rank of the neighbour in direction d, or -1 (open edge).
+  int neighbour(Direction d) const { return torus_.neighbour(rank_, d); }
+
+  /// Nonblocking send of `len` bytes to world rank `dst` with `tag` (0..kTagUb)
+  /// on communicator `context`. The buffer must stay untouched until the
+  /// request completes. Never returns nullptr.
+  Request* isend(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context,
+                 SendMode mode = SendMode::kStandard);
+  /// Nonblocking receive of up to `len` bytes from `src` (or kAnySource) with
+  /// `tag` (or kAnyTag). A longer message is truncated: status.error = kTruncate.
+  Request* irecv(void* buf, std::size_t len, int src, int tag, std::uint32_t context);
+
+  /// Persistent requests: created inactive, started any number of times.
+  Request* send_init(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context,
+                     SendMode mode = SendMode::kStandard);
+  Request* recv_init(void* buf, std::size_t len, int src, int tag, std::uint32_t context);
+  void start(Request* r);
+
+  /// True and fills *st (may be nullptr) if `r` completed. A completed
+  /// nonpersistent request is freed; a persistent one becomes inactive. An
+  /// inactive persistent request tests complete with an empty status.
+  bool test(Request* r, Status* st);
+  void wait(Request* r, Status* st);
+  /// Index of a completed request among reqs (nullptr entries are skipped),
+  /// or -1 if all are nullptr/inactive.
+  int waitany(std::size_t n, Request* const* reqs, Status* st);
+  /// -1 (test form) if none has completed.
+  int testany(std::size_t n, Request* const* reqs, Status* st);
+  void waitall(std::size_t n, Request* const* reqs, Status* sts);
+  bool is_complete(const Request* r) const;
+  bool is_active(const Request* r) const;
+
+  /// Probe for a matching unexpected message without receiving it.
+  bool iprobe(int src, int tag, std::uint32_t context, Status* st);
+  void probe(int src, int tag, std::uint32_t context, Status* st);
+
+  /// Cancels a receive still waiting for its message, or a send that has not
+  /// left this rank. True if cancelled (the request then completes with
+  /// status.cancelled); false if it is too late.
+  bool cancel(Request* r);
+  /// Frees a request; an active one is freed when it completes.
+  void free(Request* r);
+
+  /// One round of polling: connections, incoming frames, queued sends.
+  /// Returns true if anything happened.
+  bool progress();
+
+  /// Counters of the link in direction d (2*D of them), or of the first link
+  /// to `peer`.
+  const LinkStats* direction_stats(Direction d) const;
+  const LinkStats* peer_stats(int peer) const;
+  /// Number of links currently open (neighbour + on-demand).
+  int open_links() const;
+
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+ private:
+  Engine();
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  int rank_ = 0, size_ = 1;
+  Torus torus_;
+  EngineOptions opt_;
+  friend struct Impl;
+};
+
+}  // namespace meshmp::mesh

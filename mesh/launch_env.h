@@ -1,0 +1,23 @@
+// Environment variables through which qmprun hands a job to its ranks (and
+// through which users tune a run). One place, so launcher and library agree;
+// the README's environment table lists the same names.
+#pragma once
+
+namespace meshmp::mesh::env {
+
+inline constexpr const char* kRank = "MESHMP_RANK";            ///< this rank, 0..size-1
+inline constexpr const char* kSize = "MESHMP_SIZE";            ///< number of ranks
+inline constexpr const char* kJob = "MESHMP_JOB";              ///< random job id (shm names)
+inline constexpr const char* kBootstrap = "MESHMP_BOOTSTRAP";  ///< launcher's Unix socket
+inline constexpr const char* kGeometry = "MESHMP_GEOMETRY";    ///< torus, e.g. 2x2x2
+inline constexpr const char* kConfig = "MESHMP_CONFIG";        ///< mesh config file
+inline constexpr const char* kProvider = "MESHMP_PROVIDER";    ///< shm (tcp, verbs later)
+inline constexpr const char* kEagerLimit = "MESHMP_EAGER_LIMIT";  ///< bytes; overrides config
+inline constexpr const char* kCredits = "MESHMP_CREDITS";      ///< slots per link; overrides config
+inline constexpr const char* kShmCma = "MESHMP_SHM_CMA";       ///< 0: never use process_vm_writev
+inline constexpr const char* kSpin = "MESHMP_SPIN";            ///< polls before blocking
+inline constexpr const char* kUnexpectedLimit = "MESHMP_UNEXPECTED_LIMIT";  ///< bytes
+inline constexpr const char* kStats = "MESHMP_STATS";          ///< 1: per-link counters at finalize
+inline constexpr const char* kDebug = "MESHMP_DEBUG";          ///< verbosity 0..3
+
+}  // namespace meshmp::mesh::env

@@ -1,0 +1,99 @@
+// Message matching with MPI semantics (seed 000 §3.2 queues; MPI-1.1 §3.5):
+// posted receives in per-source queues plus an any-source queue, unexpected
+// messages in per-source queues. Within one (source, context) pair messages
+// match in arrival order and receives in posting order, so nothing
+// overtakes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace meshmp::mesh {
+
+/// Intrusive doubly linked FIFO; T has `T* prev; T* next;`.
+template <typename T>
+class Fifo {
+ public:
+  bool empty() const { return head_ == nullptr; }
+  T* front() const { return head_; }
+  void push_back(T* x) {
+    x->next = nullptr;
+    x->prev = tail_;
+    (tail_ ? tail_->next : head_) = x;
+    tail_ = x;
+  }
+  void erase(T* x) {
+    (x->prev ? x->prev->next : head_) = x->next;
+    (x->next ? x->next->prev : tail_) = x->prev;
+    x->prev = x->next = nullptr;
+  }
+  T* pop_front() {
+    T* x = head_;
+    if (x) erase(x);
+    return x;
+  }
+
+ private:
+  T* head_ = nullptr;
+  T* tail_ = nullptr;
+};
+
+/// What a receive is looking for.
+struct MatchKey {
+  std::uint32_t context;
+  int source;  ///< or kAnySource
+  int tag;     ///< or kAnyTag
+};
+
+/// A posted receive as the matcher sees it.
+struct PostedRecv {
+  MatchKey key{};
+  std::uint64_t order = 0;  ///< posting order, across all queues
+  PostedRecv* prev = nullptr;
+  PostedRecv* next = nullptr;
+};
+
+/// An arrived envelope with no receive yet.
+struct UnexpectedMsg {
+  std::uint32_t context = 0;
+  int source = 0;
+  int tag = 0;
+  std::uint64_t order = 0;  ///< arrival order
+  UnexpectedMsg* prev = nullptr;
+  UnexpectedMsg* next = nullptr;
+};
+
+class Matcher {
+ public:
+  explicit Matcher(int nranks) : posted_(nranks), unexpected_(nranks) {}
+
+  /// Queues a receive (key.source may be kAnySource).
+  void post(PostedRecv* r);
+  /// Removes a still-posted receive (cancel); false if it is not queued.
+  bool unpost(PostedRecv* r);
+  /// The earliest-posted receive matching an arrived envelope, removed from
+  /// its queue; nullptr if none.
+  PostedRecv* match_arrival(std::uint32_t context, int source, int tag);
+
+  void add_unexpected(UnexpectedMsg* m);
+  /// The earliest-arrived unexpected message matching `key`; removed when
+  /// `remove`, left in place for a probe otherwise.
+  UnexpectedMsg* match_unexpected(const MatchKey& key, bool remove);
+  std::size_t unexpected_count() const { return unexpected_count_; }
+
+ private:
+  static bool matches(const MatchKey& k, std::uint32_t context, int source, int tag) {
+    return k.context == context && (k.source < 0 || k.source == source) && (k.tag < 0 || k.tag == tag);
+  }
+  PostedRecv* first_match(Fifo<PostedRecv>& q, std::uint32_t context, int source, int tag);
+
+  std::vector<Fifo<PostedRecv>> posted_;
+  Fifo<PostedRecv> posted_any_;
+  std::vector<Fifo<UnexpectedMsg>> unexpected_;
+  std::uint64_t post_order_ = 0;
+  std::uint64_t arrival_order_ = 0;
+  std::size_t unexpected_count_ = 0;
+};
+
+}  // namespace meshmp::mesh

@@ -1,0 +1,324 @@
+#include "mesh/shm_provider.h"
+
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "mesh/slot_ring.h"
+
+namespace meshmp::mesh {
+
+namespace {
+constexpr std::uint32_t kControlMagic = 0x6d73'6843;  // "Chsm"
+constexpr std::uint32_t kLinkMagic = 0x6d73'684c;     // "Lhsm"
+constexpr std::uint32_t kLinkVersion = 1;
+
+std::size_t round_page(std::size_t n) { return (n + 4095) & ~std::size_t{4095}; }
+
+// Maps a named segment; creates it (exclusively, 0600, `bytes` long) when
+// `create`. Returns nullptr with errno set on failure.
+void* map_segment(const std::string& name, std::size_t bytes, bool create, std::size_t* mapped) {
+  int fd = ::shm_open(name.c_str(), O_RDWR | (create ? O_CREAT | O_EXCL : 0) | O_CLOEXEC, 0600);
+  if (fd < 0) return nullptr;
+  if (create) {
+    if (::ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
+      int e = errno;
+      ::close(fd);
+      ::shm_unlink(name.c_str());
+      errno = e;
+      return nullptr;
+    }
+  } else {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || st.st_size <= 0) {
+      ::close(fd);
+      errno = EAGAIN;  // the creator has not sized it yet
+      return nullptr;
+    }
+    bytes = static_cast<std::size_t>(st.st_size);
+  }
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  int e = errno;
+  ::close(fd);
+  if (p == MAP_FAILED) {
+    errno = e;
+    return nullptr;
+  }
+  *mapped = bytes;
+  return p;
+}
+
+}  // namespace
+
+// One per rank, mapped by every rank of the job.
+struct ShmControl {
+  std::atomic<std::uint32_t> magic;
+  std::int32_t rank;
+  std::int32_t pid;
+  std::uint32_t nranks;
+  alignas(64) std::atomic<std::uint32_t> doorbell;  // futex word
+  std::atomic<std::uint32_t> sleeping;
+  alignas(64) std::atomic<std::uint32_t> connect_pending;
+  // Followed by nranks std::atomic<std::uint8_t> connect requests.
+  std::atomic<std::uint8_t>* requests() {
+    return reinterpret_cast<std::atomic<std::uint8_t>*>(reinterpret_cast<char*>(this) + sizeof(ShmControl));
+  }
+};
+
+// Header of a link segment; two rings follow (lower rank -> higher first).
+struct ShmLinkHeader {
+  std::atomic<std::uint32_t> magic;  // stored last by the creator
+  std::uint32_t version;
+  std::uint32_t nslots;
+  std::uint32_t slot_size;
+  std::int32_t lo_rank;
+  std::int32_t hi_rank;
+  std::int32_t index;
+  std::atomic<std::uint32_t> opened;  // set by the opener
+};
+constexpr std::size_t kLinkHeaderBytes = 64;
+static_assert(sizeof(ShmLinkHeader) <= kLinkHeaderBytes);
+
+class ShmLink final : public Link {
+ public:
+  ShmLink(ShmProvider* prov, int peer, int index, void* base, std::size_t bytes, bool creator)
+      : prov_(prov), peer_(peer), index_(index), base_(base), bytes_(bytes), creator_(creator) {
+    hdr_ = static_cast<ShmLinkHeader*>(base);
+    const std::size_t slot_size = hdr_->slot_size;
+    char* rings = static_cast<char*>(base) + kLinkHeaderBytes;
+    SlotRing lo_to_hi(rings, hdr_->nslots, slot_size);
+    SlotRing hi_to_lo(rings + SlotRing::bytes(hdr_->nslots, slot_size), hdr_->nslots, slot_size);
+    const bool i_am_lo = prov->rank() < peer;
+    send_ = i_am_lo ? lo_to_hi : hi_to_lo;
+    recv_ = i_am_lo ? hi_to_lo : lo_to_hi;
+    up_ = !creator;  // the opener knows the creator is there
+  }
+  ~ShmLink() override { ::munmap(base_, bytes_); }
+
+  int peer() const override { return peer_; }
+  bool up() override {
+    if (!up_ && hdr_->opened.load(std::memory_order_acquire)) up_ = true;
+    return up_;
+  }
+  std::uint32_t slots() const override { return send_.nslots(); }
+  std::size_t max_payload() const override { return send_.payload_capacity(); }
+
+  FrameHeader* begin_send(char** payload) override {
+    *payload = send_.payload(send_seq_);
+    return send_.header(send_seq_);
+  }
+  void end_send() override {
+    send_.header(send_seq_)->seq = send_seq_;
+    send_.publish(send_seq_++);
+    prov_->wake(peer_);
+  }
+
+  bool peek(FrameHeader* h, const char** payload) override {
+    if (!recv_.ready(recv_seq_)) return false;
+    std::memcpy(h, recv_.header(recv_seq_), sizeof *h);
+    *payload = recv_.payload(recv_seq_);
+    return true;
+  }
+  void release() override { ++recv_seq_; }
+  std::uint64_t recv_seq() const override { return recv_seq_; }
+
+  int rdma_write(std::uint64_t remote_addr, const void* src, std::size_t len) override {
+    if (!prov_->cma_enabled()) return EPERM;
+    const char* p = static_cast<const char*>(src);
+    while (len > 0) {
+      iovec local{const_cast<char*>(p), len};
+      iovec remote{reinterpret_cast<void*>(remote_addr), len};
+      ssize_t n = ::process_vm_writev(prov_->pid_of(peer_), &local, 1, &remote, 1, 0);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return errno;
+      }
+      if (n == 0) return EFAULT;
+      p += n;
+      remote_addr += static_cast<std::uint64_t>(n);
+      len -= static_cast<std::size_t>(n);
+    }
+    return 0;
+  }
+
+  std::string describe() const override {
+    return "shm " + std::to_string(prov_->rank()) + "<->" + std::to_string(peer_) + " #" +
+           std::to_string(index_);
+  }
+
+ private:
+  ShmProvider* prov_;
+  int peer_;
+  int index_;
+  void* base_;
+  std::size_t bytes_;
+  bool creator_;
+  bool up_ = false;
+  ShmLinkHeader* hdr_;
+  SlotRing send_, recv_;
+  std::uint64_t send_seq_ = 0, recv_seq_ = 0;
+};
+
+ShmProvider::ShmProvider(const Options& o) : o_(o) {
+  // Yama may restrict process_vm_writev to ancestors; allow our peers.
+  ::prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+  control_bytes_ = round_page(sizeof(ShmControl) + static_cast<std::size_t>(o.nranks));
+  std::size_t mapped = 0;
+  void* p = map_segment(control_name(o.rank), control_bytes_, true, &mapped);
+  if (!p)
+    throw std::runtime_error("shm: cannot create " + control_name(o.rank) + ": " + std::strerror(errno));
+  own_name_linked_ = true;
+  own_ = static_cast<ShmControl*>(p);
+  own_->rank = o.rank;
+  own_->pid = ::getpid();
+  own_->nranks = static_cast<std::uint32_t>(o.nranks);
+  own_->magic.store(kControlMagic, std::memory_order_release);
+  controls_.assign(o.nranks, nullptr);
+  controls_[o.rank] = own_;
+  pids_.assign(o.nranks, 0);
+  pids_[o.rank] = ::getpid();
+}
+
+ShmProvider::~ShmProvider() {
+  if (own_name_linked_) ::shm_unlink(control_name(o_.rank).c_str());
+  for (ShmControl* c : controls_)
+    if (c) ::munmap(c, control_bytes_);
+}
+
+std::string ShmProvider::control_name(int rank) const {
+  return "/meshmp-" + o_.job + "-c" + std::to_string(rank);
+}
+
+std::string ShmProvider::link_name(int a, int b, int index) const {
+  return "/meshmp-" + o_.job + "-l" + std::to_string(std::min(a, b)) + "-" +
+         std::to_string(std::max(a, b)) + "-" + std::to_string(index);
+}
+
+void ShmProvider::attach_controls(const std::vector<int>& pids) {
+  pids_ = pids;
+  for (int r = 0; r < o_.nranks; ++r) {
+    if (r == o_.rank) continue;
+    std::size_t mapped = 0;
+    void* p = map_segment(control_name(r), 0, false, &mapped);
+    if (!p || mapped != control_bytes_)
+      throw std::runtime_error("shm: cannot attach " + control_name(r) + ": " +
+                               (p ? "wrong size" : std::strerror(errno)));
+    controls_[r] = static_cast<ShmControl*>(p);
+    if (controls_[r]->magic.load(std::memory_order_acquire) != kControlMagic ||
+        controls_[r]->rank != r || controls_[r]->pid != pids[r])
+      throw std::runtime_error("shm: " + control_name(r) + " does not belong to rank " + std::to_string(r));
+  }
+}
+
+void ShmProvider::unlink_own_control() {
+  if (own_name_linked_) ::shm_unlink(control_name(o_.rank).c_str());
+  own_name_linked_ = false;
+}
+
+std::unique_ptr<Link> ShmProvider::create_link(int peer, int index) {
+  const std::size_t slot_size = SlotRing::slot_size_for(o_.payload);
+  const std::size_t bytes = kLinkHeaderBytes + 2 * SlotRing::bytes(o_.slots, slot_size);
+  const std::string name = link_name(o_.rank, peer, index);
+  std::size_t mapped = 0;
+  void* p = map_segment(name, bytes, true, &mapped);
+  if (!p) {
+    if (errno == EEXIST) return nullptr;
+    throw std::runtime_error("shm: cannot create " + name + ": " + std::strerror(errno));
+  }
+  auto* h = static_cast<ShmLinkHeader*>(p);
+  h->version = kLinkVersion;
+  h->nslots = o_.slots;
+  h->slot_size = static_cast<std::uint32_t>(slot_size);
+  h->lo_rank = std::min(o_.rank, peer);
+  h->hi_rank = std::max(o_.rank, peer);
+  h->index = index;
+  h->magic.store(kLinkMagic, std::memory_order_release);
+  return std::make_unique<ShmLink>(this, peer, index, p, mapped, true);
+}
+
+std::unique_ptr<Link> ShmProvider::open_link(int peer, int index) {
+  const std::string name = link_name(o_.rank, peer, index);
+  std::size_t mapped = 0;
+  void* p = map_segment(name, 0, false, &mapped);
+  if (!p) return nullptr;
+  auto* h = static_cast<ShmLinkHeader*>(p);
+  if (mapped < kLinkHeaderBytes || h->magic.load(std::memory_order_acquire) != kLinkMagic) {
+    ::munmap(p, mapped);
+    return nullptr;  // not initialised yet; try again later
+  }
+  // The header is the peer's word: check it describes exactly this mapping.
+  const std::size_t need = kLinkHeaderBytes + 2 * SlotRing::bytes(h->nslots, h->slot_size);
+  if (h->version != kLinkVersion || h->nslots < 4 || h->nslots > 1024 ||
+      h->slot_size < SlotRing::slot_size_for(64) || h->slot_size % 64 != 0 ||
+      h->slot_size > (2u << 20) || need != mapped || h->lo_rank != std::min(o_.rank, peer) ||
+      h->hi_rank != std::max(o_.rank, peer) || h->index != index) {
+    ::munmap(p, mapped);
+    throw std::runtime_error("shm: segment " + name + " has a malformed header");
+  }
+  ::shm_unlink(name.c_str());
+  h->opened.store(1, std::memory_order_release);
+  wake(peer);
+  return std::make_unique<ShmLink>(this, peer, index, p, mapped, false);
+}
+
+std::unique_ptr<Link> ShmProvider::connect(int peer) {
+  std::unique_ptr<Link> link = create_link(peer, 0);
+  if (!link) {
+    // The peer created it first (a simultaneous connect): open theirs.
+    for (int tries = 0; !link && tries < 1000; ++tries) {
+      link = open_link(peer, 0);
+      if (!link) ::usleep(100);
+    }
+    if (!link) throw std::runtime_error("shm: cannot open " + link_name(o_.rank, peer, 0));
+    return link;
+  }
+  ShmControl* c = controls_.at(peer);
+  c->requests()[o_.rank].store(1, std::memory_order_release);
+  c->connect_pending.store(1, std::memory_order_release);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  c->doorbell.fetch_add(1);
+  ::syscall(SYS_futex, &c->doorbell, FUTEX_WAKE, 1, nullptr, nullptr, 0);
+  return link;
+}
+
+void ShmProvider::take_connect_requests(std::vector<int>* peers) {
+  if (!own_->connect_pending.load(std::memory_order_acquire)) return;
+  own_->connect_pending.store(0, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  for (int r = 0; r < o_.nranks; ++r)
+    if (own_->requests()[r].exchange(0, std::memory_order_acq_rel)) peers->push_back(r);
+}
+
+std::uint32_t ShmProvider::arm() {
+  own_->sleeping.store(1, std::memory_order_seq_cst);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  return own_->doorbell.load(std::memory_order_seq_cst);
+}
+
+void ShmProvider::sleep(std::uint32_t seen, int timeout_ms) {
+  timespec ts{timeout_ms / 1000, (timeout_ms % 1000) * 1000000L};
+  ::syscall(SYS_futex, &own_->doorbell, FUTEX_WAIT, seen, &ts, nullptr, 0);
+}
+
+void ShmProvider::disarm() { own_->sleeping.store(0, std::memory_order_relaxed); }
+
+void ShmProvider::wake(int peer) {
+  ShmControl* c = controls_[peer];
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (c->sleeping.load(std::memory_order_seq_cst)) {
+    c->doorbell.fetch_add(1, std::memory_order_seq_cst);
+    ::syscall(SYS_futex, &c->doorbell, FUTEX_WAKE, 1, nullptr, nullptr, 0);
+  }
+}
+
+}  // namespace meshmp::mesh

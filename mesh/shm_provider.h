@@ -1,0 +1,86 @@
+// The shm provider: Links between ranks on one host (ARCHITECTURE.md §3).
+// Each link is a shared segment holding two SlotRings (one per direction);
+// RDMA write is process_vm_writev into the peer (a single copy). Each rank
+// also has a small control block with a futex doorbell, so an idle rank
+// sleeps instead of spinning, and a connect-request flag per peer for links
+// made on first use (seed 004 §3).
+//
+// Segment names are "/meshmp-<job>-..." with the launcher's random job id;
+// they are created 0600 and unlinked as soon as both ends have mapped them,
+// so /dev/shm holds nothing once a job is connected. The launcher removes any
+// "/meshmp-<job>-*" left by a rank that died in between.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mesh/link.h"
+
+namespace meshmp::mesh {
+
+struct ShmControl;
+
+class ShmProvider {
+ public:
+  struct Options {
+    std::string job;      ///< job id shared by all ranks (hex, unguessable)
+    int rank = 0;
+    int nranks = 1;
+    std::uint32_t slots = 32;     ///< receive slots per link direction
+    std::size_t payload = 16384;  ///< bytes per slot (>= eager limit)
+    bool cma = true;              ///< use process_vm_writev for RDMA write
+  };
+
+  explicit ShmProvider(const Options& o);
+  ~ShmProvider();
+  ShmProvider(const ShmProvider&) = delete;
+  ShmProvider& operator=(const ShmProvider&) = delete;
+
+  /// After every rank has created its control block (a launcher fence):
+  /// maps all of them. Throws std::runtime_error naming the segment.
+  void attach_controls(const std::vector<int>& pids);
+  /// After every rank has attached (a second fence): removes this rank's
+  /// control block name.
+  void unlink_own_control();
+
+  /// Creates the segment of link #index to `peer` (the creator side). The
+  /// link is up once the peer has opened it.
+  std::unique_ptr<Link> create_link(int peer, int index);
+  /// Opens the segment a peer created; nullptr if it is not there or not
+  /// initialised yet. Unlinks the name once mapped.
+  std::unique_ptr<Link> open_link(int peer, int index);
+  /// On-demand connection to a non-neighbour: creates link #0 (or opens it if
+  /// the peer created it first) and asks the peer to open it.
+  std::unique_ptr<Link> connect(int peer);
+  /// Appends the peers that asked this rank to connect since the last call.
+  void take_connect_requests(std::vector<int>* peers);
+
+  /// Doorbell. arm() announces that this rank is about to sleep and returns
+  /// the doorbell value to sleep on; the caller re-polls its links, then
+  /// sleep()s unless something arrived, then disarm()s.
+  std::uint32_t arm();
+  void sleep(std::uint32_t seen, int timeout_ms);
+  void disarm();
+  /// Wakes `peer` if it sleeps.
+  void wake(int peer);
+
+  int pid_of(int peer) const { return pids_.at(peer); }
+  int rank() const { return o_.rank; }
+  bool cma_enabled() const { return o_.cma; }
+
+ private:
+  std::string control_name(int rank) const;
+  std::string link_name(int a, int b, int index) const;
+
+  Options o_;
+  ShmControl* own_ = nullptr;
+  std::size_t control_bytes_ = 0;
+  std::vector<ShmControl*> controls_;
+  std::vector<int> pids_;
+  bool own_name_linked_ = false;
+};
+
+}  // namespace meshmp::mesh

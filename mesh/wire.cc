@@ -1,0 +1,37 @@
+#include "mesh/wire.h"
+
+namespace meshmp::mesh {
+
+const char* frame_type_name(FrameType t) {
+  switch (t) {
+    case FrameType::kEager: return "EAGER";
+    case FrameType::kRts: return "RTS";
+    case FrameType::kCts: return "CTS";
+    case FrameType::kDone: return "DONE";
+    case FrameType::kCredit: return "CREDIT";
+    case FrameType::kData: return "DATA";
+    case FrameType::kSyncAck: return "SYNC_ACK";
+    default: return "?";
+  }
+}
+
+std::string validate_header(const FrameHeader& h, const LinkView& v) {
+  auto s = [](auto x) { return std::to_string(x); };
+  if (h.version != kWireVersion) return "wire version " + s(h.version) + ", expected " + s(kWireVersion);
+  if (h.type < static_cast<std::uint8_t>(FrameType::kEager) ||
+      h.type >= static_cast<std::uint8_t>(FrameType::kEnd))
+    return "bad frame type " + s(h.type);
+  if (h.seq != v.expected_seq) return "seq " + s(h.seq) + ", expected " + s(v.expected_seq);
+  if (h.src != v.peer_rank) return "source rank " + s(h.src) + " on the link to rank " + s(v.peer_rank);
+  if (h.dst != v.my_rank) return "destination rank " + s(h.dst) + ", this is rank " + s(v.my_rank);
+  if (h.credits > v.max_credits) return "credits " + s(h.credits) + " > " + s(v.max_credits) + " slots";
+  if (h.flags & ~kFlagSync) return "unknown flags " + s(h.flags);
+  if (h.context >= (1u << 31)) return "context id " + s(h.context) + " out of range";
+  const auto type = static_cast<FrameType>(h.type);
+  if ((type == FrameType::kEager || type == FrameType::kData) && h.length > v.max_payload)
+    return std::string(frame_type_name(type)) + " payload " + s(h.length) + " > slot size " + s(v.max_payload);
+  if (type == FrameType::kCredit && h.length != 0) return "CREDIT with payload " + s(h.length);
+  return {};
+}
+
+}  // namespace meshmp::mesh

@@ -1,0 +1,68 @@
+// The fixed wire header every frame on a Link starts with (ARCHITECTURE.md §3).
+// Every field is untrusted input: validate_header() checks it before use.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace meshmp::mesh {
+
+inline constexpr std::uint8_t kWireVersion = 1;
+
+/// Frame types. Eager/RTS/CTS/DONE follow MP_Lite's OP_SEND, OP_RDMAW_RTS,
+/// OP_RDMAW_CTS, OP_RDMAW_DONE (seed 000 §3.4); CREDIT returns tokens
+/// explicitly (seed 003 §5.1); DATA carries a rendezvous payload through the
+/// slots when RDMA write is refused; SYNC_ACK completes a synchronous send.
+enum class FrameType : std::uint8_t {
+  kEager = 1,
+  kRts = 2,
+  kCts = 3,
+  kDone = 4,
+  kCredit = 5,
+  kData = 6,
+  kSyncAck = 7,
+  kEnd  // one past the last valid type
+};
+
+const char* frame_type_name(FrameType t);
+
+/// Header flags.
+inline constexpr std::uint16_t kFlagSync = 1;  ///< synchronous send: receiver acks the match
+
+/// 72 bytes, naturally aligned, host byte order (shm is one host; the tcp
+/// provider will fix an order).
+struct FrameHeader {
+  std::uint8_t version;
+  std::uint8_t type;       ///< FrameType
+  std::uint16_t flags;
+  std::uint32_t credits;   ///< tokens returned to the receiver of this frame (piggybacked)
+  std::int32_t src;        ///< world rank of the sender
+  std::int32_t dst;        ///< world rank of the receiver
+  std::uint32_t context;   ///< communicator context id
+  std::int32_t tag;
+  std::uint64_t length;    ///< EAGER/DATA: payload bytes in this frame; RTS: message bytes;
+                           ///< CTS: bytes granted; DONE: bytes written
+  std::uint64_t seq;       ///< per-link, per-direction frame sequence number
+  std::uint64_t send_id;   ///< sender's request id (RTS/CTS/DONE/DATA/SYNC_ACK)
+  std::uint64_t recv_id;   ///< receiver's request id (CTS/DONE/DATA)
+  std::uint64_t addr;      ///< CTS: receive buffer address; DATA: byte offset in the message
+  std::uint64_t key;       ///< CTS/DONE/DATA: registration key of the receive buffer
+};
+static_assert(sizeof(FrameHeader) == 72);
+
+/// What the receiving side of a link knows, against which a header is checked.
+struct LinkView {
+  int my_rank;
+  int peer_rank;
+  int world_size;
+  std::uint64_t expected_seq;
+  std::size_t max_payload;  ///< payload bytes a slot holds
+  std::uint32_t max_credits;
+};
+
+/// Empty string if `h` is acceptable on this link, else a description of the
+/// first bad field ("bad frame type 9", "seq 5, expected 4", ...).
+std::string validate_header(const FrameHeader& h, const LinkView& v);
+
+}  // namespace meshmp::mesh

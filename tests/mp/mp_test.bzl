@@ -1,0 +1,19 @@
+"""mp_test: runs a rank program under qmprun with a hard timeout."""
+
+def mp_test(name, binary, ranks, geometry = "", env = {}, timeout_s = 120, args = [], size = "medium"):
+    """A test that starts `ranks` copies of `binary` with qmprun.
+
+    The job is killed after `timeout_s` seconds (qmprun --timeout); Bazel's
+    own test timeout is the outer bound.
+    """
+    launcher_args = ["-n", str(ranks), "--timeout", str(timeout_s), "--tag-output"]
+    if geometry:
+        launcher_args += ["--geometry", geometry]
+    native.sh_test(
+        name = name,
+        size = size,
+        srcs = ["//tests/mp:run_job.sh"],
+        args = ["$(location //tools/qmprun:qmprun)"] + launcher_args + ["$(location " + binary + ")"] + args,
+        data = ["//tools/qmprun:qmprun", binary],
+        env = env,
+    )

@@ -1,0 +1,408 @@
+#include "tools/qmprun/launcher.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "mesh/bootstrap_protocol.h"
+#include "mesh/config.h"
+#include "mesh/geometry.h"
+#include "mesh/launch_env.h"
+
+namespace meshmp::tools {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace bs = mesh::bootstrap;
+
+std::string random_hex(int bytes) {
+  std::string out;
+  FILE* f = std::fopen("/dev/urandom", "rb");
+  if (!f) throw std::runtime_error("cannot open /dev/urandom");
+  for (int i = 0; i < bytes; ++i) {
+    char hex[3];
+    std::snprintf(hex, sizeof hex, "%02x", std::fgetc(f) & 0xff);
+    out += hex;
+  }
+  std::fclose(f);
+  return out;
+}
+
+std::string describe_status(int status) {
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    return "was killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")";
+  }
+  return "ended with wait status " + std::to_string(status);
+}
+
+int exit_code_of(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+// Removes every shared-memory segment of this job a rank left behind (it
+// died between creating a segment and its peer opening it).
+void sweep_shm(const std::string& job) {
+  const std::string prefix = "meshmp-" + job + "-";
+  DIR* d = ::opendir("/dev/shm");
+  if (!d) return;
+  std::vector<std::string> names;
+  while (dirent* e = ::readdir(d))
+    if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0) names.push_back(e->d_name);
+  ::closedir(d);
+  for (const std::string& n : names) ::shm_unlink(("/" + n).c_str());
+}
+
+// Output of one rank's stdout or stderr, re-emitted line by line with a tag.
+struct OutputPipe {
+  int fd = -1;
+  int rank = 0;
+  FILE* to = nullptr;
+  std::string partial;
+
+  void emit(bool at_eof) {
+    size_t start = 0, nl;
+    while ((nl = partial.find('\n', start)) != std::string::npos) {
+      std::fprintf(to, "[%d] %.*s\n", rank, static_cast<int>(nl - start), partial.data() + start);
+      start = nl + 1;
+    }
+    partial.erase(0, start);
+    if (at_eof && !partial.empty()) {
+      std::fprintf(to, "[%d] %s\n", rank, partial.c_str());
+      partial.clear();
+    }
+    std::fflush(to);
+  }
+};
+
+struct Client {
+  int fd = -1;
+  int rank = -1;  // -1 until HELLO
+};
+
+class Job {
+ public:
+  explicit Job(const LaunchOptions& opt) : opt_(opt) {}
+  ~Job() { cleanup(); }
+
+  int run();
+
+ private:
+  void resolve_geometry();
+  void open_socket();
+  void spawn();
+  void loop();
+  void on_signal();
+  void on_client(Client& c);
+  void reap();
+  void fail_job(int code, const std::string& message);
+  void teardown(int sig);
+  void cleanup();
+
+  LaunchOptions opt_;
+  int n_ = 0;
+  std::string geometry_;
+  std::string config_abs_;
+  std::string job_id_;
+  std::string dir_, sock_path_;
+  int listen_fd_ = -1, sig_fd_ = -1;
+  std::vector<pid_t> pids_;
+  std::vector<bool> alive_;
+  int alive_count_ = 0;
+  pid_t pgid_ = 0;
+  std::vector<Client> clients_;
+  std::map<int, std::string> fence_blobs_;  // rank -> blob of the current fence
+  std::vector<OutputPipe> pipes_;
+  int exit_code_ = 0;
+  bool failed_ = false;
+  bool tearing_down_ = false;
+  Clock::time_point kill_deadline_{};
+  Clock::time_point timeout_at_{};
+  sigset_t old_mask_{};
+};
+
+void Job::resolve_geometry() {
+  std::vector<int> dims;
+  if (!opt_.config.empty()) {
+    mesh::MeshConfig cfg = mesh::load_config(opt_.config);  // fail early, with file:line
+    dims = cfg.torus.dims();
+    char* abs = ::realpath(opt_.config.c_str(), nullptr);
+    config_abs_ = abs ? abs : opt_.config;
+    std::free(abs);
+  }
+  if (!opt_.geometry.empty()) dims = mesh::parse_dims(opt_.geometry);
+  long product = 1;
+  for (int d : dims) product *= d;
+  n_ = opt_.nranks ? opt_.nranks : static_cast<int>(product);
+  if (!dims.empty() && product != n_)
+    throw std::runtime_error("geometry " + (opt_.geometry.empty() ? mesh::Torus(dims).to_string() : opt_.geometry) +
+                             " has " + std::to_string(product) + " nodes but -n is " + std::to_string(n_));
+  if (!opt_.geometry.empty()) geometry_ = opt_.geometry;
+}
+
+void Job::open_socket() {
+  char tmpl[] = "/tmp/meshmp-XXXXXX";
+  if (!::mkdtemp(tmpl)) throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
+  dir_ = tmpl;
+  sock_path_ = dir_ + "/bootstrap.sock";
+  listen_fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", sock_path_.c_str());
+  if (listen_fd_ < 0 || ::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::listen(listen_fd_, 128) != 0)
+    throw std::runtime_error("bootstrap socket " + sock_path_ + ": " + std::strerror(errno));
+}
+
+void Job::spawn() {
+  pids_.assign(n_, 0);
+  alive_.assign(n_, false);
+  std::vector<char*> argv;
+  for (const std::string& a : opt_.command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const pid_t parent = ::getpid();
+  for (int r = 0; r < n_; ++r) {
+    int out[2] = {-1, -1}, err[2] = {-1, -1};
+    if (opt_.tag_output && (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0))
+      throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    pid_t pid = ::fork();
+    if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+    if (pid == 0) {
+      ::setpgid(0, pgid_);
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // no orphans even if qmprun is SIGKILLed
+      if (::getppid() != parent) ::_exit(127);
+      ::sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
+      if (opt_.tag_output) {
+        ::dup2(out[1], 1);
+        ::dup2(err[1], 2);
+      }
+      ::setenv(mesh::env::kRank, std::to_string(r).c_str(), 1);
+      ::setenv(mesh::env::kSize, std::to_string(n_).c_str(), 1);
+      ::setenv(mesh::env::kJob, job_id_.c_str(), 1);
+      ::setenv(mesh::env::kBootstrap, sock_path_.c_str(), 1);
+      ::setenv(mesh::env::kProvider, opt_.provider.c_str(), 1);
+      if (!geometry_.empty()) ::setenv(mesh::env::kGeometry, geometry_.c_str(), 1);
+      if (!config_abs_.empty()) ::setenv(mesh::env::kConfig, config_abs_.c_str(), 1);
+      ::execvp(argv[0], argv.data());
+      std::fprintf(stderr, "qmprun: cannot run %s: %s\n", argv[0], std::strerror(errno));
+      ::_exit(127);
+    }
+    if (pgid_ == 0) pgid_ = pid;
+    ::setpgid(pid, pgid_);
+    pids_[r] = pid;
+    alive_[r] = true;
+    ++alive_count_;
+    if (opt_.tag_output) {
+      ::close(out[1]);
+      ::close(err[1]);
+      pipes_.push_back({out[0], r, stdout, {}});
+      pipes_.push_back({err[0], r, stderr, {}});
+    }
+  }
+}
+
+void Job::fail_job(int code, const std::string& message) {
+  if (!failed_) {
+    failed_ = true;
+    exit_code_ = code;
+    std::fprintf(stderr, "qmprun: %s\n", message.c_str());
+    std::fflush(stderr);
+  }
+  teardown(SIGTERM);
+}
+
+// SIGTERM everyone still running; SIGKILL one second later.
+void Job::teardown(int sig) {
+  if (alive_count_ == 0) return;
+  if (!tearing_down_) {
+    tearing_down_ = true;
+    kill_deadline_ = Clock::now() + std::chrono::seconds(1);
+  }
+  if (pgid_ > 0) ::killpg(pgid_, sig);
+  for (int r = 0; r < n_; ++r)
+    if (alive_[r]) ::kill(pids_[r], sig);
+}
+
+void Job::reap() {
+  int status;
+  pid_t pid;
+  while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+    for (int r = 0; r < n_; ++r) {
+      if (pids_[r] != pid || !alive_[r]) continue;
+      alive_[r] = false;
+      --alive_count_;
+      bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+      if (!ok && !tearing_down_)
+        fail_job(exit_code_of(status), "rank " + std::to_string(r) + " (pid " + std::to_string(pid) + ") " +
+                                           describe_status(status) + "; ending the job");
+    }
+  }
+}
+
+void Job::on_signal() {
+  signalfd_siginfo si;
+  while (::read(sig_fd_, &si, sizeof si) == sizeof si) {
+    if (si.ssi_signo == SIGCHLD) {
+      reap();
+    } else {
+      int sig = static_cast<int>(si.ssi_signo);
+      fail_job(128 + sig, std::string("interrupted by ") + strsignal(sig) + "; ending the job");
+    }
+  }
+}
+
+void Job::on_client(Client& c) {
+  bs::Msg type;
+  std::string body;
+  if (!bs::recv_frame(c.fd, &type, &body)) {
+    ::close(c.fd);
+    c.fd = -1;
+    return;
+  }
+  if (c.rank < 0) {
+    // Only our own children may join: the HELLO must name a rank whose pid
+    // we started.
+    std::uint32_t hello[2];
+    if (type != bs::Msg::kHello || body.size() != sizeof hello) {
+      ::close(c.fd);
+      c.fd = -1;
+      return;
+    }
+    std::memcpy(hello, body.data(), sizeof hello);
+    if (hello[0] >= static_cast<std::uint32_t>(n_) || pids_[hello[0]] != static_cast<pid_t>(hello[1])) {
+      std::fprintf(stderr, "qmprun: refused a bootstrap connection claiming rank %u pid %u\n", hello[0], hello[1]);
+      ::close(c.fd);
+      c.fd = -1;
+      return;
+    }
+    c.rank = static_cast<int>(hello[0]);
+    return;
+  }
+  if (type == bs::Msg::kFence) {
+    fence_blobs_[c.rank] = std::move(body);
+    if (static_cast<int>(fence_blobs_.size()) == n_) {
+      std::vector<std::string> blobs;
+      for (auto& [r, b] : fence_blobs_) blobs.push_back(std::move(b));
+      fence_blobs_.clear();
+      const std::string result = bs::encode_blobs(blobs);
+      for (Client& other : clients_)
+        if (other.fd >= 0 && other.rank >= 0) bs::send_frame(other.fd, bs::Msg::kFenceResult, result);
+    }
+  } else if (type == bs::Msg::kAbort && body.size() >= sizeof(int)) {
+    int code;
+    std::memcpy(&code, body.data(), sizeof code);
+    fail_job(code ? code : 1, "rank " + std::to_string(c.rank) + " aborted the job with code " +
+                                  std::to_string(code) + ": " + body.substr(sizeof code));
+  }
+}
+
+void Job::loop() {
+  while (alive_count_ > 0 || !pipes_.empty()) {
+    std::vector<pollfd> fds;
+    fds.push_back({sig_fd_, POLLIN, 0});
+    fds.push_back({listen_fd_, POLLIN, 0});
+    for (Client& c : clients_) fds.push_back({c.fd, POLLIN, 0});
+    for (OutputPipe& p : pipes_) fds.push_back({p.fd, POLLIN, 0});
+    int wait_ms = 200;
+    ::poll(fds.data(), fds.size(), wait_ms);
+
+    if (fds[0].revents) on_signal();
+    if (fds[1].revents & POLLIN) {
+      int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd >= 0) clients_.push_back({fd, -1});
+    }
+    size_t i = 2;
+    for (size_t k = 0; k < clients_.size(); ++k, ++i)
+      if (fds[i].revents) on_client(clients_[k]);
+    for (size_t k = 0; k < pipes_.size(); ++k, ++i) {
+      if (!fds[i].revents) continue;
+      char buf[65536];
+      ssize_t n = ::read(pipes_[k].fd, buf, sizeof buf);
+      if (n > 0) {
+        pipes_[k].partial.append(buf, static_cast<size_t>(n));
+        pipes_[k].emit(false);
+      } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+        pipes_[k].emit(true);
+        ::close(pipes_[k].fd);
+        pipes_[k].fd = -1;
+      }
+    }
+    std::erase_if(clients_, [](const Client& c) { return c.fd < 0; });
+    std::erase_if(pipes_, [](const OutputPipe& p) { return p.fd < 0; });
+
+    const auto now = Clock::now();
+    if (opt_.timeout_s > 0 && !tearing_down_ && now >= timeout_at_)
+      fail_job(124, "the job exceeded --timeout " + std::to_string(opt_.timeout_s) + " s; ending it");
+    if (tearing_down_ && alive_count_ > 0 && now >= kill_deadline_) teardown(SIGKILL);
+    // After SIGKILL, pipes held open by a rank's own children must not keep us.
+    if (alive_count_ == 0 && tearing_down_ && now >= kill_deadline_ + std::chrono::seconds(1)) break;
+  }
+}
+
+void Job::cleanup() {
+  for (Client& c : clients_)
+    if (c.fd >= 0) ::close(c.fd);
+  clients_.clear();
+  for (OutputPipe& p : pipes_)
+    if (p.fd >= 0) ::close(p.fd);
+  pipes_.clear();
+  if (listen_fd_ >= 0) ::close(listen_fd_), listen_fd_ = -1;
+  if (sig_fd_ >= 0) ::close(sig_fd_), sig_fd_ = -1;
+  if (!sock_path_.empty()) ::unlink(sock_path_.c_str()), sock_path_.clear();
+  if (!dir_.empty()) ::rmdir(dir_.c_str()), dir_.clear();
+  if (!job_id_.empty()) sweep_shm(job_id_);
+}
+
+int Job::run() {
+  resolve_geometry();
+  job_id_ = random_hex(12);
+  open_socket();
+  sigset_t mask;
+  sigemptyset(&mask);
+  for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) sigaddset(&mask, s);
+  ::sigprocmask(SIG_BLOCK, &mask, &old_mask_);
+  sig_fd_ = ::signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+  timeout_at_ = Clock::now() + std::chrono::milliseconds(static_cast<long>(opt_.timeout_s * 1000));
+  spawn();
+  loop();
+  cleanup();
+  ::sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
+  return exit_code_;
+}
+
+}  // namespace
+
+int run_job(const LaunchOptions& opt) {
+  try {
+    Job job(opt);
+    return job.run();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "qmprun: %s\n", e.what());
+    return 2;
+  }
+}
+
+}  // namespace meshmp::tools

@@ -1,0 +1,27 @@
+// qmprun: starts the ranks of a job on this host, serves their address
+// exchange (fence) over a Unix socket, forwards or tags their output, and
+// tears the whole job down when a rank fails, on --timeout, or on
+// SIGINT/SIGTERM (ARCHITECTURE.md §6).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace meshmp::tools {
+
+struct LaunchOptions {
+  int nranks = 0;                 ///< 0: from the config's node count
+  std::string geometry;           ///< "2x2x2"; empty: config or balanced
+  std::string config;             ///< mesh config file
+  std::string provider = "shm";
+  bool tag_output = false;        ///< prefix every output line with "[rank] "
+  double timeout_s = 0;           ///< 0: none
+  std::vector<std::string> command;  ///< program and its arguments
+};
+
+/// Runs the job; returns qmprun's exit status: 0 if every rank exited 0,
+/// else the first failing rank's exit code (128+signal if it was killed), 124
+/// on --timeout, 128+signal when qmprun itself was interrupted.
+int run_job(const LaunchOptions& opt);
+
+}  // namespace meshmp::tools
