@@ -330,14 +330,13 @@ void Job::loop() {
     ::poll(fds.data(), fds.size(), wait_ms);
 
     if (fds[0].revents) on_signal();
-    if (fds[1].revents & POLLIN) {
-      int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-      if (fd >= 0) clients_.push_back({fd, -1});
-    }
+    // fds mirrors clients_ and pipes_ as they were before poll: walk those
+    // first, accept newcomers last.
+    const size_t nclients = clients_.size(), npipes = pipes_.size();
     size_t i = 2;
-    for (size_t k = 0; k < clients_.size(); ++k, ++i)
+    for (size_t k = 0; k < nclients; ++k, ++i)
       if (fds[i].revents) on_client(clients_[k]);
-    for (size_t k = 0; k < pipes_.size(); ++k, ++i) {
+    for (size_t k = 0; k < npipes; ++k, ++i) {
       if (!fds[i].revents) continue;
       char buf[65536];
       ssize_t n = ::read(pipes_[k].fd, buf, sizeof buf);
@@ -349,6 +348,10 @@ void Job::loop() {
         ::close(pipes_[k].fd);
         pipes_[k].fd = -1;
       }
+    }
+    if (fds[1].revents & POLLIN) {
+      int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd >= 0) clients_.push_back({fd, -1});
     }
     std::erase_if(clients_, [](const Client& c) { return c.fd < 0; });
     std::erase_if(pipes_, [](const OutputPipe& p) { return p.fd < 0; });

@@ -1,0 +1,200 @@
+// qmprun's contract, observed from outside: exit statuses, the message naming
+// a failed rank, teardown within the promised time, --timeout, SIGTERM, and
+// no processes or shared-memory segments left behind.
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace {
+
+std::string g_qmprun, g_probe;
+
+struct Result {
+  int status = -1;         // qmprun's exit status
+  std::string out, err;
+  double seconds = 0;
+};
+
+std::string read_all(int fd) {
+  std::string s;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(fd, buf, sizeof buf)) > 0) s.append(buf, n);
+  return s;
+}
+
+int count_shm(const std::string& prefix = "meshmp-") {
+  int n = 0;
+  if (DIR* d = ::opendir("/dev/shm")) {
+    while (dirent* e = ::readdir(d)) n += std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0;
+    ::closedir(d);
+  }
+  return n;
+}
+
+// Number of live processes running the probe binary.
+int count_probes() {
+  int n = 0;
+  if (DIR* d = ::opendir("/proc")) {
+    while (dirent* e = ::readdir(d)) {
+      std::string cmd = "/proc/" + std::string(e->d_name) + "/cmdline";
+      int fd = ::open(cmd.c_str(), O_RDONLY);
+      if (fd < 0) continue;
+      std::string c = read_all(fd);
+      ::close(fd);
+      std::string stat_path = "/proc/" + std::string(e->d_name) + "/stat";
+      if (c.find("job_probe") != std::string::npos && c.find("launcher_test") == std::string::npos) {
+        int sfd = ::open(stat_path.c_str(), O_RDONLY);
+        std::string st = sfd >= 0 ? read_all(sfd) : "";
+        if (sfd >= 0) ::close(sfd);
+        if (st.find(") Z ") == std::string::npos) ++n;  // zombies do not count
+      }
+    }
+    ::closedir(d);
+  }
+  return n;
+}
+
+// Runs qmprun with args; `signal_after` > 0 sends SIGTERM to it after that
+// many seconds. A hard 60 s bound kills it if it never returns.
+Result run(std::vector<std::string> args, double signal_after = 0) {
+  args.insert(args.begin(), g_qmprun);
+  int out[2], err[2];
+  EXPECT_EQ(::pipe(out), 0);
+  EXPECT_EQ(::pipe(err), 0);
+  auto t0 = std::chrono::steady_clock::now();
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(out[1], 1);
+    ::dup2(err[1], 2);
+    ::close(out[0]);
+    ::close(err[0]);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  ::close(out[1]);
+  ::close(err[1]);
+  std::thread killer([&] {
+    if (signal_after > 0) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(signal_after));
+      ::kill(pid, SIGTERM);
+    }
+  });
+  std::thread guard([pid] {
+    for (int i = 0; i < 600; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (::kill(pid, 0) != 0) return;
+    }
+    ::kill(pid, SIGKILL);
+  });
+  Result r;
+  std::thread eread([&] { r.err = read_all(err[0]); });
+  r.out = read_all(out[0]);
+  eread.join();
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  killer.join();
+  guard.join();
+  ::close(out[0]);
+  ::close(err[0]);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+TEST(Qmprun, PassesRankSizeAndGeometry) {
+  Result r = run({"-n", "4", "--geometry", "2x2", g_probe, "env"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  for (int k = 0; k < 4; ++k)
+    EXPECT_NE(r.out.find("rank " + std::to_string(k) + " of 4 on 2x2"), std::string::npos) << r.out;
+}
+
+TEST(Qmprun, MpirunSpellingAndTaggedOutput) {
+  Result r = run({"-np", "2", "--tag-output", g_probe, "env"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("[1] rank 1 of 2"), std::string::npos) << r.out;
+}
+
+TEST(Qmprun, RejectsAGeometryThatDoesNotFit) {
+  Result r = run({"-n", "4", "--geometry", "2x3", g_probe, "env"});
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("geometry 2x3 has 6 nodes but -n is 4"), std::string::npos) << r.err;
+}
+
+TEST(Qmprun, FirstFailingRanksStatusAndName) {
+  Result r = run({"-n", "4", g_probe, "exit", "7", "2"});
+  EXPECT_EQ(r.status, 7);
+  EXPECT_NE(r.err.find("rank 2 (pid "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("exited with status 7"), std::string::npos) << r.err;
+  EXPECT_LT(r.seconds, 5.0);
+  EXPECT_EQ(count_probes(), 0);
+}
+
+TEST(Qmprun, KilledRankEndsTheJobWithinFiveSecondsAndLeavesNothing) {
+  const int shm_before = count_shm();
+  Result r = run({"-n", "8", "--geometry", "2x2x2", g_probe, "kill", "3"});
+  EXPECT_EQ(r.status, 128 + SIGKILL);
+  EXPECT_NE(r.err.find("rank 3 (pid "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("killed by signal 9"), std::string::npos) << r.err;
+  EXPECT_LT(r.seconds, 5.0);
+  EXPECT_EQ(count_probes(), 0);
+  EXPECT_EQ(count_shm(), shm_before);
+}
+
+TEST(Qmprun, SegmentOfARankKilledMidConnectIsRemoved) {
+  const int shm_before = count_shm();
+  Result r = run({"-n", "4", "--geometry", "4", g_probe, "orphan-segment"});
+  EXPECT_EQ(r.status, 128 + SIGKILL) << r.err;
+  EXPECT_EQ(count_shm(), shm_before);
+  EXPECT_EQ(count_probes(), 0);
+}
+
+TEST(Qmprun, TimeoutEndsAHungJob) {
+  Result r = run({"-n", "3", "--timeout", "1", g_probe, "hang"});
+  EXPECT_EQ(r.status, 124);
+  EXPECT_NE(r.err.find("exceeded --timeout"), std::string::npos) << r.err;
+  EXPECT_LT(r.seconds, 5.0);
+  EXPECT_EQ(count_probes(), 0);
+}
+
+TEST(Qmprun, SigtermToTheLauncherEndsTheJob) {
+  const int shm_before = count_shm();
+  Result r = run({"-n", "4", g_probe, "hang"}, /*signal_after=*/1.0);
+  EXPECT_EQ(r.status, 128 + SIGTERM);
+  EXPECT_NE(r.err.find("interrupted by"), std::string::npos) << r.err;
+  EXPECT_LT(r.seconds, 5.0);
+  EXPECT_EQ(count_probes(), 0);
+  EXPECT_EQ(count_shm(), shm_before);
+}
+
+TEST(Qmprun, MissingProgramIsReported) {
+  Result r = run({"-n", "2", "/nonexistent/program"});
+  EXPECT_EQ(r.status, 127);
+  EXPECT_NE(r.err.find("cannot run /nonexistent/program"), std::string::npos) << r.err;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: launcher_test QMPRUN JOB_PROBE\n");
+    return 2;
+  }
+  g_qmprun = argv[1];
+  g_probe = argv[2];
+  return RUN_ALL_TESTS();
+}

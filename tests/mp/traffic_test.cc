@@ -1,0 +1,202 @@
+// Traffic patterns on a torus of ranks: all six neighbours at once in both
+// directions, ANY_SOURCE / ANY_TAG receives, non-neighbour (on-demand)
+// connections, synchronous sends and message ordering across protocols.
+#include <algorithm>
+#include <set>
+#include <vector>
+
+#include "tests/mp/rank_main.h"
+
+namespace meshmp {
+namespace {
+
+using mesh::Direction;
+using mesh::kAnySource;
+using mesh::kAnyTag;
+using mesh::Request;
+using mesh::Status;
+using testing::engine;
+using testing::pattern;
+
+// Every rank sends 1 MiB to each of its 2*D neighbours and receives from each,
+// all at once: no deadlock, data verified.
+TEST(Traffic, AllNeighboursBothDirectionsAtOnce) {
+  mesh::Engine& e = engine();
+  const int ndirs = 2 * e.torus().ndims();
+  const std::size_t n = 1 << 20;
+  std::vector<std::vector<unsigned char>> out(ndirs), in(ndirs);
+  std::vector<Request*> reqs;
+  for (int d = 0; d < ndirs; ++d) {
+    int peer = e.neighbour(Direction::from_index(d));
+    if (peer < 0 || peer == e.rank()) continue;
+    in[d].assign(n, 0);
+    out[d].resize(n);
+    for (std::size_t i = 0; i < n; ++i) out[d][i] = pattern(e.rank(), i, d);
+    // The message sent in direction d arrives from the opposite direction.
+    const int opposite = d ^ 1;
+    reqs.push_back(e.irecv(in[d].data(), n, e.neighbour(Direction::from_index(d)), 100 + opposite, 0));
+    reqs.push_back(e.isend(out[d].data(), n, peer, 100 + d, 0));
+  }
+  std::vector<Status> st(reqs.size());
+  e.waitall(reqs.size(), reqs.data(), st.data());
+  for (const Status& s : st) EXPECT_EQ(s.error, mesh::Error::kOk);
+  for (int d = 0; d < ndirs; ++d) {
+    if (in[d].empty()) continue;
+    const int from = e.neighbour(Direction::from_index(d));
+    for (std::size_t i = 0; i < n; ++i)
+      ASSERT_EQ(in[d][i], pattern(from, i, d ^ 1)) << "direction " << d << " byte " << i;
+  }
+  if (e.size() == 8 && e.torus().ndims() == 3) {
+    // Six links on a 3-D torus, each of which carried traffic.
+    for (int d = 0; d < ndirs; ++d) EXPECT_NE(e.direction_stats(Direction::from_index(d)), nullptr);
+  }
+}
+
+// Rank 0 receives one message from every other rank with ANY_SOURCE and
+// ANY_TAG; each carries its sender and tag, which the status must report.
+TEST(Traffic, AnySourceAnyTag) {
+  mesh::Engine& e = engine();
+  // One context per round: a fast sender's second message must not meet the
+  // first round's ANY_SOURCE receive.
+  for (std::size_t n : {std::size_t{64}, std::size_t{40000}}) {
+    const std::uint32_t ctx = n < 1000 ? 1 : 6;
+    if (e.rank() == 0) {
+      std::set<int> seen;
+      for (int k = 1; k < e.size(); ++k) {
+        std::vector<int> buf(n / sizeof(int), -1);
+        Status st;
+        e.wait(e.irecv(buf.data(), n, kAnySource, kAnyTag, ctx), &st);
+        ASSERT_EQ(st.error, mesh::Error::kOk);
+        EXPECT_EQ(st.tag, 1000 + st.source);
+        EXPECT_EQ(st.bytes, n);
+        EXPECT_EQ(buf[0], st.source);
+        EXPECT_EQ(buf.back(), st.source);
+        EXPECT_TRUE(seen.insert(st.source).second) << "two messages from " << st.source;
+      }
+      EXPECT_EQ(static_cast<int>(seen.size()), e.size() - 1);
+    } else {
+      std::vector<int> buf(n / sizeof(int), e.rank());
+      e.wait(e.isend(buf.data(), n, 0, 1000 + e.rank(), ctx), nullptr);
+    }
+  }
+}
+
+// Every rank sends to every other rank, neighbours or not: links to
+// non-neighbours are made on first use, and sends issued before they are up
+// are delivered in order.
+TEST(Traffic, AllPairsIncludingNonNeighbours) {
+  mesh::Engine& e = engine();
+  const int p = e.size();
+  const int kMsgs = 5;
+  std::vector<std::vector<int>> in(p, std::vector<int>(kMsgs, -1));
+  std::vector<int> out(kMsgs * p);
+  std::vector<Request*> reqs;
+  for (int src = 0; src < p; ++src)
+    if (src != e.rank())
+      for (int k = 0; k < kMsgs; ++k) reqs.push_back(e.irecv(&in[src][k], sizeof(int), src, 5, 2));
+  for (int dst = 0; dst < p; ++dst)
+    if (dst != e.rank())
+      for (int k = 0; k < kMsgs; ++k) {
+        out[dst * kMsgs + k] = e.rank() * 1000 + k;
+        reqs.push_back(e.isend(&out[dst * kMsgs + k], sizeof(int), dst, 5, 2));
+      }
+  e.waitall(reqs.size(), reqs.data(), nullptr);
+  for (int src = 0; src < p; ++src)
+    if (src != e.rank())
+      for (int k = 0; k < kMsgs; ++k) EXPECT_EQ(in[src][k], src * 1000 + k) << "from " << src;
+}
+
+// A small message sent after a large one from the same source with the same
+// tag must not overtake it, though it needs no handshake.
+TEST(Traffic, EagerDoesNotOvertakeRendezvous) {
+  mesh::Engine& e = engine();
+  if (e.size() < 2 || e.rank() > 1) return;
+  const std::size_t big = 1 << 18;
+  if (e.rank() == 0) {
+    std::vector<char> a(big, 'A'), b(16, 'B');
+    Request* r[2] = {e.isend(a.data(), big, 1, 9, 3), e.isend(b.data(), 16, 1, 9, 3)};
+    e.waitall(2, r, nullptr);
+  } else {
+    std::vector<char> x(big), y(big);
+    Status s1, s2;
+    // Post the receives only after both messages have had time to arrive.
+    while (!e.iprobe(0, 9, 3, nullptr)) {}
+    Request* r[2] = {e.irecv(x.data(), big, 0, 9, 3), e.irecv(y.data(), big, 0, 9, 3)};
+    e.wait(r[0], &s1);
+    e.wait(r[1], &s2);
+    EXPECT_EQ(s1.bytes, big);
+    EXPECT_EQ(x[0], 'A');
+    EXPECT_EQ(s2.bytes, 16u);
+    EXPECT_EQ(y[0], 'B');
+  }
+}
+
+// A synchronous send completes only after the receive was matched.
+TEST(Traffic, SynchronousSendWaitsForTheMatch) {
+  mesh::Engine& e = engine();
+  if (e.size() < 2 || e.rank() > 1) return;
+  int v = 42, w = 0, token = 0;
+  if (e.rank() == 0) {
+    Request* s = e.isend(&v, sizeof v, 1, 11, 4, mesh::SendMode::kSynchronous);
+    // Rank 1 will not post its receive until it hears from us on tag 12.
+    for (int i = 0; i < 2000; ++i) {
+      e.progress();
+      ASSERT_FALSE(e.is_complete(s)) << "synchronous send completed before the receive was posted";
+    }
+    e.wait(e.isend(&token, sizeof token, 1, 12, 4), nullptr);
+    e.wait(s, nullptr);
+  } else {
+    e.wait(e.irecv(&token, sizeof token, 0, 12, 4), nullptr);
+    e.wait(e.irecv(&w, sizeof w, 0, 11, 4), nullptr);
+    EXPECT_EQ(w, 42);
+  }
+}
+
+// Different contexts never match each other's traffic; iprobe sees a
+// message without receiving it; cancel takes back a posted receive.
+TEST(Traffic, ContextsProbeAndCancel) {
+  mesh::Engine& e = engine();
+  if (e.size() < 2 || e.rank() > 1) return;
+  if (e.rank() == 0) {
+    int a = 1, b = 2;
+    Request* r[2] = {e.isend(&a, sizeof a, 1, 0, 20), e.isend(&b, sizeof b, 1, 0, 21)};
+    e.waitall(2, r, nullptr);
+  } else {
+    Status st;
+    e.probe(0, 0, 21, &st);
+    EXPECT_EQ(st.bytes, sizeof(int));
+    int x = 0, y = 0;
+    e.wait(e.irecv(&y, sizeof y, 0, 0, 21), nullptr);
+    e.wait(e.irecv(&x, sizeof x, 0, 0, 20), nullptr);
+    EXPECT_EQ(x, 1);
+    EXPECT_EQ(y, 2);
+    int z = 0;
+    Request* never = e.irecv(&z, sizeof z, 0, 77, 22);
+    EXPECT_TRUE(e.cancel(never));
+    e.wait(never, &st);
+    EXPECT_TRUE(st.cancelled);
+    EXPECT_FALSE(e.iprobe(kAnySource, kAnyTag, 22, nullptr));
+  }
+}
+
+// A persistent receive/send pair restarted many times.
+TEST(Traffic, PersistentRequestsRestarted) {
+  mesh::Engine& e = engine();
+  if (e.size() < 2 || e.rank() > 1) return;
+  int val = 0;
+  const int peer = 1 - e.rank();
+  Request* r = e.rank() == 0 ? e.send_init(&val, sizeof val, peer, 30, 5)
+                             : e.recv_init(&val, sizeof val, peer, 30, 5);
+  for (int i = 0; i < 1000; ++i) {
+    if (e.rank() == 0) val = i;
+    e.start(r);
+    e.wait(r, nullptr);
+    if (e.rank() == 1) ASSERT_EQ(val, i);
+  }
+  e.free(r);
+}
+
+}  // namespace
+}  // namespace meshmp
+
+MESHMP_RANK_TEST_MAIN()

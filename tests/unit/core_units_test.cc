@@ -1,0 +1,212 @@
+// Unit tests of the core's pieces that need no second process: the wire
+// header validator, the credit ledger, the slot ring and the matcher.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "mesh/credits.h"
+#include "mesh/matching.h"
+#include "mesh/slot_ring.h"
+#include "mesh/wire.h"
+
+namespace meshmp::mesh {
+namespace {
+
+// ---- wire header ------------------------------------------------------------
+
+FrameHeader good_header() {
+  FrameHeader h{};
+  h.version = kWireVersion;
+  h.type = static_cast<std::uint8_t>(FrameType::kEager);
+  h.src = 3;
+  h.dst = 5;
+  h.seq = 17;
+  h.length = 100;
+  h.credits = 4;
+  return h;
+}
+
+const LinkView kView{/*my_rank=*/5, /*peer_rank=*/3, /*world_size=*/8, /*expected_seq=*/17,
+                     /*max_payload=*/16384, /*max_credits=*/32};
+
+TEST(WireHeader, AcceptsAWellFormedFrame) { EXPECT_EQ(validate_header(good_header(), kView), ""); }
+
+TEST(WireHeader, RejectsEachBadField) {
+  struct Case {
+    void (*mutate)(FrameHeader&);
+    const char* expected;
+  };
+  const Case cases[] = {
+      {[](FrameHeader& h) { h.version = 2; }, "wire version 2"},
+      {[](FrameHeader& h) { h.type = 0; }, "bad frame type 0"},
+      {[](FrameHeader& h) { h.type = 200; }, "bad frame type 200"},
+      {[](FrameHeader& h) { h.seq = 18; }, "seq 18, expected 17"},
+      {[](FrameHeader& h) { h.src = 4; }, "source rank 4 on the link to rank 3"},
+      {[](FrameHeader& h) { h.dst = 6; }, "destination rank 6"},
+      {[](FrameHeader& h) { h.credits = 33; }, "credits 33 > 32"},
+      {[](FrameHeader& h) { h.flags = 0x80; }, "unknown flags"},
+      {[](FrameHeader& h) { h.context = 0x80000000u; }, "context id"},
+      {[](FrameHeader& h) { h.length = 16385; }, "EAGER payload 16385 > slot size 16384"},
+      {[](FrameHeader& h) {
+         h.type = static_cast<std::uint8_t>(FrameType::kData);
+         h.length = 1u << 30;
+       },
+       "DATA payload"},
+      {[](FrameHeader& h) {
+         h.type = static_cast<std::uint8_t>(FrameType::kCredit);
+         h.length = 1;
+       },
+       "CREDIT with payload"},
+  };
+  for (const Case& c : cases) {
+    FrameHeader h = good_header();
+    c.mutate(h);
+    EXPECT_NE(validate_header(h, kView).find(c.expected), std::string::npos)
+        << "got: " << validate_header(h, kView);
+  }
+  FrameHeader rts = good_header();
+  rts.type = static_cast<std::uint8_t>(FrameType::kRts);
+  rts.length = 1ull << 40;  // a rendezvous length is not bounded by a slot
+  EXPECT_EQ(validate_header(rts, kView), "");
+}
+
+// ---- credits ------------------------------------------------------------------
+
+TEST(CreditLedger, DataStopsAtTheReservedToken) {
+  CreditLedger c(8);
+  int sent = 0;
+  while (c.can_send_data()) {
+    c.spend();
+    ++sent;
+  }
+  EXPECT_EQ(sent, 7);  // one token kept for an explicit CREDIT
+  EXPECT_EQ(c.tokens(), 1u);
+  EXPECT_FALSE(c.can_send_credit());  // nothing to return yet
+  c.slot_freed();
+  EXPECT_TRUE(c.can_send_credit());
+}
+
+TEST(CreditLedger, PiggybacksAndAsksForExplicitCreditAtHalf) {
+  CreditLedger c(8);
+  for (int i = 0; i < 3; ++i) c.slot_freed();
+  EXPECT_FALSE(c.wants_explicit_credit());
+  c.slot_freed();
+  EXPECT_TRUE(c.wants_explicit_credit());  // 4 of 8 unreturned
+  EXPECT_EQ(c.spend(), 4u);                // all four ride on the next frame
+  EXPECT_EQ(c.unreturned(), 0u);
+  EXPECT_FALSE(c.wants_explicit_credit());
+}
+
+TEST(CreditLedger, RejectsMoreCreditsThanSlotsInFlight) {
+  CreditLedger c(8);
+  EXPECT_FALSE(c.receive_credits(1));  // nothing spent, nothing to return
+  c.spend();
+  c.spend();
+  EXPECT_TRUE(c.receive_credits(2));
+  EXPECT_EQ(c.tokens(), 8u);
+  EXPECT_FALSE(c.receive_credits(1));
+}
+
+// Two ledgers exchanging frames over a lossless pipe never deadlock and never
+// exceed the slots: a model of one link under a one-way flood.
+TEST(CreditLedger, OneWayFloodKeepsFlowing) {
+  CreditLedger a(8), b(8);
+  std::vector<std::uint32_t> to_b, to_a;  // credits carried by frames in flight
+  int delivered = 0;
+  for (int step = 0; step < 10000; ++step) {
+    if (a.can_send_data()) to_b.push_back(a.spend());
+    ASSERT_LE(to_b.size(), 8u) << "more frames in flight than slots";
+    if (!to_b.empty()) {  // b consumes one frame per step
+      ASSERT_TRUE(b.receive_credits(to_b.front()));
+      to_b.erase(to_b.begin());
+      b.slot_freed();
+      ++delivered;
+    }
+    if (b.wants_explicit_credit() && b.can_send_credit()) to_a.push_back(b.spend());
+    while (!to_a.empty()) {
+      ASSERT_TRUE(a.receive_credits(to_a.front()));
+      to_a.erase(to_a.begin());
+      a.slot_freed();
+      if (a.wants_explicit_credit() && a.can_send_credit()) to_b.push_back(a.spend());
+    }
+  }
+  EXPECT_GT(delivered, 5000);
+}
+
+// ---- slot ring ------------------------------------------------------------------
+
+TEST(SlotRing, PublishesInOrderAndWrapsAround) {
+  const std::uint32_t n = 4;
+  const std::size_t slot = SlotRing::slot_size_for(256);
+  EXPECT_EQ(slot % 64, 0u);
+  std::vector<std::uint64_t> mem(SlotRing::bytes(n, slot) / 8 + 1, 0);
+  SlotRing producer(mem.data(), n, slot), consumer(mem.data(), n, slot);
+  EXPECT_GE(producer.payload_capacity(), 256u);
+  for (std::uint64_t seq = 0; seq < 3 * n; ++seq) {
+    EXPECT_FALSE(consumer.ready(seq));
+    producer.header(seq)->tag = static_cast<int>(seq);
+    std::memset(producer.payload(seq), static_cast<int>(seq), 256);
+    producer.publish(seq);
+    ASSERT_TRUE(consumer.ready(seq));
+    EXPECT_EQ(consumer.header(seq)->tag, static_cast<int>(seq));
+    EXPECT_EQ(consumer.payload(seq)[255], static_cast<char>(seq));
+    EXPECT_FALSE(consumer.ready(seq + 1));
+    // The slot reused n frames later is not "ready" for the later sequence.
+    EXPECT_FALSE(consumer.ready(seq + n));
+  }
+}
+
+// ---- matching ---------------------------------------------------------------------
+
+TEST(Matcher, EarliestPostedWinsBetweenSpecificAndAnySource) {
+  Matcher m(4);
+  PostedRecv any{{0, -1, -1}}, specific{{0, 2, 5}}, later_any{{0, -1, 5}};
+  m.post(&any);
+  m.post(&specific);
+  m.post(&later_any);
+  EXPECT_EQ(m.match_arrival(0, 2, 5), &any);       // posted first
+  EXPECT_EQ(m.match_arrival(0, 2, 5), &specific);  // then the specific one
+  EXPECT_EQ(m.match_arrival(0, 2, 5), &later_any);
+  EXPECT_EQ(m.match_arrival(0, 2, 5), nullptr);
+}
+
+TEST(Matcher, ContextAndTagSeparateMessages) {
+  Matcher m(2);
+  PostedRecv r{{7, 1, 3}};
+  m.post(&r);
+  EXPECT_EQ(m.match_arrival(8, 1, 3), nullptr);  // other communicator
+  EXPECT_EQ(m.match_arrival(7, 1, 4), nullptr);  // other tag
+  EXPECT_EQ(m.match_arrival(7, 0, 3), nullptr);  // other source
+  EXPECT_EQ(m.match_arrival(7, 1, 3), &r);
+}
+
+TEST(Matcher, UnexpectedMatchInArrivalOrderPerSourceAndAcrossSources) {
+  Matcher m(3);
+  UnexpectedMsg a{0, 1, 9}, b{0, 2, 9}, c{0, 1, 9}, d{0, 1, 4};
+  for (UnexpectedMsg* x : {&a, &b, &c, &d}) m.add_unexpected(x);
+  EXPECT_EQ(m.unexpected_count(), 4u);
+  EXPECT_EQ(m.match_unexpected({0, 1, 4}, false), &d);  // probe leaves it
+  EXPECT_EQ(m.unexpected_count(), 4u);
+  EXPECT_EQ(m.match_unexpected({0, -1, 9}, true), &a);  // earliest of all sources
+  EXPECT_EQ(m.match_unexpected({0, -1, 9}, true), &b);
+  EXPECT_EQ(m.match_unexpected({0, 1, -1}, true), &c);
+  EXPECT_EQ(m.match_unexpected({0, 1, -1}, true), &d);
+  EXPECT_EQ(m.match_unexpected({0, -1, -1}, true), nullptr);
+  EXPECT_EQ(m.unexpected_count(), 0u);
+}
+
+TEST(Matcher, UnpostRemovesOnlyQueuedReceives) {
+  Matcher m(2);
+  PostedRecv r{{0, 1, 1}}, s{{0, -1, 1}};
+  m.post(&r);
+  m.post(&s);
+  EXPECT_TRUE(m.unpost(&s));
+  EXPECT_FALSE(m.unpost(&s));
+  EXPECT_EQ(m.match_arrival(0, 1, 1), &r);
+  EXPECT_FALSE(m.unpost(&r));
+}
+
+}  // namespace
+}  // namespace meshmp::mesh
