@@ -11,7 +11,7 @@
 
 namespace meshmp::mesh {
 
-BootstrapClient::BootstrapClient(const std::string& path, int rank) {
+BootstrapClient::BootstrapClient(const std::string& path, int rank, const std::string& secret) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   if (path.size() >= sizeof addr.sun_path)
@@ -21,7 +21,9 @@ BootstrapClient::BootstrapClient(const std::string& path, int rank) {
   if (fd_ < 0 || ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
     throw std::runtime_error("cannot connect to the launcher at " + path + ": " + std::strerror(errno));
   std::uint32_t hello[2] = {static_cast<std::uint32_t>(rank), static_cast<std::uint32_t>(::getpid())};
-  if (!bootstrap::send_frame(fd_, bootstrap::Msg::kHello, std::string(reinterpret_cast<char*>(hello), sizeof hello)))
+  std::string body(reinterpret_cast<char*>(hello), sizeof hello);
+  body += secret;
+  if (!bootstrap::send_frame(fd_, bootstrap::Msg::kHello, body))
     throw std::runtime_error("launcher at " + path + " closed the connection");
 }
 

@@ -12,7 +12,7 @@
 namespace meshmp::mesh::bootstrap {
 
 enum class Msg : std::uint32_t {
-  kHello = 1,   ///< rank -> launcher: u32 rank, u32 pid
+  kHello = 1,   ///< rank -> launcher: u32 rank, u32 pid, then the job secret
   kFence = 2,   ///< rank -> launcher: this rank's blob
   kFenceResult = 3,  ///< launcher -> rank: for each rank, u32 length + blob
   kAbort = 4,   ///< rank -> launcher: i32 exit code, then a message

@@ -543,7 +543,9 @@ struct Engine::Impl {
       }
       if (done()) return;
       if (++idle < e.opt_.spin) {
-        cpu_relax();
+        // Poll flat out at first (a reply is often a few hundred ns away);
+        // pause later so a sibling hyperthread gets the core.
+        if (idle > 256) cpu_relax();
         continue;
       }
       if (!shm) {
@@ -723,7 +725,7 @@ Engine& Engine::init() {
     const char* job = std::getenv(env::kJob);
     if (!sock || !job)
       throw std::runtime_error(std::string(env::kSize) + " > 1 but no launcher: start the job with qmprun");
-    im.boot = std::make_unique<BootstrapClient>(sock, e.rank_);
+    im.boot = std::make_unique<BootstrapClient>(sock, e.rank_, job);
     ShmProvider::Options so;
     so.job = job;
     so.rank = e.rank_;

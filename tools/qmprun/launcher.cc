@@ -283,17 +283,22 @@ void Job::on_client(Client& c) {
     return;
   }
   if (c.rank < 0) {
-    // Only our own children may join: the HELLO must name a rank whose pid
-    // we started.
+    // Only ranks of this job may join: the HELLO must carry the job's secret
+    // (handed to our children in MESHMP_JOB) and an unclaimed rank. The pid
+    // is not checked: a rank may run under a wrapper (valgrind, perf, sh -c).
     std::uint32_t hello[2];
-    if (type != bs::Msg::kHello || body.size() != sizeof hello) {
+    if (type != bs::Msg::kHello || body.size() != sizeof hello + job_id_.size() ||
+        body.compare(sizeof hello, std::string::npos, job_id_) != 0) {
+      std::fprintf(stderr, "qmprun: refused a bootstrap connection without this job's secret\n");
       ::close(c.fd);
       c.fd = -1;
       return;
     }
     std::memcpy(hello, body.data(), sizeof hello);
-    if (hello[0] >= static_cast<std::uint32_t>(n_) || pids_[hello[0]] != static_cast<pid_t>(hello[1])) {
-      std::fprintf(stderr, "qmprun: refused a bootstrap connection claiming rank %u pid %u\n", hello[0], hello[1]);
+    bool taken = false;
+    for (const Client& o : clients_) taken |= o.rank == static_cast<int>(hello[0]);
+    if (hello[0] >= static_cast<std::uint32_t>(n_) || taken) {
+      std::fprintf(stderr, "qmprun: refused a bootstrap connection claiming rank %u\n", hello[0]);
       ::close(c.fd);
       c.fd = -1;
       return;
