@@ -3,6 +3,8 @@
 //   exit CODE RANK      RANK exits with CODE after init; the others wait for it
 //   kill RANK           RANK kills itself with SIGKILL; the others wait for a
 //                       message from it
+//   kill-watch RANK     the same, but the others ignore qmprun's SIGTERM, so
+//                       the engine's own dead-peer detection ends their wait
 //   orphan-segment      rank 0 starts a connection to a non-neighbour and is
 //                       killed before the peer can open it
 //   hang                every rank sleeps (for --timeout and SIGTERM tests)
@@ -45,6 +47,11 @@ int main(int argc, char** argv) {
   } else if (mode == "kill" && argc == 3) {
     const int who = std::atoi(argv[2]);
     if (e.rank() == who) ::raise(SIGKILL);
+    return wait_for(e, who);
+  } else if (mode == "kill-watch" && argc == 3) {
+    const int who = std::atoi(argv[2]);
+    if (e.rank() == who) ::raise(SIGKILL);
+    ::signal(SIGTERM, SIG_IGN);
     return wait_for(e, who);
   } else if (mode == "orphan-segment") {
     if (e.rank() == 0) {

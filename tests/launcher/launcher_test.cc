@@ -17,7 +17,7 @@
 
 namespace {
 
-std::string g_qmprun, g_probe;
+std::string g_qmprun, g_probe, g_qmp_mesh;
 
 struct Result {
   int status = -1;         // qmprun's exit status
@@ -67,8 +67,7 @@ int count_probes() {
 
 // Runs qmprun with args; `signal_after` > 0 sends SIGTERM to it after that
 // many seconds. A hard 60 s bound kills it if it never returns.
-Result run(std::vector<std::string> args, double signal_after = 0) {
-  args.insert(args.begin(), g_qmprun);
+Result run_program(std::vector<std::string> args, double signal_after = 0) {
   int out[2], err[2];
   EXPECT_EQ(::pipe(out), 0);
   EXPECT_EQ(::pipe(err), 0);
@@ -115,6 +114,11 @@ Result run(std::vector<std::string> args, double signal_after = 0) {
   return r;
 }
 
+Result run(std::vector<std::string> args, double signal_after = 0) {
+  args.insert(args.begin(), g_qmprun);
+  return run_program(args, signal_after);
+}
+
 TEST(Qmprun, PassesRankSizeAndGeometry) {
   Result r = run({"-n", "4", "--geometry", "2x2", g_probe, "env"});
   EXPECT_EQ(r.status, 0) << r.err;
@@ -154,6 +158,16 @@ TEST(Qmprun, KilledRankEndsTheJobWithinFiveSecondsAndLeavesNothing) {
   EXPECT_EQ(count_shm(), shm_before);
 }
 
+TEST(Qmprun, BlockedRanksSeeTheDeadPeerAsAnErrorNotAHang) {
+  Result r = run({"-n", "4", "--geometry", "4", g_probe, "kill-watch", "2"});
+  EXPECT_EQ(r.status, 128 + SIGKILL);
+  // The survivors' receives from rank 2 fail within the engine's liveness
+  // check (100 ms), before qmprun's SIGKILL one second after rank 2 died.
+  EXPECT_NE(r.err.find("receive from 2 ended: peer process died"), std::string::npos) << r.err;
+  EXPECT_LT(r.seconds, 5.0);
+  EXPECT_EQ(count_probes(), 0);
+}
+
 TEST(Qmprun, SegmentOfARankKilledMidConnectIsRemoved) {
   const int shm_before = count_shm();
   Result r = run({"-n", "4", "--geometry", "4", g_probe, "orphan-segment"});
@@ -186,15 +200,45 @@ TEST(Qmprun, MissingProgramIsReported) {
   EXPECT_NE(r.err.find("cannot run /nonexistent/program"), std::string::npos) << r.err;
 }
 
+TEST(QmpMesh, CheckPrintsASummary) {
+  Result r = run_program({g_qmp_mesh, "check", "configs/jlab-4x8x8.toml"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("ok: 3-D torus 4x8x8, 256 nodes, fabric mesh, eager limit 16384 bytes"), std::string::npos)
+      << r.out;
+}
+
+TEST(QmpMesh, ShowListsCoordinatesNeighboursAndInterfaces) {
+  Result r = run_program({g_qmp_mesh, "show", "configs/test-2x2x2.toml"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("rank 7 host node7 coords (1,1,1)  x+->6 via eth1  x-->6 via eth2"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("z+->3 via eth5"), std::string::npos) << r.out;
+}
+
+TEST(QmpMesh, ABadFileIsRejectedWithFileLineAndKey) {
+  char path[] = "/tmp/qmp-mesh-test-XXXXXX";
+  int fd = ::mkstemp(path);
+  ASSERT_GE(fd, 0);
+  const std::string text = "[mesh]\ndims = [2, 2]\nfabric = \"ring\"\n";
+  ASSERT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  ::close(fd);
+  Result r = run_program({g_qmp_mesh, "check", path});
+  ::unlink(path);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find(std::string(path) + ":3: mesh.fabric: must be \"mesh\" or \"switched\""), std::string::npos)
+      << r.err;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: launcher_test QMPRUN JOB_PROBE\n");
+  if (argc != 4) {
+    std::fprintf(stderr, "usage: launcher_test QMPRUN JOB_PROBE QMP_MESH\n");
     return 2;
   }
   g_qmprun = argv[1];
   g_probe = argv[2];
+  g_qmp_mesh = argv[3];
   return RUN_ALL_TESTS();
 }

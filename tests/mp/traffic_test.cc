@@ -101,9 +101,10 @@ TEST(Traffic, AllPairsIncludingNonNeighbours) {
         reqs.push_back(e.isend(&out[dst * kMsgs + k], sizeof(int), dst, 5, 2));
       }
   e.waitall(reqs.size(), reqs.data(), nullptr);
-  for (int src = 0; src < p; ++src)
-    if (src != e.rank())
-      for (int k = 0; k < kMsgs; ++k) EXPECT_EQ(in[src][k], src * 1000 + k) << "from " << src;
+  for (int src = 0; src < p; ++src) {
+    if (src == e.rank()) continue;
+    for (int k = 0; k < kMsgs; ++k) EXPECT_EQ(in[src][k], src * 1000 + k) << "from " << src;
+  }
 }
 
 // A small message sent after a large one from the same source with the same
@@ -191,9 +192,49 @@ TEST(Traffic, PersistentRequestsRestarted) {
     if (e.rank() == 0) val = i;
     e.start(r);
     e.wait(r, nullptr);
-    if (e.rank() == 1) ASSERT_EQ(val, i);
+    if (e.rank() == 1) {
+      ASSERT_EQ(val, i);
+    }
   }
   e.free(r);
+}
+
+// waitany returns each completed request once; testany reports none while
+// nothing has arrived; requests given as nullptr are skipped.
+TEST(Traffic, WaitanyAndTestany) {
+  mesh::Engine& e = engine();
+  if (e.size() < 2 || e.rank() > 1) return;
+  constexpr int kN = 4;
+  int vals[kN] = {};
+  if (e.rank() == 1) {
+    Request* reqs[kN + 1] = {};
+    for (int k = 0; k < kN; ++k) reqs[k] = e.irecv(&vals[k], sizeof(int), 0, 40 + k, 7);
+    Status st;
+    EXPECT_EQ(e.testany(kN + 1, reqs, &st), -1);  // rank 0 sends only after our go
+    int go = 1;
+    e.wait(e.isend(&go, sizeof go, 0, 39, 7), nullptr);
+    std::set<int> done;
+    for (int k = 0; k < kN; ++k) {
+      int i = e.waitany(kN + 1, reqs, &st);
+      ASSERT_GE(i, 0);
+      ASSERT_LT(i, kN);
+      EXPECT_EQ(st.tag, 40 + i);
+      EXPECT_EQ(vals[i], 100 + i);
+      EXPECT_TRUE(done.insert(i).second);
+      reqs[i] = nullptr;
+    }
+    EXPECT_EQ(e.waitany(kN + 1, reqs, &st), -1);  // nothing left
+  } else {
+    int go = 0;
+    e.wait(e.irecv(&go, sizeof go, 1, 39, 7), nullptr);
+    int out[kN];
+    Request* reqs[kN];
+    for (int k = kN - 1; k >= 0; --k) {
+      out[k] = 100 + k;
+      reqs[k] = e.isend(&out[k], sizeof(int), 1, 40 + k, 7);
+    }
+    e.waitall(kN, reqs, nullptr);
+  }
 }
 
 }  // namespace

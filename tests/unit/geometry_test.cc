@@ -81,7 +81,9 @@ TEST(BalancedDims, MatchesMpiDimsCreate) {
       int prod = 1;
       for (size_t i = 0; i < v.size(); ++i) {
         prod *= v[i];
-        if (i) EXPECT_LE(v[i], v[i - 1]);
+        if (i) {
+          EXPECT_LE(v[i], v[i - 1]);
+        }
       }
       EXPECT_EQ(prod, n);
     }
