@@ -244,10 +244,8 @@ struct Engine::Impl {
     if (type == FrameType::kEager) {
       write_frame(ls, h, req->buf, req->len);
       ++ls.stats.eager_sent;
-      if (req->state == State::kQueued || req->state == State::kInactive) {
-        if (h.flags & kFlagSync) req->state = State::kWaitAck;
-        else complete(req);
-      }
+      if (h.flags & kFlagSync) req->state = State::kWaitAck;
+      else complete(req);
       return true;
     }
     if (type == FrameType::kRts) {
@@ -312,13 +310,14 @@ struct Engine::Impl {
     }
   }
 
-  // Every 100 ms while blocked: is every peer we have a link to still alive?
+  // Every 100 ms while blocked: is every rank of the job still alive? (Also
+  // those without a link yet: a receive may be waiting for one of them.)
   void check_liveness() {
     auto now = std::chrono::steady_clock::now();
     if (now - last_liveness < std::chrono::milliseconds(100)) return;
     last_liveness = now;
     for (int p = 0; p < e.size_; ++p) {
-      if (p == e.rank_ || peers[p].links.empty() || peers[p].failed != Error::kOk) continue;
+      if (p == e.rank_ || peers[p].failed != Error::kOk) continue;
       if (::kill(shm->pid_of(p), 0) != 0 && errno == ESRCH)
         fail_peer(p, Error::kPeerDead, "process " + std::to_string(shm->pid_of(p)) + " has exited");
     }
@@ -490,7 +489,7 @@ struct Engine::Impl {
     FrameHeader h;
     const char* payload = nullptr;
     for (int budget = 0; budget < 64 && ls.link->peek(&h, &payload); ++budget) {
-      LinkView view{e.rank_, peer, e.size_, ls.link->recv_seq(), ls.link->max_payload(), ls.ledger.slots()};
+      LinkView view{e.rank_, peer, ls.link->recv_seq(), ls.link->max_payload(), ls.ledger.slots()};
       std::string bad = validate_header(h, view);
       // A frame left waiting (unexpected buffer full) is peeked again later:
       // apply its credits only once.
@@ -720,6 +719,8 @@ Engine& Engine::init() {
   im.peers.resize(e.size_);
   im.by_direction.assign(2 * e.torus_.ndims(), nullptr);
 
+  if (const char* p = std::getenv(env::kProvider); p && *p && std::strcmp(p, "shm") != 0)
+    throw std::runtime_error(std::string(env::kProvider) + "=" + p + ": only the shm provider is available");
   if (e.size_ > 1) {
     const char* sock = std::getenv(env::kBootstrap);
     const char* job = std::getenv(env::kJob);

@@ -126,7 +126,6 @@ class Engine {
   int rank_ = 0, size_ = 1;
   Torus torus_;
   EngineOptions opt_;
-  friend struct Impl;
 };
 
 }  // namespace meshmp::mesh

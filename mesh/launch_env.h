@@ -18,6 +18,5 @@ inline constexpr const char* kShmCma = "MESHMP_SHM_CMA";       ///< 0: never use
 inline constexpr const char* kSpin = "MESHMP_SPIN";            ///< polls before blocking
 inline constexpr const char* kUnexpectedLimit = "MESHMP_UNEXPECTED_LIMIT";  ///< bytes
 inline constexpr const char* kStats = "MESHMP_STATS";          ///< 1: per-link counters at finalize
-inline constexpr const char* kDebug = "MESHMP_DEBUG";          ///< verbosity 0..3
 
 }  // namespace meshmp::mesh::env

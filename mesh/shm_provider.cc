@@ -92,7 +92,7 @@ static_assert(sizeof(ShmLinkHeader) <= kLinkHeaderBytes);
 class ShmLink final : public Link {
  public:
   ShmLink(ShmProvider* prov, int peer, int index, void* base, std::size_t bytes, bool creator)
-      : prov_(prov), peer_(peer), index_(index), base_(base), bytes_(bytes), creator_(creator) {
+      : prov_(prov), peer_(peer), index_(index), base_(base), bytes_(bytes) {
     hdr_ = static_cast<ShmLinkHeader*>(base);
     const std::size_t slot_size = hdr_->slot_size;
     char* rings = static_cast<char*>(base) + kLinkHeaderBytes;
@@ -162,7 +162,6 @@ class ShmLink final : public Link {
   int index_;
   void* base_;
   std::size_t bytes_;
-  bool creator_;
   bool up_ = false;
   ShmLinkHeader* hdr_;
   SlotRing send_, recv_;

@@ -55,7 +55,6 @@ static_assert(sizeof(FrameHeader) == 72);
 struct LinkView {
   int my_rank;
   int peer_rank;
-  int world_size;
   std::uint64_t expected_seq;
   std::size_t max_payload;  ///< payload bytes a slot holds
   std::uint32_t max_credits;

@@ -37,6 +37,8 @@ int wait_for(Engine& e, int peer) {
 int main(int argc, char** argv) {
   if (argc < 2) return 2;
   const std::string mode = argv[1];
+  // Before init: qmprun's SIGTERM may follow the victim's death at once.
+  if (mode == "kill-watch") ::signal(SIGTERM, SIG_IGN);
   Engine& e = Engine::init();
   if (mode == "env") {
     std::printf("rank %d of %d on %s\n", e.rank(), e.size(), e.torus().to_string().c_str());
@@ -51,7 +53,6 @@ int main(int argc, char** argv) {
   } else if (mode == "kill-watch" && argc == 3) {
     const int who = std::atoi(argv[2]);
     if (e.rank() == who) ::raise(SIGKILL);
-    ::signal(SIGTERM, SIG_IGN);
     return wait_for(e, who);
   } else if (mode == "orphan-segment") {
     if (e.rank() == 0) {

@@ -17,3 +17,12 @@ def mp_test(name, binary, ranks, geometry = "", env = {}, timeout_s = 120, args 
         data = ["//tools/qmprun:qmprun", binary],
         env = env,
     )
+
+def rank_program(name, srcs):
+    """A GoogleTest program every rank of an mp_test runs (tests/mp/rank_main.h)."""
+    native.cc_binary(
+        name = name,
+        testonly = True,
+        srcs = srcs,
+        deps = ["//tests/mp:rank_main"],
+    )

@@ -28,7 +28,7 @@ FrameHeader good_header() {
   return h;
 }
 
-const LinkView kView{/*my_rank=*/5, /*peer_rank=*/3, /*world_size=*/8, /*expected_seq=*/17,
+const LinkView kView{/*my_rank=*/5, /*peer_rank=*/3, /*expected_seq=*/17,
                      /*max_payload=*/16384, /*max_credits=*/32};
 
 TEST(WireHeader, AcceptsAWellFormedFrame) { EXPECT_EQ(validate_header(good_header(), kView), ""); }
