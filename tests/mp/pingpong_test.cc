@@ -1,8 +1,10 @@
 // Ping-pong between ranks 0 and 1 for every size from 0 B to 4 MiB in powers
 // of two and +-1 around the 16 KiB eager limit; data verified byte by byte,
 // in both directions. Extra ranks (if any) sit it out.
+#include <cstdlib>
 #include <vector>
 
+#include "mesh/config.h"
 #include "tests/mp/rank_main.h"
 
 namespace meshmp {
@@ -42,6 +44,37 @@ TEST(PingPong, EverySizeVerifiedBothWays) {
     for (std::size_t i = 0; i < n; ++i)
       ASSERT_EQ(in[i], pattern(peer, i, static_cast<unsigned>(n))) << "size " << n << " byte " << i;
     ASSERT_EQ(in[n], 0xEE) << "wrote past the message, size " << n;
+  }
+}
+
+// The threshold and credits come from the environment, else the config
+// (MESHMP_CONFIG, set by qmprun --config), else the defaults; messages below
+// the threshold go eager, at and above it by rendezvous.
+TEST(PingPong, EagerLimitDecidesTheProtocol) {
+  mesh::Engine& e = engine();
+  if (e.rank() > 1) return;
+  std::size_t want_limit = mesh::kDefaultEagerLimit;
+  std::uint32_t want_credits = mesh::kDefaultCredits;
+  if (const char* cfg = std::getenv("MESHMP_CONFIG")) {
+    mesh::MeshConfig c = mesh::load_config(cfg);
+    want_limit = c.eager_limit;
+    want_credits = static_cast<std::uint32_t>(c.credits);
+  }
+  if (const char* env = std::getenv("MESHMP_EAGER_LIMIT")) want_limit = std::strtoul(env, nullptr, 10);
+  EXPECT_EQ(e.options().eager_limit, want_limit);
+  EXPECT_EQ(e.options().credits, want_credits);
+  const mesh::LinkStats* s = e.peer_stats(1 - e.rank());
+  ASSERT_NE(s, nullptr);
+  const auto eager0 = s->eager_sent, rdv0 = s->rendezvous_sent;
+  const std::size_t limit = e.options().eager_limit;
+  std::vector<char> buf(limit);
+  for (std::size_t n : {limit - 1, limit}) {
+    if (e.rank() == 0) e.wait(e.isend(buf.data(), n, 1, 5, 0), nullptr);
+    else e.wait(e.irecv(buf.data(), n, 0, 5, 0), nullptr);
+  }
+  if (e.rank() == 0) {
+    EXPECT_EQ(s->eager_sent - eager0, 1u);
+    EXPECT_EQ(s->rendezvous_sent - rdv0, 1u);
   }
 }
 
