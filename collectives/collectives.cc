@@ -1,0 +1,301 @@
+#include "collectives/collectives.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+namespace meshmp::collectives {
+namespace {
+
+using mesh::Engine;
+using mesh::Error;
+using mesh::Request;
+using mesh::Status;
+
+thread_local int g_last_depth = 0;
+
+// One collective call in progress on this rank. Every message carries, as
+// its tag, the number of messages in sequence before it on its causal path
+// (its depth); a receive raises this rank's depth to the sender's + 1.
+class Call {
+ public:
+  /// start_depth: messages already in sequence before this call on this rank
+  /// (a broadcast that continues a reduce).
+  explicit Call(const Group& g, int start_depth = 0) : g_(g), e_(*g.engine), depth_(start_depth) {}
+  ~Call() { g_last_depth = depth_; }
+
+  Error error() const { return err_; }
+
+  void post_send(int to, const void* buf, std::size_t n) {
+    reqs_.push_back(e_.isend(buf, n, g_.ranks[to], depth_, g_.context));
+  }
+  void post_recv(int from, void* buf, std::size_t n) {
+    reqs_.push_back(e_.irecv(buf, n, g_.ranks[from], mesh::kAnyTag, g_.context));
+  }
+  // Completes everything posted since the last finish (one step).
+  void finish() {
+    statuses_.resize(reqs_.size());
+    e_.waitall(reqs_.size(), reqs_.data(), statuses_.data());
+    int step_depth = depth_;
+    for (const Status& st : statuses_) {
+      if (st.error != Error::kOk && err_ == Error::kOk) err_ = st.error;
+      if (st.tag >= 0 && st.source != g_.ranks[g_.me]) step_depth = std::max(step_depth, st.tag + 1);
+    }
+    depth_ = step_depth;
+    reqs_.clear();
+  }
+
+ private:
+  const Group& g_;
+  Engine& e_;
+  std::vector<Request*> reqs_;
+  std::vector<Status> statuses_;
+  int depth_;
+  Error err_ = Error::kOk;
+};
+
+// Position along one axis relative to a root, and the extent of the line on
+// each side of the root (seed 003 §5.2: about dim/2 steps per axis).
+struct LineOffset {
+  int off;       // signed distance from the root along the axis
+  int max_plus;  // farthest positive offset on this line
+  int min_minus; // farthest negative offset (<= 0)
+};
+
+LineOffset line_offset(const mesh::Torus& t, int axis, int c, int r) {
+  const int n = t.dims()[axis];
+  if (t.periodic()[axis]) {
+    int d = ((c - r) % n + n) % n;
+    if (d > n / 2) d -= n;  // an even line's far node is reached from the + side
+    return {d, n / 2, -((n - 1) / 2)};
+  }
+  return {c - r, n - 1 - r, -r};
+}
+
+bool zero_above(const std::vector<int>& c, const std::vector<int>& r, const mesh::Torus& t, int axis) {
+  for (int b = axis + 1; b < t.ndims(); ++b)
+    if (line_offset(t, b, c[b], r[b]).off != 0) return false;
+  return true;
+}
+
+// Group rank of the node one step along `axis` in direction `sign` from `me`.
+int step(const mesh::Torus& t, int me, int axis, int sign) { return t.neighbour(me, axis, sign); }
+
+// ---- torus algorithms (seed 003 §5.2) -----------------------------------------
+
+Error torus_broadcast(const Group& g, void* buf, std::size_t bytes, int root, int start_depth) {
+  const mesh::Torus& t = *g.torus;
+  const std::vector<int> c = t.coords(g.me), r = t.coords(root);
+  Call call(g, start_depth);
+  for (int a = 0; a < t.ndims(); ++a) {
+    if (!zero_above(c, r, t, a)) continue;  // reached in a later phase
+    const LineOffset lo = line_offset(t, a, c[a], r[a]);
+    if (lo.off > 0) {
+      call.post_recv(step(t, g.me, a, -1), buf, bytes);
+      call.finish();
+    } else if (lo.off < 0) {
+      call.post_recv(step(t, g.me, a, +1), buf, bytes);
+      call.finish();
+    }
+    // Forward away from the root along this axis.
+    if (lo.off >= 0 && lo.off < lo.max_plus) call.post_send(step(t, g.me, a, +1), buf, bytes);
+    if (lo.off <= 0 && lo.off > lo.min_minus) call.post_send(step(t, g.me, a, -1), buf, bytes);
+    call.finish();
+  }
+  return call.error();
+}
+
+// Reverse sweep: axis D-1 first, each line folding toward offset 0; the
+// partial from the + side is combined before the one from the - side.
+Error torus_reduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op, int root) {
+  const mesh::Torus& t = *g.torus;
+  const std::size_t bytes = count * op.elem_size;
+  const std::vector<int> c = t.coords(g.me), r = t.coords(root);
+  std::vector<char> partial(static_cast<char*>(buf), static_cast<char*>(buf) + bytes);
+  std::vector<char> in_plus(bytes), in_minus(bytes);
+  Call call(g);
+  for (int a = t.ndims() - 1; a >= 0; --a) {
+    if (!zero_above(c, r, t, a)) continue;  // this node's partial already left
+    const LineOffset lo = line_offset(t, a, c[a], r[a]);
+    const bool from_plus = lo.off >= 0 && lo.off < lo.max_plus;
+    const bool from_minus = lo.off <= 0 && lo.off > lo.min_minus;
+    if (from_plus) call.post_recv(step(t, g.me, a, +1), in_plus.data(), bytes);
+    if (from_minus) call.post_recv(step(t, g.me, a, -1), in_minus.data(), bytes);
+    call.finish();
+    if (from_plus) op.combine(partial.data(), in_plus.data(), count, op.ctx);
+    if (from_minus) op.combine(partial.data(), in_minus.data(), count, op.ctx);
+    if (lo.off != 0) {
+      call.post_send(step(t, g.me, a, lo.off > 0 ? -1 : +1), partial.data(), bytes);
+      call.finish();
+      break;  // handed on; nothing more for this node
+    }
+  }
+  if (g.me == root) std::memcpy(buf, partial.data(), bytes);
+  return call.error();
+}
+
+// Dimension-wise exchange: along each axis every node floods its value both
+// ways for floor(dim/2) steps (n-1 on an open axis), then combines the
+// line's values in coordinate order, so all nodes get the same bits.
+Error torus_exchange_allreduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op) {
+  const mesh::Torus& t = *g.torus;
+  const std::size_t bytes = count * op.elem_size;
+  Call call(g);
+  std::vector<char> vals;
+  const std::vector<int> c = t.coords(g.me);
+  for (int a = 0; a < t.ndims(); ++a) {
+    const int n = t.dims()[a], p = c[a];
+    if (n == 1) continue;
+    const bool periodic = t.periodic()[a];
+    vals.assign(std::max<std::size_t>(static_cast<std::size_t>(n) * bytes, 1), 0);
+    auto slot = [&](int coord) { return vals.data() + static_cast<std::size_t>((coord % n + n) % n) * bytes; };
+    std::memcpy(slot(p), buf, bytes);
+    const int right = t.neighbour(g.me, a, +1), left = t.neighbour(g.me, a, -1);
+    const int steps = periodic ? n / 2 : n - 1;
+    for (int s = 1; s <= steps; ++s) {
+      const bool last_even = periodic && n % 2 == 0 && s == n / 2;  // far node: one side only
+      if (right >= 0 && (periodic || p - (s - 1) >= 0)) call.post_send(right, slot(p - (s - 1)), bytes);
+      if (left >= 0 && !last_even && (periodic || p + (s - 1) <= n - 1))
+        call.post_send(left, slot(p + (s - 1)), bytes);
+      if (left >= 0 && (periodic || p - s >= 0)) call.post_recv(left, slot(p - s), bytes);
+      if (right >= 0 && !last_even && (periodic || p + s <= n - 1)) call.post_recv(right, slot(p + s), bytes);
+      call.finish();
+    }
+    std::memcpy(buf, slot(0), bytes);
+    for (int k = 1; k < n; ++k) op.combine(buf, slot(k), count, op.ctx);
+  }
+  return call.error();
+}
+
+// ---- generic algorithms ------------------------------------------------------
+
+int rel(const Group& g, int grank, int root) { return (grank - root + g.size()) % g.size(); }
+int abs_rank(const Group& g, int relrank, int root) { return (relrank + root) % g.size(); }
+
+Error binomial_broadcast(const Group& g, void* buf, std::size_t bytes, int root, int start_depth) {
+  Call call(g, start_depth);
+  const int p = g.size(), me = rel(g, g.me, root);
+  int mask = 1;
+  while (mask < p) {
+    if (me & mask) {
+      call.post_recv(abs_rank(g, me - mask, root), buf, bytes);
+      call.finish();
+      break;
+    }
+    mask <<= 1;
+  }
+  for (mask >>= 1; mask > 0; mask >>= 1)
+    if (me + mask < p) call.post_send(abs_rank(g, me + mask, root), buf, bytes);
+  call.finish();
+  return call.error();
+}
+
+Error binomial_reduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op, int root) {
+  const std::size_t bytes = count * op.elem_size;
+  std::vector<char> partial(static_cast<char*>(buf), static_cast<char*>(buf) + bytes), in(bytes);
+  Call call(g);
+  const int p = g.size(), me = rel(g, g.me, root);
+  for (int mask = 1; mask < p; mask <<= 1) {
+    if (me & mask) {
+      call.post_send(abs_rank(g, me - mask, root), partial.data(), bytes);
+      call.finish();
+      break;
+    }
+    if (me + mask < p) {
+      call.post_recv(abs_rank(g, me + mask, root), in.data(), bytes);
+      call.finish();
+      op.combine(partial.data(), in.data(), count, op.ctx);
+    }
+  }
+  if (g.me == root) std::memcpy(buf, partial.data(), bytes);
+  return call.error();
+}
+
+bool is_torus(const Group& g) { return g.torus && g.torus->size() == g.size(); }
+
+Error first_error(Error a, Error b) { return a != Error::kOk ? a : b; }
+
+Error broadcast_from_depth(const Group& g, void* buf, std::size_t bytes, int root, int start_depth) {
+  return is_torus(g) ? torus_broadcast(g, buf, bytes, root, start_depth)
+                     : binomial_broadcast(g, buf, bytes, root, start_depth);
+}
+
+}  // namespace
+
+int last_critical_path() { return g_last_depth; }
+
+Error broadcast(const Group& g, void* buf, std::size_t bytes, int root) {
+  if (g.size() == 1) return Error::kOk;
+  return broadcast_from_depth(g, buf, bytes, root, 0);
+}
+
+Error reduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op, int root) {
+  if (g.size() == 1) return Error::kOk;
+  return is_torus(g) ? torus_reduce(g, buf, count, op, root) : binomial_reduce(g, buf, count, op, root);
+}
+
+Error allreduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op, CombineAlgorithm algo) {
+  if (g.size() == 1) return Error::kOk;
+  if (algo == CombineAlgorithm::kAuto)
+    algo = count * op.elem_size <= kExchangeMaxBytes ? CombineAlgorithm::kDimensionExchange
+                                                     : CombineAlgorithm::kReduceBroadcast;
+  if (is_torus(g) && algo == CombineAlgorithm::kDimensionExchange)
+    return torus_exchange_allreduce(g, buf, count, op);
+  // Reduce + broadcast (seed 003 §5.2's global combine): the broadcast's
+  // messages continue the reduce's causal depth.
+  Error e1 = reduce(g, buf, count, op, 0);
+  Error e2 = broadcast_from_depth(g, buf, count * op.elem_size, 0, last_critical_path());
+  return first_error(e1, e2);
+}
+
+Error barrier(const Group& g) {
+  if (g.size() == 1) return Error::kOk;
+  if (is_torus(g)) {
+    ReduceOp none;
+    none.combine = [](void*, const void*, std::size_t, void*) {};
+    none.elem_size = 1;
+    char dummy = 0;
+    return torus_exchange_allreduce(g, &dummy, 0, none);
+  }
+  // Dissemination: round k signals rank + 2^k and waits for rank - 2^k.
+  Call call(g);
+  char token = 0, sink = 0;
+  for (int dist = 1; dist < g.size(); dist <<= 1) {
+    call.post_recv((g.me - dist + g.size()) % g.size(), &sink, 0);
+    call.post_send((g.me + dist) % g.size(), &token, 0);
+    call.finish();
+  }
+  return call.error();
+}
+
+Error alltoall(const Group& g, const void* send, void* recv, std::size_t block) {
+  const char* s = static_cast<const char*>(send);
+  char* r = static_cast<char*>(recv);
+  std::memmove(r + g.me * block, s + g.me * block, block);
+  // Pairwise exchange: step k sends to me+k and receives from me-k, so each
+  // step is a permutation and no node is a hot spot.
+  Call call(g);
+  for (int k = 1; k < g.size(); ++k) {
+    const int to = (g.me + k) % g.size(), from = (g.me - k + g.size()) % g.size();
+    call.post_recv(from, r + from * block, block);
+    call.post_send(to, s + to * block, block);
+    call.finish();
+  }
+  return call.error();
+}
+
+Error gather(const Group& g, const void* send, void* recv, std::size_t block, int root) {
+  Call call(g);
+  if (g.me == root) {
+    char* r = static_cast<char*>(recv);
+    std::memmove(r + root * block, send, block);
+    for (int i = 0; i < g.size(); ++i)
+      if (i != root) call.post_recv(i, r + i * block, block);
+  } else {
+    call.post_send(root, send, block);
+  }
+  call.finish();
+  return call.error();
+}
+
+}  // namespace meshmp::collectives

@@ -1,0 +1,56 @@
+// A communicator as the collectives see it: the members' world ranks, a
+// context reserved for collective traffic, and -- when the group is congruent
+// to a torus -- that torus, so the torus algorithms of seed 003 §5.2 apply.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "mesh/engine.h"
+#include "mesh/geometry.h"
+
+namespace meshmp::collectives {
+
+struct Group {
+  mesh::Engine* engine = nullptr;
+  std::uint32_t context = 0;   ///< context id used only by collective traffic
+  std::vector<int> ranks;      ///< world rank of each member, indexed by group rank
+  int me = 0;                  ///< this process's group rank
+  /// Set when group rank g sits at torus().coords(g) and torus neighbours are
+  /// one link apart (the logical topology, or a job of it).
+  std::optional<mesh::Torus> torus;
+
+  int size() const { return static_cast<int>(ranks.size()); }
+};
+
+/// An elementwise combine: inout[i] = inout[i] (op) in[i] for `count`
+/// elements of `elem_size` bytes. Must be deterministic; the algorithms fix
+/// the order in which partial results are combined, so every member gets the
+/// same bits whatever order messages arrive in.
+struct ReduceOp {
+  void (*combine)(void* inout, const void* in, std::size_t count, void* ctx) = nullptr;
+  void* ctx = nullptr;
+  std::size_t elem_size = 1;
+};
+
+/// Which global-combine algorithm to use (chosen by size unless forced).
+enum class CombineAlgorithm {
+  kAuto,              ///< dimension-wise exchange up to kExchangeMaxBytes, else reduce + broadcast
+  kReduceBroadcast,   ///< axis-sweep reduce to node 0, then axis-sweep broadcast (2x steps)
+  kDimensionExchange, ///< per-axis bidirectional exchange: sum(floor(dim/2)) steps
+};
+
+/// Above this many bytes the dimension-wise exchange (which moves every
+/// partial of a line to every node of it) costs more than reduce + broadcast.
+/// Measured with bench/collectives on 8 ranks (2x2x2), see README.
+inline constexpr std::size_t kExchangeMaxBytes = 4096;
+
+/// Critical-path length of the last collective this rank took part in: the
+/// number of messages in sequence from the start to this rank's last
+/// receive (0 if it received nothing). Collective messages carry their depth
+/// in the tag, so this is measured, not computed.
+int last_critical_path();
+
+}  // namespace meshmp::collectives

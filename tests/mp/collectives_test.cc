@@ -1,0 +1,185 @@
+// Collectives on the world group of every layout the issue names (run with
+// --geometry 2x2x2, 8x1x1, 4x2x1, 2x2x2x1, and on 1, 2, 4 ranks): results
+// against serial references built on rank 0 from gathered inputs, bit-equal
+// results on every rank, and the critical path measured by the messages'
+// depth tags: sum(floor(dim/2)) for the sweep and the dimension-wise combine,
+// twice that for reduce + broadcast.
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "collectives/collectives.h"
+#include "tests/mp/rank_main.h"
+
+namespace meshmp {
+namespace {
+
+using collectives::CombineAlgorithm;
+using collectives::Group;
+using collectives::ReduceOp;
+using testing::engine;
+
+Group world(bool as_torus = true) {
+  mesh::Engine& e = engine();
+  Group g;
+  g.engine = &e;
+  g.context = 1000;
+  g.me = e.rank();
+  for (int r = 0; r < e.size(); ++r) g.ranks.push_back(r);
+  if (as_torus) g.torus = e.torus();
+  return g;
+}
+
+int sweep_steps() {
+  int s = 0;
+  for (int d : engine().torus().dims()) s += d / 2;
+  return s;
+}
+
+template <typename T>
+ReduceOp sum_op() {
+  ReduceOp op;
+  op.elem_size = sizeof(T);
+  op.combine = [](void* io, const void* in, std::size_t n, void*) {
+    for (std::size_t i = 0; i < n; ++i) static_cast<T*>(io)[i] += static_cast<const T*>(in)[i];
+  };
+  return op;
+}
+
+// Largest critical path over all ranks of the collective just finished.
+int max_critical_path(const Group& g) {
+  int mine = collectives::last_critical_path();
+  std::vector<int> all(g.size());
+  EXPECT_EQ(collectives::gather(g, &mine, all.data(), sizeof(int), 0), mesh::Error::kOk);
+  int m = *std::max_element(all.begin(), all.end());
+  EXPECT_EQ(collectives::broadcast(g, &m, sizeof m, 0), mesh::Error::kOk);
+  return m;
+}
+
+// Every rank's copy of `bytes` bytes is identical to rank 0's.
+bool identical_everywhere(const Group& g, const void* buf, std::size_t bytes) {
+  std::vector<char> all(bytes * g.size());
+  EXPECT_EQ(collectives::gather(g, buf, all.data(), bytes, 0), mesh::Error::kOk);
+  int same = 1;
+  if (g.me == 0)
+    for (int r = 1; r < g.size(); ++r) same &= std::memcmp(all.data(), all.data() + r * bytes, bytes) == 0;
+  collectives::broadcast(g, &same, sizeof same, 0);
+  return same == 1;
+}
+
+TEST(Collectives, BroadcastFromEveryRootInSumOfHalfDimsSteps) {
+  Group g = world();
+  for (std::size_t n : {std::size_t{8}, std::size_t{100000}}) {
+    for (int root = 0; root < g.size(); ++root) {
+      std::vector<unsigned char> buf(n, 0);
+      if (g.me == root)
+        for (std::size_t i = 0; i < n; ++i) buf[i] = testing::pattern(root, i);
+      ASSERT_EQ(collectives::broadcast(g, buf.data(), n, root), mesh::Error::kOk);
+      for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(buf[i], testing::pattern(root, i)) << "root " << root;
+      EXPECT_EQ(max_critical_path(g), g.size() > 1 ? sweep_steps() : 0) << "root " << root;
+    }
+  }
+}
+
+TEST(Collectives, ReduceToEveryRootMatchesSerialReference) {
+  Group g = world();
+  const int count = 37;
+  std::vector<long long> mine(count);
+  for (int i = 0; i < count; ++i) mine[i] = (g.me + 1) * 1000LL + i * (g.me % 3);
+  std::vector<long long> all(count * g.size());
+  collectives::gather(g, mine.data(), all.data(), count * sizeof(long long), 0);
+  std::vector<long long> ref(count, 0);
+  for (int r = 0; r < g.size(); ++r)
+    for (int i = 0; i < count; ++i) ref[i] += all[r * count + i];
+  collectives::broadcast(g, ref.data(), count * sizeof(long long), 0);
+  for (int root = 0; root < g.size(); ++root) {
+    std::vector<long long> buf = mine;
+    ASSERT_EQ(collectives::reduce(g, buf.data(), count, sum_op<long long>(), root), mesh::Error::kOk);
+    if (g.me == root) EXPECT_EQ(buf, ref) << "root " << root;
+    else EXPECT_EQ(buf, mine) << "a non-root buffer changed";
+  }
+}
+
+TEST(Collectives, AllreduceBothAlgorithmsExactAndBitIdentical) {
+  Group g = world();
+  for (CombineAlgorithm algo : {CombineAlgorithm::kDimensionExchange, CombineAlgorithm::kReduceBroadcast}) {
+    for (int count : {1, 1000}) {
+      std::vector<double> buf(count);
+      for (int i = 0; i < count; ++i) buf[i] = 1.0 / (3 + g.me + i) + 1e-13 * g.me;
+      std::vector<double> all(count * g.size());
+      collectives::gather(g, buf.data(), all.data(), count * sizeof(double), 0);
+      ASSERT_EQ(collectives::allreduce(g, buf.data(), count, sum_op<double>(), algo), mesh::Error::kOk);
+      const int depth = max_critical_path(g);
+      if (g.size() > 1) {
+        EXPECT_EQ(depth, algo == CombineAlgorithm::kDimensionExchange ? sweep_steps() : 2 * sweep_steps());
+      }
+      EXPECT_TRUE(identical_everywhere(g, buf.data(), count * sizeof(double)));
+      if (g.me == 0)
+        for (int i = 0; i < count; ++i) {
+          double ref = 0;
+          for (int r = 0; r < g.size(); ++r) ref += all[r * count + i];
+          EXPECT_NEAR(buf[i], ref, 1e-14 * std::fabs(ref)) << i;
+        }
+    }
+  }
+}
+
+TEST(Collectives, AllreduceIsDeterministicAcrossRepeats) {
+  Group g = world();
+  std::vector<double> first;
+  for (int rep = 0; rep < 5; ++rep) {
+    std::vector<double> buf(64);
+    for (int i = 0; i < 64; ++i) buf[i] = std::sin(1.0 + g.me * 64 + i) * 1e8;
+    collectives::allreduce(g, buf.data(), buf.size(), sum_op<double>());
+    if (rep == 0) first = buf;
+    else ASSERT_EQ(std::memcmp(first.data(), buf.data(), buf.size() * sizeof(double)), 0);
+  }
+}
+
+TEST(Collectives, BarrierIsANullCombine) {
+  Group g = world();
+  ASSERT_EQ(collectives::barrier(g), mesh::Error::kOk);
+  EXPECT_EQ(max_critical_path(g), g.size() > 1 ? sweep_steps() : 0);
+}
+
+TEST(Collectives, AlltoallDeliversEveryBlock) {
+  Group g = world();
+  const std::size_t block = 3000;
+  std::vector<unsigned char> send(block * g.size()), recv(block * g.size(), 0);
+  for (int j = 0; j < g.size(); ++j)
+    for (std::size_t i = 0; i < block; ++i) send[j * block + i] = testing::pattern(g.me, i, j);
+  ASSERT_EQ(collectives::alltoall(g, send.data(), recv.data(), block), mesh::Error::kOk);
+  for (int j = 0; j < g.size(); ++j)
+    for (std::size_t i = 0; i < block; ++i)
+      ASSERT_EQ(recv[j * block + i], testing::pattern(j, i, g.me)) << "from " << j;
+}
+
+// A group that is not a torus (the same ranks, no torus; and the odd ranks
+// alone) uses the generic algorithms.
+TEST(Collectives, GenericAlgorithmsOnNonTorusGroups) {
+  for (bool odd_only : {false, true}) {
+    Group g = world(/*as_torus=*/false);
+    if (odd_only) {
+      if (g.size() < 2) continue;
+      std::vector<int> odd;
+      for (int r = 1; r < g.size(); r += 2) odd.push_back(r);
+      if (engine().rank() % 2 == 0) continue;
+      g.ranks = odd;
+      g.me = engine().rank() / 2;
+      g.context = 2000;
+    }
+    int v = g.me + 1;
+    ASSERT_EQ(collectives::allreduce(g, &v, 1, sum_op<int>()), mesh::Error::kOk);
+    EXPECT_EQ(v, g.size() * (g.size() + 1) / 2);
+    double d = g.me == g.size() - 1 ? 2.5 : 0;
+    ASSERT_EQ(collectives::broadcast(g, &d, sizeof d, g.size() - 1), mesh::Error::kOk);
+    EXPECT_EQ(d, 2.5);
+    ASSERT_EQ(collectives::barrier(g), mesh::Error::kOk);
+  }
+}
+
+}  // namespace
+}  // namespace meshmp
+
+MESHMP_RANK_TEST_MAIN()
