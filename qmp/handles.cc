@@ -1,0 +1,284 @@
+// QMP message handles (QMP_API.md "Message handles"): persistent channels
+// over the core's persistent requests. A relative channel's tag names the
+// sender's direction, so on an axis of size 2 -- where +dir and -dir reach the
+// same neighbour -- the two channels still match the right receives.
+#include <cstring>
+
+#include "qmp/internal.h"
+
+using namespace meshmp;
+using namespace meshmp::qmp;
+
+namespace {
+
+constexpr int kRelativeTagBase = 0x100;  // + 2*axis + (dir < 0)
+constexpr int kDirectTag = 0x80;         // send_to / receive_from
+
+bool contiguous(QMP_msghandle_t h) { return h->mem->runs.size() <= 1; }
+
+char* run_addr(QMP_msghandle_t h, std::size_t i) { return h->mem->runs[i].first + h->shift; }
+
+// The buffer the core sees: the memory itself, or the packing buffer.
+char* wire_buffer(QMP_msghandle_t h) {
+  if (contiguous(h)) return h->mem->runs.empty() ? h->mem->base + h->shift : run_addr(h, 0);
+  h->stage.resize(h->mem->total);
+  return h->stage.data();
+}
+
+void pack(QMP_msghandle_t h) {
+  char* out = h->stage.data();
+  for (std::size_t i = 0; i < h->mem->runs.size(); ++i) {
+    std::memcpy(out, run_addr(h, i), h->mem->runs[i].second);
+    out += h->mem->runs[i].second;
+  }
+}
+
+void unpack(QMP_msghandle_t h) {
+  const char* in = h->stage.data();
+  for (std::size_t i = 0; i < h->mem->runs.size(); ++i) {
+    std::memcpy(run_addr(h, i), in, h->mem->runs[i].second);
+    in += h->mem->runs[i].second;
+  }
+}
+
+QMP_msghandle_t make_handle(QMP_comm_t comm, QMP_msgmem_t m, int node, int tag, bool send, const char* call) {
+  if (!check_comm(comm, call)) return nullptr;
+  if (!m) {
+    fail(QMP_INVALID_ARG, call, "msgmem is NULL");
+    return nullptr;
+  }
+  if (node < 0 || node >= comm->group.size()) {
+    fail(QMP_NODE_OUTRANGE, call, "node " + std::to_string(node) + " is not in 0.." + std::to_string(comm->group.size() - 1));
+    return nullptr;
+  }
+  auto* h = new QMP_msghandle_struct;
+  h->kind = send ? QMP_msghandle_struct::Kind::kSend : QMP_msghandle_struct::Kind::kRecv;
+  h->comm = comm;
+  h->mem = m;
+  h->peer = comm->group.ranks[node];
+  h->tag = tag;
+  return h;
+}
+
+QMP_msghandle_t relative(QMP_comm_t comm, QMP_msgmem_t m, int axis, int dir, bool send, const char* call) {
+  if (!check_comm(comm, call)) return nullptr;
+  if (!comm->topo) {
+    fail(QMP_NONEIGHBOR_INFO, call, "no logical topology is declared");
+    return nullptr;
+  }
+  const Topology& t = *comm->topo;
+  if (axis < 0 || axis >= static_cast<int>(t.dims.size())) {
+    fail(QMP_INVALID_ARG, call, "axis " + std::to_string(axis) + " is not in 0.." + std::to_string(t.dims.size() - 1));
+    return nullptr;
+  }
+  if (dir != 1 && dir != -1) {
+    fail(QMP_INVALID_ARG, call, "dir must be +1 or -1, got " + std::to_string(dir));
+    return nullptr;
+  }
+  std::vector<int> c = t.coords;
+  c[axis] += dir;
+  const int node = t.node_of(c);
+  // The message travels in the sender's direction: a receive from the +dir
+  // neighbour matches that neighbour's send in -dir.
+  const int travel = send ? dir : -dir;
+  return make_handle(comm, m, node, kRelativeTagBase + 2 * axis + (travel < 0), send, call);
+}
+
+void set_error(QMP_msghandle_t h, QMP_status_t code, const std::string& text) {
+  h->err = code;
+  h->errstr = text;
+  if (code != QMP_SUCCESS) fail(code, "QMP_wait", text);
+}
+
+// Completes a finished member: unpack and record the outcome.
+void finish(QMP_msghandle_t h, const mesh::Status& st) {
+  h->active = false;
+  if (st.error != mesh::Error::kOk) {
+    std::string why = st.error == mesh::Error::kTruncate
+                          ? "message of more than " + std::to_string(h->mem->total) + " bytes for this receive"
+                          : mesh::error_name(st.error);
+    set_error(h, status_of(st.error), "channel with node rank " + std::to_string(h->peer) + ": " + why);
+    return;
+  }
+  if (h->kind == QMP_msghandle_struct::Kind::kRecv && !contiguous(h)) unpack(h);
+  h->err = QMP_SUCCESS;
+}
+
+QMP_status_t start_one(QMP_msghandle_t h) {
+  mesh::Engine& e = *state().engine;
+  char* buf = wire_buffer(h);
+  if (h->req && h->req_buf != buf) {
+    e.free(h->req);
+    h->req = nullptr;
+  }
+  if (!h->req) {
+    h->req = h->kind == QMP_msghandle_struct::Kind::kSend
+                 ? e.send_init(buf, h->mem->total, h->peer, h->tag, h->comm->p2p_context)
+                 : e.recv_init(buf, h->mem->total, h->peer, h->tag, h->comm->p2p_context);
+    h->req_buf = buf;
+  }
+  if (h->kind == QMP_msghandle_struct::Kind::kSend && !contiguous(h)) pack(h);
+  h->active = true;
+  h->err = QMP_SUCCESS;
+  e.start(h->req);
+  return QMP_SUCCESS;
+}
+
+std::vector<QMP_msghandle_t> leaves(QMP_msghandle_t h) {
+  if (h->kind != QMP_msghandle_struct::Kind::kMultiple) return {h};
+  return h->members;
+}
+
+}  // namespace
+
+extern "C" {
+
+QMP_msghandle_t QMP_declare_send_relative(QMP_msgmem_t m, int axis, int dir, int priority) {
+  return QMP_comm_declare_send_relative(state().dflt, m, axis, dir, priority);
+}
+QMP_msghandle_t QMP_comm_declare_send_relative(QMP_comm_t comm, QMP_msgmem_t m, int axis, int dir, int priority) {
+  _QMP_UNUSED_ARGUMENT(priority);
+  return relative(comm, m, axis, dir, true, "QMP_declare_send_relative");
+}
+QMP_msghandle_t QMP_declare_receive_relative(QMP_msgmem_t m, int axis, int dir, int priority) {
+  return QMP_comm_declare_receive_relative(state().dflt, m, axis, dir, priority);
+}
+QMP_msghandle_t QMP_comm_declare_receive_relative(QMP_comm_t comm, QMP_msgmem_t m, int axis, int dir, int priority) {
+  _QMP_UNUSED_ARGUMENT(priority);
+  return relative(comm, m, axis, dir, false, "QMP_declare_receive_relative");
+}
+QMP_msghandle_t QMP_declare_send_to(QMP_msgmem_t m, int rem_node_rank, int priority) {
+  return QMP_comm_declare_send_to(state().dflt, m, rem_node_rank, priority);
+}
+QMP_msghandle_t QMP_comm_declare_send_to(QMP_comm_t comm, QMP_msgmem_t m, int rem_node_rank, int priority) {
+  _QMP_UNUSED_ARGUMENT(priority);
+  return make_handle(comm, m, rem_node_rank, kDirectTag, true, "QMP_declare_send_to");
+}
+QMP_msghandle_t QMP_declare_receive_from(QMP_msgmem_t m, int src_node_rank, int priority) {
+  return QMP_comm_declare_receive_from(state().dflt, m, src_node_rank, priority);
+}
+QMP_msghandle_t QMP_comm_declare_receive_from(QMP_comm_t comm, QMP_msgmem_t m, int src_node_rank, int priority) {
+  _QMP_UNUSED_ARGUMENT(priority);
+  return make_handle(comm, m, src_node_rank, kDirectTag, false, "QMP_declare_receive_from");
+}
+
+QMP_msghandle_t QMP_declare_multiple(QMP_msghandle_t msgh[], int nhandle) {
+  if (!check_init("QMP_declare_multiple")) return nullptr;
+  if (!msgh || nhandle < 1) {
+    fail(QMP_INVALID_ARG, "QMP_declare_multiple", "needs at least one handle");
+    return nullptr;
+  }
+  auto* h = new QMP_msghandle_struct;
+  h->kind = QMP_msghandle_struct::Kind::kMultiple;
+  for (int i = 0; i < nhandle; ++i) {
+    if (!msgh[i] || msgh[i]->active) {
+      delete h;
+      fail(QMP_INVALID_ARG, "QMP_declare_multiple", "handle " + std::to_string(i) + (msgh[i] ? " is active" : " is NULL"));
+      return nullptr;
+    }
+    for (QMP_msghandle_t leaf : leaves(msgh[i])) h->members.push_back(leaf);
+    if (msgh[i]->kind == QMP_msghandle_struct::Kind::kMultiple) {
+      msgh[i]->members.clear();  // ownership moves to the new handle
+      delete msgh[i];
+    }
+  }
+  return h;
+}
+
+QMP_msghandle_t QMP_declare_send_recv_pairs(QMP_msghandle_t msgh[], int num) {
+  return QMP_declare_multiple(msgh, num);
+}
+
+QMP_status_t QMP_change_address(QMP_msghandle_t msg, void* addr) {
+  if (!check_init("QMP_change_address")) return state().last_error;
+  if (!msg || !addr) return fail(QMP_INVALID_ARG, "QMP_change_address", !msg ? "handle is NULL" : "addr is NULL");
+  if (msg->kind == QMP_msghandle_struct::Kind::kMultiple)
+    return fail(QMP_INVALID_ARG, "QMP_change_address", "use QMP_change_address_multiple on a multiple handle");
+  if (msg->active) return fail(QMP_INVALID_OP, "QMP_change_address", "the handle is active");
+  msg->shift = static_cast<char*>(addr) - msg->mem->base;
+  return QMP_SUCCESS;
+}
+
+QMP_status_t QMP_change_address_multiple(QMP_msghandle_t msg, void* addr[], int naddr) {
+  if (!check_init("QMP_change_address_multiple")) return state().last_error;
+  if (!msg || !addr || msg->kind != QMP_msghandle_struct::Kind::kMultiple ||
+      naddr != static_cast<int>(msg->members.size()))
+    return fail(QMP_INVALID_ARG, "QMP_change_address_multiple", "needs a multiple handle and one address per member");
+  for (int i = 0; i < naddr; ++i)
+    if (QMP_status_t st = QMP_change_address(msg->members[i], addr[i]); st != QMP_SUCCESS) return st;
+  return QMP_SUCCESS;
+}
+
+QMP_status_t QMP_clear_to_send(QMP_msghandle_t msg, QMP_clear_to_send_t cts) {
+  if (!check_init("QMP_clear_to_send")) return state().last_error;
+  if (!msg) return fail(QMP_INVALID_ARG, "QMP_clear_to_send", "handle is NULL");
+  if (cts != QMP_CTS_DISABLED && cts != QMP_CTS_NOT_READY && cts != QMP_CTS_READY)
+    return fail(QMP_INVALID_ARG, "QMP_clear_to_send", "cts " + std::to_string(cts) + " is not a QMP_clear_to_send_t");
+  // No sender ever writes into a receive buffer before that receive is
+  // started: eager data waits in the link's slots and large messages wait
+  // for the receiver's CTS. So readiness needs no separate clearance here.
+  return QMP_SUCCESS;
+}
+
+QMP_status_t QMP_start(QMP_msghandle_t msg) {
+  if (!check_init("QMP_start")) return state().last_error;
+  if (!msg) return fail(QMP_INVALID_ARG, "QMP_start", "handle is NULL");
+  for (QMP_msghandle_t h : leaves(msg))
+    if (h->active) return fail(QMP_INVALID_OP, "QMP_start", "the handle is already started (call QMP_wait first)");
+  TimeInQmp timer;
+  for (QMP_msghandle_t h : leaves(msg)) start_one(h);
+  msg->active = true;
+  return QMP_SUCCESS;
+}
+
+QMP_status_t QMP_wait(QMP_msghandle_t msg) {
+  if (!check_init("QMP_wait")) return state().last_error;
+  if (!msg) return fail(QMP_INVALID_ARG, "QMP_wait", "handle is NULL");
+  TimeInQmp timer;
+  mesh::Engine& e = *state().engine;
+  QMP_status_t result = QMP_SUCCESS;
+  for (QMP_msghandle_t h : leaves(msg)) {
+    if (!h->active) continue;
+    mesh::Status st;
+    e.wait(h->req, &st);
+    finish(h, st);
+    if (h->err != QMP_SUCCESS && result == QMP_SUCCESS) result = h->err;
+  }
+  msg->active = false;
+  msg->err = result;
+  return result;
+}
+
+QMP_status_t QMP_wait_all(QMP_msghandle_t msg[], int num) {
+  if (!msg && num > 0) return fail(QMP_INVALID_ARG, "QMP_wait_all", "handles is NULL");
+  QMP_status_t result = QMP_SUCCESS;
+  for (int i = 0; i < num; ++i) {
+    QMP_status_t st = QMP_wait(msg[i]);
+    if (st != QMP_SUCCESS && result == QMP_SUCCESS) result = st;
+  }
+  return result;
+}
+
+QMP_bool_t QMP_is_complete(QMP_msghandle_t msg) {
+  if (!check_init("QMP_is_complete") || !msg) return QMP_FALSE;
+  mesh::Engine& e = *state().engine;
+  bool all = true;
+  for (QMP_msghandle_t h : leaves(msg)) {
+    if (!h->active) continue;
+    mesh::Status st;
+    if (e.test(h->req, &st)) finish(h, st);
+    else all = false;
+  }
+  if (all) msg->active = false;
+  return all ? QMP_TRUE : QMP_FALSE;
+}
+
+void QMP_free_msghandle(QMP_msghandle_t msg) {
+  if (!msg) return;
+  if (msg->active) QMP_wait(msg);
+  for (QMP_msghandle_t h : msg->members) QMP_free_msghandle(h);
+  if (msg->req && state().engine) state().engine->free(msg->req);
+  delete msg;
+}
+
+}  // extern "C"

@@ -1,0 +1,117 @@
+// meshmp's QMP implementation: state shared by the qmp/*.cc files. Not a
+// public header; everything here is behind qmp.h's C interface.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collectives/group.h"
+#include "mesh/engine.h"
+#include "qmp/qmp.h"
+
+namespace meshmp::qmp {
+
+/// A declared logical topology: dims, the order in which axes vary with node
+/// number (map[0] fastest), and this node's coordinates.
+struct Topology {
+  std::vector<int> dims;
+  std::vector<int> map;
+  std::vector<int> coords;
+
+  std::vector<int> coords_of(int node) const;
+  int node_of(const std::vector<int>& coords) const;  // coordinates taken modulo dims
+  /// The same grid as a Torus whose lexicographic order is node order (its
+  /// axis k is logical axis map[k]), for the torus collectives.
+  mesh::Torus rank_order_torus() const;
+};
+
+}  // namespace meshmp::qmp
+
+struct QMP_comm_struct {
+  meshmp::collectives::Group group;  ///< members; group.context carries collective traffic
+  std::uint32_t p2p_context = 0;     ///< channels (message handles)
+  bool builtin = false;              ///< the allocated or job communicator: not freed by users
+  int ncolors = 1, color = 0, key = 0;
+  std::optional<meshmp::qmp::Topology> topo;
+  std::vector<int> subgrid;          ///< QMP_layout_grid's per-node lattice extent
+  int subgrid_sites = 0;
+};
+
+struct QMP_mem_struct {
+  void* raw = nullptr;      ///< what malloc returned
+  void* aligned = nullptr;  ///< what the user gets
+  std::size_t bytes = 0;
+  int flags = 0;
+};
+
+struct QMP_msgmem_struct {
+  char* base = nullptr;  ///< the address QMP_change_address moves
+  std::vector<std::pair<char*, std::size_t>> runs;  ///< (address, bytes), in message order
+  std::size_t total = 0;
+};
+
+struct QMP_msghandle_struct {
+  enum class Kind { kSend, kRecv, kMultiple } kind = Kind::kSend;
+  QMP_comm_t comm = nullptr;
+  QMP_msgmem_t mem = nullptr;
+  std::ptrdiff_t shift = 0;  ///< QMP_change_address: offset from mem's own addresses
+  int peer = -1;             ///< world rank
+  int tag = 0;
+  meshmp::mesh::Request* req = nullptr;  ///< persistent request, made on first start
+  char* req_buf = nullptr;               ///< the buffer req was made for
+  std::vector<char> stage;               ///< packing buffer for non-contiguous memory
+  std::vector<QMP_msghandle_t> members;  ///< kMultiple: owned
+  bool active = false;
+  QMP_status_t err = QMP_SUCCESS;
+  std::string errstr;
+};
+
+namespace meshmp::qmp {
+
+struct State {
+  bool initialized = false;
+  mesh::Engine* engine = nullptr;
+  QMP_comm_t allocated = nullptr, job = nullptr, dflt = nullptr;
+  QMP_ictype_t ictype = QMP_SWITCH;
+  std::vector<int> alloc_dims, alloc_coords;   ///< machine grid (-qmp-geom); empty on a switch
+  std::vector<int> logic_map;                   ///< -qmp-logic-map
+  int njobs = 1, job_number = 0;
+  std::vector<int> job_geometry;
+  int verbose = 0, prof = 0;
+  QMP_status_t last_error = QMP_SUCCESS;
+  std::string last_error_string;
+  std::uint32_t next_context = 2;  ///< contexts come in pairs: p2p, collectives
+  double total_time = 0;
+  std::string host;
+};
+
+State& state();
+
+/// Reports a misuse: one QMP_error line "CALL: message", remembered as the
+/// last global error. Returns `code`.
+QMP_status_t fail(QMP_status_t code, const char* call, const std::string& message);
+/// QMP_NOT_INITED with its message if QMP is not running.
+bool check_init(const char* call);
+/// A usable communicator or nullptr (after fail()).
+QMP_comm_t check_comm(QMP_comm_t comm, const char* call);
+
+/// Translates a core error into a QMP status.
+QMP_status_t status_of(mesh::Error e);
+
+/// A new communicator from `members` (world ranks, in rank order) of which
+/// this node is `me`, with fresh contexts agreed over `parent`.
+QMP_comm_t make_comm(QMP_comm_t parent, std::vector<int> members, int me);
+
+/// Seconds spent in QMP calls are accumulated while one of these lives.
+class TimeInQmp {
+ public:
+  TimeInQmp();
+  ~TimeInQmp();
+
+ private:
+  double t0_;
+};
+
+}  // namespace meshmp::qmp

@@ -1,0 +1,120 @@
+// QMP memory and message memory (QMP_API.md "Memory"). Message memory is
+// kept as (address, bytes) runs in message order; a handle over several runs
+// packs and unpacks them itself, so users never pack by hand.
+#include <cstdlib>
+#include <cstring>
+
+#include "qmp/internal.h"
+
+using namespace meshmp::qmp;
+
+namespace {
+
+QMP_msgmem_t new_msgmem(char* base) {
+  auto* m = new QMP_msgmem_struct;
+  m->base = base;
+  return m;
+}
+
+void add_run(QMP_msgmem_t m, char* p, std::size_t n) {
+  if (n == 0) return;
+  // Adjacent runs merge, so a strided layout with stride == blksize is contiguous.
+  if (!m->runs.empty() && m->runs.back().first + m->runs.back().second == p) m->runs.back().second += n;
+  else m->runs.emplace_back(p, n);
+  m->total += n;
+}
+
+}  // namespace
+
+extern "C" {
+
+QMP_mem_t* QMP_allocate_memory(size_t nbytes) {
+  return QMP_allocate_aligned_memory(nbytes, QMP_ALIGN_DEFAULT, QMP_MEM_DEFAULT);
+}
+
+QMP_mem_t* QMP_allocate_aligned_memory(size_t nbytes, size_t alignment, int flags) {
+  if (alignment == QMP_ALIGN_ANY) alignment = alignof(std::max_align_t);
+  if (alignment & (alignment - 1)) {
+    fail(QMP_INVALID_ARG, "QMP_allocate_aligned_memory", "alignment " + std::to_string(alignment) + " is not a power of two");
+    return nullptr;
+  }
+  if (flags & ~(QMP_MEM_NONCACHE | QMP_MEM_COMMS | QMP_MEM_FAST)) {
+    fail(QMP_INVALID_ARG, "QMP_allocate_aligned_memory", "unknown flags " + std::to_string(flags));
+    return nullptr;
+  }
+  auto* mem = new QMP_mem_struct;
+  mem->bytes = nbytes;
+  mem->flags = flags;
+  // Over-allocate and round up: works for any power-of-two alignment.
+  mem->raw = std::malloc(nbytes + alignment);
+  if (!mem->raw) {
+    delete mem;
+    fail(QMP_NOMEM_ERR, "QMP_allocate_aligned_memory", "cannot allocate " + std::to_string(nbytes) + " bytes");
+    return nullptr;
+  }
+  const auto addr = reinterpret_cast<std::uintptr_t>(mem->raw);
+  mem->aligned = reinterpret_cast<void*>((addr + alignment - 1) & ~(alignment - 1));
+  return mem;
+}
+
+void* QMP_get_memory_pointer(QMP_mem_t* mem) { return mem ? mem->aligned : nullptr; }
+
+void QMP_free_memory(QMP_mem_t* mem) {
+  if (!mem) return;
+  std::free(mem->raw);
+  delete mem;
+}
+
+QMP_msgmem_t QMP_declare_msgmem(const void* mem, size_t nbytes) {
+  if (!mem && nbytes) {
+    fail(QMP_INVALID_ARG, "QMP_declare_msgmem", "mem is NULL");
+    return nullptr;
+  }
+  QMP_msgmem_t m = new_msgmem(static_cast<char*>(const_cast<void*>(mem)));
+  add_run(m, m->base, nbytes);
+  return m;
+}
+
+QMP_msgmem_t QMP_declare_strided_msgmem(void* base, size_t blksize, int nblocks, ptrdiff_t stride) {
+  if (!base || nblocks < 0) {
+    fail(QMP_INVALID_ARG, "QMP_declare_strided_msgmem", !base ? "base is NULL" : "nblocks < 0");
+    return nullptr;
+  }
+  QMP_msgmem_t m = new_msgmem(static_cast<char*>(base));
+  for (int i = 0; i < nblocks; ++i) add_run(m, m->base + i * stride, blksize);
+  return m;
+}
+
+QMP_msgmem_t QMP_declare_strided_array_msgmem(void* base[], size_t blksize[], int nblocks[], ptrdiff_t stride[],
+                                              int num) {
+  if (!base || !blksize || !nblocks || !stride || num < 1) {
+    fail(QMP_INVALID_ARG, "QMP_declare_strided_array_msgmem", "NULL array or num < 1");
+    return nullptr;
+  }
+  QMP_msgmem_t m = new_msgmem(static_cast<char*>(base[0]));
+  for (int k = 0; k < num; ++k) {
+    if (!base[k] || nblocks[k] < 0) {
+      delete m;
+      fail(QMP_INVALID_ARG, "QMP_declare_strided_array_msgmem", "base[" + std::to_string(k) + "] is NULL or nblocks < 0");
+      return nullptr;
+    }
+    for (int i = 0; i < nblocks[k]; ++i) add_run(m, static_cast<char*>(base[k]) + i * stride[k], blksize[k]);
+  }
+  return m;
+}
+
+QMP_msgmem_t QMP_declare_indexed_msgmem(void* base, int blocklen[], int index[], int elemsize, int count) {
+  if (!base || !blocklen || !index || elemsize < 1 || count < 0) {
+    fail(QMP_INVALID_ARG, "QMP_declare_indexed_msgmem", "NULL base/blocklen/index, elemsize < 1 or count < 0");
+    return nullptr;
+  }
+  QMP_msgmem_t m = new_msgmem(static_cast<char*>(base));
+  for (int i = 0; i < count; ++i)
+    add_run(m, m->base + static_cast<std::ptrdiff_t>(index[i]) * elemsize,
+            static_cast<std::size_t>(blocklen[i]) * elemsize);
+  return m;
+}
+
+void QMP_free_msgmem(QMP_msgmem_t m) { delete m; }
+
+}  // extern "C"

@@ -1,0 +1,221 @@
+// QMP logical topology and lattice layout (QMP_API.md "Logical topology").
+#include <algorithm>
+#include <cstdlib>
+#include <numeric>
+
+#include "qmp/internal.h"
+
+namespace meshmp::qmp {
+
+std::vector<int> Topology::coords_of(int node) const {
+  std::vector<int> c(dims.size());
+  for (int axis : map) {
+    c[axis] = node % dims[axis];
+    node /= dims[axis];
+  }
+  return c;
+}
+
+int Topology::node_of(const std::vector<int>& c) const {
+  int node = 0;
+  for (int k = static_cast<int>(map.size()) - 1; k >= 0; --k) {
+    const int axis = map[k], n = dims[axis];
+    node = node * n + ((c[axis] % n) + n) % n;
+  }
+  return node;
+}
+
+mesh::Torus Topology::rank_order_torus() const {
+  std::vector<int> d;
+  for (int axis : map) d.push_back(dims[axis]);
+  return mesh::Torus(d);
+}
+
+namespace {
+
+QMP_status_t declare(QMP_comm_t comm, const int dims[], int ndim, const int map[], int mapdim, const char* call) {
+  if (!check_comm(comm, call)) return state().last_error;
+  if (comm->topo) return fail(QMP_TOPOLOGY_EXISTS, call, "a logical topology is already declared on this communicator");
+  if (!dims || ndim < 1) return fail(QMP_INVALID_ARG, call, "dims must hold ndim >= 1 sizes, got ndim = " + std::to_string(ndim));
+  long prod = 1;
+  for (int i = 0; i < ndim; ++i) {
+    if (dims[i] < 1) return fail(QMP_INVALID_ARG, call, "dims[" + std::to_string(i) + "] = " + std::to_string(dims[i]));
+    prod *= dims[i];
+  }
+  if (prod != comm->group.size())
+    return fail(QMP_INVALID_ARG, call, "dims multiply to " + std::to_string(prod) + " but the communicator has " +
+                                           std::to_string(comm->group.size()) + " nodes");
+  Topology t;
+  t.dims.assign(dims, dims + ndim);
+  if (map) {
+    t.map.assign(map, map + mapdim);
+  } else {
+    t.map.resize(ndim);
+    std::iota(t.map.begin(), t.map.end(), 0);
+  }
+  std::vector<int> sorted = t.map;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<int> want(ndim);
+  std::iota(want.begin(), want.end(), 0);
+  if (sorted != want) return fail(QMP_INVALID_ARG, call, "map must be a permutation of 0.." + std::to_string(ndim - 1));
+  t.coords = t.coords_of(comm->group.me);
+  comm->group.torus = t.rank_order_torus();
+  comm->topo = std::move(t);
+  return QMP_SUCCESS;
+}
+
+const Topology* topo(QMP_comm_t comm, const char* call) {
+  if (!check_comm(comm, call)) return nullptr;
+  if (!comm->topo) {
+    fail(QMP_NONEIGHBOR_INFO, call, "no logical topology is declared");
+    return nullptr;
+  }
+  return &*comm->topo;
+}
+
+}  // namespace
+}  // namespace meshmp::qmp
+
+using namespace meshmp::qmp;
+
+extern "C" {
+
+QMP_status_t QMP_declare_logical_topology(const int dims[], int ndim) {
+  return QMP_comm_declare_logical_topology(state().dflt, dims, ndim);
+}
+
+QMP_status_t QMP_comm_declare_logical_topology(QMP_comm_t comm, const int dims[], int ndim) {
+  // -qmp-logic-map applies to declarations without an explicit map.
+  const std::vector<int>& lm = state().logic_map;
+  if (!lm.empty() && static_cast<int>(lm.size()) == ndim)
+    return declare(comm, dims, ndim, lm.data(), ndim, "QMP_declare_logical_topology");
+  return declare(comm, dims, ndim, nullptr, 0, "QMP_declare_logical_topology");
+}
+
+QMP_status_t QMP_declare_logical_topology_map(const int dims[], int ndim, const int map[], int mapdim) {
+  return QMP_comm_declare_logical_topology_map(state().dflt, dims, ndim, map, mapdim);
+}
+
+QMP_status_t QMP_comm_declare_logical_topology_map(QMP_comm_t comm, const int dims[], int ndim, const int map[],
+                                                   int mapdim) {
+  if (!map || mapdim != ndim)
+    return fail(QMP_INVALID_ARG, "QMP_declare_logical_topology_map", "map must have ndim entries");
+  return declare(comm, dims, ndim, map, mapdim, "QMP_declare_logical_topology_map");
+}
+
+QMP_bool_t QMP_logical_topology_is_declared(void) { return QMP_comm_logical_topology_is_declared(state().dflt); }
+QMP_bool_t QMP_comm_logical_topology_is_declared(QMP_comm_t comm) {
+  return check_comm(comm, "QMP_logical_topology_is_declared") && comm->topo ? QMP_TRUE : QMP_FALSE;
+}
+
+int QMP_get_logical_number_of_dimensions(void) { return QMP_comm_get_logical_number_of_dimensions(state().dflt); }
+int QMP_comm_get_logical_number_of_dimensions(QMP_comm_t comm) {
+  const Topology* t = topo(comm, "QMP_get_logical_number_of_dimensions");
+  return t ? static_cast<int>(t->dims.size()) : 0;
+}
+
+const int* QMP_get_logical_dimensions(void) { return QMP_comm_get_logical_dimensions(state().dflt); }
+const int* QMP_comm_get_logical_dimensions(QMP_comm_t comm) {
+  const Topology* t = topo(comm, "QMP_get_logical_dimensions");
+  return t ? t->dims.data() : nullptr;
+}
+
+const int* QMP_get_logical_coordinates(void) { return QMP_comm_get_logical_coordinates(state().dflt); }
+const int* QMP_comm_get_logical_coordinates(QMP_comm_t comm) {
+  const Topology* t = topo(comm, "QMP_get_logical_coordinates");
+  return t ? t->coords.data() : nullptr;
+}
+
+int* QMP_get_logical_coordinates_from(int node) { return QMP_comm_get_logical_coordinates_from(state().dflt, node); }
+int* QMP_comm_get_logical_coordinates_from(QMP_comm_t comm, int node) {
+  const Topology* t = topo(comm, "QMP_get_logical_coordinates_from");
+  if (!t) return nullptr;
+  if (node < 0 || node >= comm->group.size()) {
+    fail(QMP_NODE_OUTRANGE, "QMP_get_logical_coordinates_from", "node " + std::to_string(node) + " out of range");
+    return nullptr;
+  }
+  std::vector<int> c = t->coords_of(node);
+  int* out = static_cast<int*>(std::malloc(c.size() * sizeof(int)));
+  if (out) std::copy(c.begin(), c.end(), out);
+  return out;
+}
+
+void QMP_get_logical_coordinates_from2(int coords[], int node) {
+  QMP_comm_get_logical_coordinates_from2(state().dflt, coords, node);
+}
+void QMP_comm_get_logical_coordinates_from2(QMP_comm_t comm, int coords[], int node) {
+  const Topology* t = topo(comm, "QMP_get_logical_coordinates_from2");
+  if (!t || !coords) return;
+  if (node < 0 || node >= comm->group.size()) {
+    fail(QMP_NODE_OUTRANGE, "QMP_get_logical_coordinates_from2", "node " + std::to_string(node) + " out of range");
+    return;
+  }
+  std::vector<int> c = t->coords_of(node);
+  std::copy(c.begin(), c.end(), coords);
+}
+
+int QMP_get_node_number_from(const int coordinates[]) { return QMP_comm_get_node_number_from(state().dflt, coordinates); }
+int QMP_comm_get_node_number_from(QMP_comm_t comm, const int coordinates[]) {
+  const Topology* t = topo(comm, "QMP_get_node_number_from");
+  if (!t || !coordinates) return -1;
+  return t->node_of(std::vector<int>(coordinates, coordinates + t->dims.size()));
+}
+
+QMP_status_t QMP_layout_grid(const int dimensions[], int ndims) {
+  QMP_comm_t comm = state().dflt;
+  if (!check_comm(comm, "QMP_layout_grid")) return state().last_error;
+  if (!dimensions || ndims < 1) return fail(QMP_INVALID_ARG, "QMP_layout_grid", "dimensions must hold ndims >= 1 sizes");
+  if (!comm->topo) {
+    // Spread the nodes over the lattice: each prime factor of the node count
+    // (largest first) goes to the axis with the longest local extent it divides.
+    std::vector<int> logical(ndims, 1);
+    int n = comm->group.size();
+    std::vector<int> primes;
+    for (int p = 2; n > 1;) {
+      if (n % p == 0) { primes.push_back(p); n /= p; } else { ++p; }
+    }
+    std::sort(primes.rbegin(), primes.rend());
+    for (int p : primes) {
+      int best = -1;
+      for (int i = 0; i < ndims; ++i) {
+        const int extent = dimensions[i] / logical[i];
+        if (extent % p == 0 && (best < 0 || extent > dimensions[best] / logical[best])) best = i;
+      }
+      if (best < 0)
+        return fail(QMP_INVALID_ARG, "QMP_layout_grid",
+                    "the lattice cannot be divided evenly over " + std::to_string(comm->group.size()) + " nodes");
+      logical[best] *= p;
+    }
+    if (QMP_status_t st = QMP_declare_logical_topology(logical.data(), ndims); st != QMP_SUCCESS) return st;
+  }
+  const Topology& t = *comm->topo;
+  comm->subgrid.assign(ndims, 0);
+  comm->subgrid_sites = 1;
+  for (int i = 0; i < ndims; ++i) {
+    const int nodes = i < static_cast<int>(t.dims.size()) ? t.dims[i] : 1;
+    if (dimensions[i] < 1 || dimensions[i] % nodes != 0)
+      return fail(QMP_INVALID_ARG, "QMP_layout_grid",
+                  "lattice extent " + std::to_string(dimensions[i]) + " on axis " + std::to_string(i) +
+                      " is not a multiple of the " + std::to_string(nodes) + " nodes on that axis");
+    comm->subgrid[i] = dimensions[i] / nodes;
+    comm->subgrid_sites *= comm->subgrid[i];
+  }
+  return QMP_SUCCESS;
+}
+
+const int* QMP_get_subgrid_dimensions(void) {
+  QMP_comm_t comm = state().dflt;
+  if (!check_comm(comm, "QMP_get_subgrid_dimensions")) return nullptr;
+  if (comm->subgrid.empty()) {
+    fail(QMP_INVALID_OP, "QMP_get_subgrid_dimensions", "QMP_layout_grid has not been called");
+    return nullptr;
+  }
+  return comm->subgrid.data();
+}
+
+int QMP_get_number_of_subgrid_sites(void) {
+  QMP_comm_t comm = state().dflt;
+  return check_comm(comm, "QMP_get_number_of_subgrid_sites") ? comm->subgrid_sites : 0;
+}
+
+}  // extern "C"
