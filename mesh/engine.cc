@@ -1,5 +1,6 @@
 #include "mesh/engine.h"
 
+#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -542,9 +543,15 @@ struct Engine::Impl {
       }
       if (done()) return;
       if (++idle < e.opt_.spin) {
-        // Poll flat out at first (a reply is often a few hundred ns away);
-        // pause later so a sibling hyperthread gets the core.
-        if (idle > 256) cpu_relax();
+        if (e.opt_.yield) {
+          // Oversubscribed: the message we wait for needs another rank to
+          // run, so give it this core now.
+          ::sched_yield();
+        } else if (idle > 256) {
+          // Poll flat out at first (a reply is often a few hundred ns away);
+          // pause later so a sibling hyperthread gets the core.
+          cpu_relax();
+        }
         continue;
       }
       if (!shm) {
@@ -712,6 +719,8 @@ Engine& Engine::init() {
   e.opt_.credits = static_cast<std::uint32_t>(env_long(env::kCredits, e.opt_.credits, 4, 1024));
   e.opt_.cma = env_long(env::kShmCma, 1, 0, 1) != 0;
   e.opt_.spin = static_cast<int>(env_long(env::kSpin, e.opt_.spin, 0, 1 << 30));
+  // All ranks share this host (shm): more ranks than CPUs means oversubscribed.
+  e.opt_.yield = env_long(env::kYield, e.size_ > static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)), 0, 1) != 0;
   e.opt_.unexpected_limit = static_cast<std::size_t>(env_long(env::kUnexpectedLimit, static_cast<long>(e.opt_.unexpected_limit), 0, 1L << 40));
 
   e.impl_ = std::make_unique<Impl>(e);

@@ -39,6 +39,9 @@ struct EngineOptions {
   std::uint32_t credits = 32;       ///< receive slots per link direction
   bool cma = true;                  ///< RDMA write by process_vm_writev
   int spin = 2000;                  ///< polls before sleeping on the doorbell
+  /// Yield the core between idle polls: on when ranks outnumber this host's
+  /// CPUs, so a rank with work gets a core at once (MESHMP_YIELD=0/1 forces).
+  bool yield = false;
   std::size_t unexpected_limit = std::size_t{256} << 20;  ///< bytes of buffered unexpected eager data
 };
 

@@ -16,6 +16,7 @@ inline constexpr const char* kEagerLimit = "MESHMP_EAGER_LIMIT";  ///< bytes; ov
 inline constexpr const char* kCredits = "MESHMP_CREDITS";      ///< slots per link; overrides config
 inline constexpr const char* kShmCma = "MESHMP_SHM_CMA";       ///< 0: never use process_vm_writev
 inline constexpr const char* kSpin = "MESHMP_SPIN";            ///< polls before blocking
+inline constexpr const char* kYield = "MESHMP_YIELD";          ///< 1: sched_yield between idle polls
 inline constexpr const char* kUnexpectedLimit = "MESHMP_UNEXPECTED_LIMIT";  ///< bytes
 inline constexpr const char* kStats = "MESHMP_STATS";          ///< 1: per-link counters at finalize
 
