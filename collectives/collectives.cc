@@ -14,6 +14,15 @@ using mesh::Status;
 
 thread_local int g_last_depth = 0;
 
+// Scratch memory kept across calls: a fresh multi-MiB vector per call costs
+// a page fault on every first touch (and the RDMA writes into it as well).
+enum Scratch { kPartial, kInPlus, kInMinus, kGathered, kScratchSlots };
+char* scratch(Scratch slot, std::size_t bytes) {
+  thread_local std::vector<char> bufs[kScratchSlots];
+  if (bufs[slot].size() < bytes + 1) bufs[slot].resize(bytes + 1);
+  return bufs[slot].data();
+}
+
 // One collective call in progress on this rank. Every message carries, as
 // its tag, the number of messages in sequence before it on its causal path
 // (its depth); a receive raises this rank's depth to the sender's + 1.
@@ -111,26 +120,28 @@ Error torus_reduce(const Group& g, void* buf, std::size_t count, const ReduceOp&
   const mesh::Torus& t = *g.torus;
   const std::size_t bytes = count * op.elem_size;
   const std::vector<int> c = t.coords(g.me), r = t.coords(root);
-  std::vector<char> partial(static_cast<char*>(buf), static_cast<char*>(buf) + bytes);
-  std::vector<char> in_plus(bytes), in_minus(bytes);
+  char* partial = scratch(kPartial, bytes);
+  char* in_plus = scratch(kInPlus, bytes);
+  char* in_minus = scratch(kInMinus, bytes);
+  std::memcpy(partial, buf, bytes);
   Call call(g);
   for (int a = t.ndims() - 1; a >= 0; --a) {
     if (!zero_above(c, r, t, a)) continue;  // this node's partial already left
     const LineOffset lo = line_offset(t, a, c[a], r[a]);
     const bool from_plus = lo.off >= 0 && lo.off < lo.max_plus;
     const bool from_minus = lo.off <= 0 && lo.off > lo.min_minus;
-    if (from_plus) call.post_recv(step(t, g.me, a, +1), in_plus.data(), bytes);
-    if (from_minus) call.post_recv(step(t, g.me, a, -1), in_minus.data(), bytes);
+    if (from_plus) call.post_recv(step(t, g.me, a, +1), in_plus, bytes);
+    if (from_minus) call.post_recv(step(t, g.me, a, -1), in_minus, bytes);
     call.finish();
-    if (from_plus) op.combine(partial.data(), in_plus.data(), count, op.ctx);
-    if (from_minus) op.combine(partial.data(), in_minus.data(), count, op.ctx);
+    if (from_plus) op.combine(partial, in_plus, count, op.ctx);
+    if (from_minus) op.combine(partial, in_minus, count, op.ctx);
     if (lo.off != 0) {
-      call.post_send(step(t, g.me, a, lo.off > 0 ? -1 : +1), partial.data(), bytes);
+      call.post_send(step(t, g.me, a, lo.off > 0 ? -1 : +1), partial, bytes);
       call.finish();
       break;  // handed on; nothing more for this node
     }
   }
-  if (g.me == root) std::memcpy(buf, partial.data(), bytes);
+  if (g.me == root) std::memcpy(buf, partial, bytes);
   return call.error();
 }
 
@@ -141,14 +152,13 @@ Error torus_exchange_allreduce(const Group& g, void* buf, std::size_t count, con
   const mesh::Torus& t = *g.torus;
   const std::size_t bytes = count * op.elem_size;
   Call call(g);
-  std::vector<char> vals;
   const std::vector<int> c = t.coords(g.me);
   for (int a = 0; a < t.ndims(); ++a) {
     const int n = t.dims()[a], p = c[a];
     if (n == 1) continue;
     const bool periodic = t.periodic()[a];
-    vals.assign(std::max<std::size_t>(static_cast<std::size_t>(n) * bytes, 1), 0);
-    auto slot = [&](int coord) { return vals.data() + static_cast<std::size_t>((coord % n + n) % n) * bytes; };
+    char* vals = scratch(kGathered, static_cast<std::size_t>(n) * bytes);
+    auto slot = [&](int coord) { return vals + static_cast<std::size_t>((coord % n + n) % n) * bytes; };
     std::memcpy(slot(p), buf, bytes);
     const int right = t.neighbour(g.me, a, +1), left = t.neighbour(g.me, a, -1);
     const int steps = periodic ? n / 2 : n - 1;
@@ -192,26 +202,50 @@ Error binomial_broadcast(const Group& g, void* buf, std::size_t bytes, int root,
 
 Error binomial_reduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op, int root) {
   const std::size_t bytes = count * op.elem_size;
-  std::vector<char> partial(static_cast<char*>(buf), static_cast<char*>(buf) + bytes), in(bytes);
+  char* partial = scratch(kPartial, bytes);
+  char* in = scratch(kInPlus, bytes);
+  std::memcpy(partial, buf, bytes);
   Call call(g);
   const int p = g.size(), me = rel(g, g.me, root);
   for (int mask = 1; mask < p; mask <<= 1) {
     if (me & mask) {
-      call.post_send(abs_rank(g, me - mask, root), partial.data(), bytes);
+      call.post_send(abs_rank(g, me - mask, root), partial, bytes);
       call.finish();
       break;
     }
     if (me + mask < p) {
-      call.post_recv(abs_rank(g, me + mask, root), in.data(), bytes);
+      call.post_recv(abs_rank(g, me + mask, root), in, bytes);
       call.finish();
-      op.combine(partial.data(), in.data(), count, op.ctx);
+      op.combine(partial, in, count, op.ctx);
     }
   }
-  if (g.me == root) std::memcpy(buf, partial.data(), bytes);
+  if (g.me == root) std::memcpy(buf, partial, bytes);
   return call.error();
 }
 
 bool is_torus(const Group& g) { return g.torus && g.torus->size() == g.size(); }
+
+// The shared-memory path needs every rank of the job in the group (so all
+// ranks run these collectives in one order) on one host, and a small payload.
+bool smp_applies(const Group& g, std::size_t bytes) {
+  const mesh::Engine& e = *g.engine;
+  return g.size() == e.size() && e.smp_available() && bytes <= e.smp_max_bytes();
+}
+
+// Every member's contribution, then combined in group-rank order, so all
+// members compute the same bits.
+Error smp_allreduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op) {
+  g_last_depth = 0;
+  const std::size_t bytes = count * op.elem_size;
+  char* all = scratch(kGathered, bytes * g.engine->size());
+  Error e = g.engine->smp_allgather(buf, bytes, all);
+  if (e != Error::kOk) return e;
+  std::memcpy(buf, all + static_cast<std::size_t>(g.ranks[0]) * bytes, bytes);
+  for (int i = 1; i < g.size(); ++i) op.combine(buf, all + static_cast<std::size_t>(g.ranks[i]) * bytes, count, op.ctx);
+  return Error::kOk;
+}
+
+void no_combine(void*, const void*, std::size_t, void*) {}
 
 Error first_error(Error a, Error b) { return a != Error::kOk ? a : b; }
 
@@ -236,9 +270,11 @@ Error reduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op, i
 
 Error allreduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op, CombineAlgorithm algo) {
   if (g.size() == 1) return Error::kOk;
-  if (algo == CombineAlgorithm::kAuto)
-    algo = count * op.elem_size <= kExchangeMaxBytes ? CombineAlgorithm::kDimensionExchange
-                                                     : CombineAlgorithm::kReduceBroadcast;
+  const std::size_t bytes = count * op.elem_size;
+  if ((algo == CombineAlgorithm::kAuto || algo == CombineAlgorithm::kSharedMemory) && smp_applies(g, bytes))
+    return smp_allreduce(g, buf, count, op);
+  if (algo == CombineAlgorithm::kAuto || algo == CombineAlgorithm::kSharedMemory)
+    algo = bytes <= kExchangeMaxBytes ? CombineAlgorithm::kDimensionExchange : CombineAlgorithm::kReduceBroadcast;
   if (is_torus(g) && algo == CombineAlgorithm::kDimensionExchange)
     return torus_exchange_allreduce(g, buf, count, op);
   // Reduce + broadcast (seed 003 §5.2's global combine): the broadcast's
@@ -248,15 +284,15 @@ Error allreduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op
   return first_error(e1, e2);
 }
 
-Error barrier(const Group& g) {
+Error barrier(const Group& g, CombineAlgorithm algo) {
   if (g.size() == 1) return Error::kOk;
-  if (is_torus(g)) {
-    ReduceOp none;
-    none.combine = [](void*, const void*, std::size_t, void*) {};
-    none.elem_size = 1;
-    char dummy = 0;
-    return torus_exchange_allreduce(g, &dummy, 0, none);
+  ReduceOp none;
+  none.combine = no_combine;
+  char dummy = 0;
+  if (algo == CombineAlgorithm::kAuto || algo == CombineAlgorithm::kSharedMemory) {
+    if (smp_applies(g, 0)) return smp_allreduce(g, &dummy, 0, none);
   }
+  if (is_torus(g)) return torus_exchange_allreduce(g, &dummy, 0, none);
   // Dissemination: round k signals rank + 2^k and waits for rank - 2^k.
   Call call(g);
   char token = 0, sink = 0;

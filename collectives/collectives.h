@@ -28,7 +28,7 @@ mesh::Error allreduce(const Group& g, void* buf, std::size_t count, const Reduce
                       CombineAlgorithm algo = CombineAlgorithm::kAuto);
 
 /// Returns when every member has entered it: a null global combine.
-mesh::Error barrier(const Group& g);
+mesh::Error barrier(const Group& g, CombineAlgorithm algo = CombineAlgorithm::kAuto);
 
 /// Personalised all-to-all: block j of `send` (`block` bytes) goes to member
 /// j, arriving as block i of its `recv` from member i.

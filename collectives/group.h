@@ -37,15 +37,19 @@ struct ReduceOp {
 
 /// Which global-combine algorithm to use (chosen by size unless forced).
 enum class CombineAlgorithm {
-  kAuto,              ///< dimension-wise exchange up to kExchangeMaxBytes, else reduce + broadcast
+  kAuto,              ///< shared memory when it applies, else dimension-wise exchange up to
+                      ///< kExchangeMaxBytes, else reduce + broadcast
+  kSharedMemory,      ///< every rank of the job on one host: publish once, combine all in rank
+                      ///< order (seed 002 §5.2's flat tree); falls back when it does not apply
   kReduceBroadcast,   ///< axis-sweep reduce to node 0, then axis-sweep broadcast (2x steps)
   kDimensionExchange, ///< per-axis bidirectional exchange: sum(floor(dim/2)) steps
 };
 
 /// Above this many bytes the dimension-wise exchange (which moves every
 /// partial of a line to every node of it) costs more than reduce + broadcast.
-/// Measured with bench/collectives on 8 ranks (2x2x2), see README.
-inline constexpr std::size_t kExchangeMaxBytes = 4096;
+/// Measured with bench/combine_crossover on 8 ranks (2x2x2, 2 cores):
+/// exchange 26.5 us vs 27.8 us at 2 KiB, 29.7 us vs 26.9 us at 4 KiB.
+inline constexpr std::size_t kExchangeMaxBytes = 2048;
 
 /// Critical-path length of the last collective this rank took part in: the
 /// number of messages in sequence from the start to this rank's last

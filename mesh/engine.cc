@@ -133,6 +133,8 @@ struct Engine::Impl {
   std::mt19937_64 rng{std::random_device{}()};
   std::chrono::steady_clock::time_point last_liveness = std::chrono::steady_clock::now();
   std::vector<int> connect_requests;
+  std::uint64_t smp_seq = 0;      // host-local all-gathers done so far
+  std::vector<bool> smp_have;     // which ranks' contributions arrived
 
   explicit Impl(Engine& eng) : e(eng), matcher(eng.size_) {}
 
@@ -528,7 +530,9 @@ struct Engine::Impl {
         if (auto l = shm->open_link(p, 0)) add_link(std::move(l));
         any = true;
       }
-    for (auto& ls : links) any |= poll_link(*ls);
+    // By index: answering a frame may connect to a new peer and append to
+    // `links` (the LinkStates themselves never move).
+    for (std::size_t i = 0; i < links.size(); ++i) any |= poll_link(*links[i]);
     return any;
   }
 
@@ -799,7 +803,12 @@ void Engine::finalize() {
 void Engine::abort(int code, const std::string& message) {
   std::fprintf(stderr, "meshmp: rank %d aborts the job (code %d): %s\n", rank_, code, message.c_str());
   std::fflush(stderr);
-  if (impl_->boot) impl_->boot->abort(code, message);
+  if (impl_->boot) {
+    impl_->boot->abort(code, message);
+    // The launcher ends the whole job (this rank included) on receipt; exiting
+    // first would race it and lose the message. Bounded: exit after 2 s.
+    ::sleep(2);
+  }
   std::_Exit(code ? code : 1);
 }
 
@@ -953,6 +962,38 @@ void Engine::free(Request* r) {
 }
 
 bool Engine::progress() { return impl_->progress(); }
+
+bool Engine::smp_available() const { return impl_->shm != nullptr; }
+std::size_t Engine::smp_max_bytes() const { return ShmProvider::kSmpSlotBytes; }
+
+Error Engine::smp_allgather(const void* mine, std::size_t bytes, void* all) {
+  Impl& im = *impl_;
+  char* out = static_cast<char*>(all);
+  std::memcpy(out + static_cast<std::size_t>(rank_) * bytes, mine, bytes);
+  if (!im.shm) return Error::kOk;
+  const std::uint64_t seq = im.smp_seq++;
+  im.shm->publish(seq, mine, bytes);
+  std::vector<bool>& have = im.smp_have;
+  have.assign(size_, false);
+  have[rank_] = true;
+  int missing = size_ - 1;
+  Error err = Error::kOk;
+  im.block_until([&] {
+    for (int r = 0; r < size_ && missing > 0; ++r) {
+      if (have[r]) continue;
+      if (im.peers[r].failed != Error::kOk) {
+        err = im.peers[r].failed;
+        return true;
+      }
+      if (im.shm->collect(r, seq, out + static_cast<std::size_t>(r) * bytes, bytes)) {
+        have[r] = true;
+        --missing;
+      }
+    }
+    return missing == 0;
+  });
+  return err;
+}
 
 const LinkStats* Engine::direction_stats(Direction d) const {
   if (d.index() >= static_cast<int>(impl_->by_direction.size())) return nullptr;

@@ -107,6 +107,15 @@ class Engine {
   /// Frees a request; an active one is freed when it completes.
   void free(Request* r);
 
+  /// Host-local all-gather through shared memory, for collectives over every
+  /// rank of a job that shares one host: each rank's `bytes` (at most
+  /// smp_max_bytes()) land in `all` at offset rank*bytes. Every rank must call
+  /// it the same number of times in the same order. Returns kPeerDead if a
+  /// rank dies meanwhile. Seed 002 §5.2 (flat tree, one writer per slot).
+  bool smp_available() const;
+  std::size_t smp_max_bytes() const;
+  Error smp_allgather(const void* mine, std::size_t bytes, void* all);
+
   /// One round of polling: connections, incoming frames, queued sends.
   /// Returns true if anything happened.
   bool progress();

@@ -69,6 +69,11 @@ struct ShmControl {
   alignas(64) std::atomic<std::uint32_t> doorbell;  // futex word
   std::atomic<std::uint32_t> sleeping;
   alignas(64) std::atomic<std::uint32_t> connect_pending;
+  struct SmpSlot {
+    alignas(64) std::atomic<std::uint64_t> seq;  // contribution number + 1, stored last
+    std::uint64_t bytes;
+    char data[ShmProvider::kSmpSlotBytes];
+  } smp[2];
   // Followed by nranks std::atomic<std::uint8_t> connect requests.
   std::atomic<std::uint8_t>* requests() {
     return reinterpret_cast<std::atomic<std::uint8_t>*>(reinterpret_cast<char*>(this) + sizeof(ShmControl));
@@ -296,6 +301,23 @@ void ShmProvider::take_connect_requests(std::vector<int>* peers) {
   std::atomic_thread_fence(std::memory_order_seq_cst);
   for (int r = 0; r < o_.nranks; ++r)
     if (own_->requests()[r].exchange(0, std::memory_order_acq_rel)) peers->push_back(r);
+}
+
+void ShmProvider::publish(std::uint64_t seq, const void* data, std::size_t bytes) {
+  ShmControl::SmpSlot& s = own_->smp[seq & 1];
+  std::memcpy(s.data, data, bytes);
+  s.bytes = bytes;
+  s.seq.store(seq + 1, std::memory_order_release);
+  for (int r = 0; r < o_.nranks; ++r)
+    if (r != o_.rank) wake(r);
+}
+
+bool ShmProvider::collect(int r, std::uint64_t seq, void* out, std::size_t bytes) {
+  ShmControl::SmpSlot& s = controls_[r]->smp[seq & 1];
+  if (s.seq.load(std::memory_order_acquire) != seq + 1) return false;
+  // The peer's word: copy no more than asked for.
+  std::memcpy(out, s.data, std::min<std::size_t>(bytes, kSmpSlotBytes));
+  return true;
 }
 
 std::uint32_t ShmProvider::arm() {

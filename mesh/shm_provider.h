@@ -67,6 +67,17 @@ class ShmProvider {
   /// Wakes `peer` if it sleeps.
   void wake(int peer);
 
+  /// Host-local all-gather slots (seed 002 §5.2's flat tree: one writer per
+  /// slot). publish() makes `bytes` (<= kSmpSlotBytes) of this rank's data
+  /// visible as contribution number `seq`; collect() copies rank r's
+  /// contribution `seq` into `out` and returns true once it is there. Two
+  /// buffers alternate by seq parity, which is safe because no rank can
+  /// start contribution seq+2 before every rank has published seq+1, which
+  /// each does only after reading all of seq.
+  static constexpr std::size_t kSmpSlotBytes = 1024;
+  void publish(std::uint64_t seq, const void* data, std::size_t bytes);
+  bool collect(int r, std::uint64_t seq, void* out, std::size_t bytes);
+
   int pid_of(int peer) const { return pids_.at(peer); }
   int rank() const { return o_.rank; }
   bool cma_enabled() const { return o_.cma; }

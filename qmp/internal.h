@@ -48,6 +48,7 @@ struct QMP_mem_struct {
 
 struct QMP_msgmem_struct {
   char* base = nullptr;  ///< the address QMP_change_address moves
+  bool one_base = true;  ///< false for a strided array over several bases: it cannot be moved
   std::vector<std::pair<char*, std::size_t>> runs;  ///< (address, bytes), in message order
   std::size_t total = 0;
 };

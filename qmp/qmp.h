@@ -232,6 +232,9 @@ QMP_msghandle_t QMP_comm_declare_receive_from(QMP_comm_t comm, QMP_msgmem_t m, i
  *  them (freeing it frees them). */
 QMP_msghandle_t QMP_declare_multiple(QMP_msghandle_t msgh[], int nhandle);
 QMP_msghandle_t QMP_declare_send_recv_pairs(QMP_msghandle_t msgh[], int num);
+/** Moves the handle's memory so that its base is `addr` (the same layout,
+ *  shifted). QMP_INVALID_ARG for a strided array over several bases;
+ *  QMP_INVALID_OP while the handle is active. */
 QMP_status_t QMP_change_address(QMP_msghandle_t msg, void* addr);
 QMP_status_t QMP_change_address_multiple(QMP_msghandle_t msg, void* addr[], int naddr);
 QMP_status_t QMP_clear_to_send(QMP_msghandle_t msg, QMP_clear_to_send_t cts);

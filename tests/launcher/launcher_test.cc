@@ -17,7 +17,7 @@
 
 namespace {
 
-std::string g_qmprun, g_probe, g_qmp_mesh;
+std::string g_qmprun, g_probe, g_qmp_mesh, g_qmp_abort;
 
 struct Result {
   int status = -1;         // qmprun's exit status
@@ -194,6 +194,16 @@ TEST(Qmprun, SigtermToTheLauncherEndsTheJob) {
   EXPECT_EQ(count_shm(), shm_before);
 }
 
+TEST(Qmprun, QmpAbortEndsTheWholeJobWithItsCode) {
+  Result r = run({"-n", "4", g_qmp_abort, "abort", "9"});
+  EXPECT_EQ(r.status, 9) << r.err;
+  EXPECT_NE(r.err.find("rank 1 aborted the job with code 9: QMP_abort"), std::string::npos) << r.err;
+  EXPECT_LT(r.seconds, 5.0);
+  Result s = run({"-n", "3", g_qmp_abort, "abort_string", "6"});
+  EXPECT_EQ(s.status, 6) << s.err;
+  EXPECT_NE(s.err.find("rank 1 aborted the job with code 6: QMP_abort_string: stop here"), std::string::npos) << s.err;
+}
+
 TEST(Qmprun, MissingProgramIsReported) {
   Result r = run({"-n", "2", "/nonexistent/program"});
   EXPECT_EQ(r.status, 127);
@@ -233,10 +243,11 @@ TEST(QmpMesh, ABadFileIsRejectedWithFileLineAndKey) {
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: launcher_test QMPRUN JOB_PROBE QMP_MESH\n");
+  if (argc != 5) {
+    std::fprintf(stderr, "usage: launcher_test QMPRUN JOB_PROBE QMP_MESH QMP_ABORT_PROBE\n");
     return 2;
   }
+  g_qmp_abort = argv[4];
   g_qmprun = argv[1];
   g_probe = argv[2];
   g_qmp_mesh = argv[3];
