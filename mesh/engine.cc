@@ -10,7 +10,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <map>
 #include <random>
+#include <tuple>
 #include <stdexcept>
 
 #include "mesh/bootstrap_client.h"
@@ -44,6 +47,8 @@ enum class State : std::uint8_t {
   kWaitAck,     // send: synchronous eager, waiting for SYNC_ACK
   kPosted,      // recv: in the matcher's posted queues
   kRendezvous,  // recv: CTS sent, waiting for DONE or DATA
+  kWaitReady,   // send (channel): waiting for the receiver's RECV_READY
+  kAnnounced,   // recv (channel): RECV_READY sent; posted too, for an eager send
   kDone,
 };
 
@@ -83,7 +88,33 @@ struct Request : PostedRecv {
   std::uint64_t reg_key = 0;   // recv: registration key announced in the CTS
   std::uint64_t remote_id = 0; // the other side's request id
   int data_streams = 0;        // send: DATA queue entries still referring to this request
+  std::uint64_t remote_key = 0;  // send: the receiver's registration key
+  bool done_seen = false;      // recv: DONE of a streamed message arrived
+  bool channel = false;        // receiver-ready protocol (Engine::channel_*_init)
+  std::uint64_t chan_gen = 0;  // channel: this start's number (send: the announcement it needs)
   Request* free_next = nullptr;
+};
+
+// Receiver-ready channels, keyed by (peer, context, tag).
+struct ChannelKey {
+  int peer;
+  std::uint32_t context;
+  int tag;
+  bool operator<(const ChannelKey& o) const {
+    return std::tie(peer, context, tag) < std::tie(o.peer, o.context, o.tag);
+  }
+};
+
+struct Announcement {
+  std::uint64_t gen, addr, key, recv_id, capacity;
+};
+
+// A sender's view of one channel: sends started so far, announcements not
+// yet used (in order), and the send waiting for the next one.
+struct SendChannel {
+  std::uint64_t next_gen = 0;
+  std::deque<Announcement> ready;
+  Request* waiting = nullptr;
 };
 
 // A frame waiting for a token or for the connection.
@@ -133,6 +164,8 @@ struct Engine::Impl {
   std::mt19937_64 rng{std::random_device{}()};
   std::chrono::steady_clock::time_point last_liveness = std::chrono::steady_clock::now();
   std::vector<int> connect_requests;
+  std::map<ChannelKey, SendChannel> send_channels;
+  std::map<ChannelKey, std::uint64_t> recv_channel_gen;  // receives started per channel
   std::uint64_t smp_seq = 0;      // host-local all-gathers done so far
   std::vector<bool> smp_have;     // which ranks' contributions arrived
 
@@ -268,8 +301,19 @@ struct Engine::Impl {
         req->offset += n;
         if (req->offset < req->granted) return false;
       }
-      // This stream is finished; the send completes when every stream is.
-      if (--req->data_streams == 0) complete(req);
+      // This stream is finished; when every stream is, DONE tells the
+      // receiver how much came (DATA may arrive after it on another link).
+      if (--req->data_streams == 0) {
+        FrameHeader d = make_header(FrameType::kDone, req->peer);
+        d.flags = kFlagStreamed;
+        d.length = req->granted;
+        d.addr = req->len;
+        d.send_id = req->id;
+        d.recv_id = req->remote_id;
+        d.key = req->remote_key;
+        send_or_queue(*primary_link(req->peer), d, nullptr);
+        complete(req);
+      }
       return true;
     }
     write_frame(ls, h, nullptr, 0);  // CTS, DONE, SYNC_ACK
@@ -304,9 +348,11 @@ struct Engine::Impl {
       if (!r->in_use || r->state == State::kDone || r->state == State::kInactive) continue;
       bool involved = r->is_send ? r->peer == peer
                                  : (r->state == State::kRendezvous && r->status.source == peer) ||
-                                       (r->state == State::kPosted && r->PostedRecv::key.source == peer);
+                                       ((r->state == State::kPosted || r->state == State::kAnnounced) &&
+                                        r->PostedRecv::key.source == peer);
       if (!involved) continue;
-      if (r->state == State::kPosted) matcher.unpost(r);
+      if (r->state == State::kPosted || r->state == State::kAnnounced) matcher.unpost(r);
+      if (r->state == State::kWaitReady) send_channels[ChannelKey{r->peer, r->context, r->tag}].waiting = nullptr;
       r->status.error = why;
       r->status.source = peer;
       complete(r);
@@ -364,10 +410,76 @@ struct Engine::Impl {
     send_or_queue(*primary_link(src), h, nullptr);
   }
 
+  // The receive a DONE or DATA is for: one that sent a CTS, or an announced
+  // channel receive (which then leaves the matcher: no eager send will come).
+  Request* rendezvous_target(std::uint64_t recv_id, int src) {
+    if (Request* r = lookup(recv_id, false, State::kRendezvous, src)) return r;
+    Request* r = lookup(recv_id, false, State::kAnnounced, src);
+    if (r) {
+      matcher.unpost(r);
+      r->state = State::kRendezvous;
+      r->msg_len = r->granted;
+    }
+    return r;
+  }
+
   void finish_rendezvous_recv(Request* r) {
     r->status.bytes = r->granted;
     r->status.error = r->msg_len > r->len ? Error::kTruncate : Error::kOk;
     complete(r);
+  }
+
+  // Writes `granted` bytes of send `s` into the receive buffer at `addr`
+  // (announced in a CTS or a RECV_READY), then DONE; or, where the OS refuses
+  // single-copy writes, pipelines DATA frames through the slots of every link
+  // to the peer (channel bonding, seed 000 §3.10).
+  void write_granted(LinkState& ls, Request* s, std::size_t granted, std::uint64_t addr, std::uint64_t key,
+                     std::uint64_t recv_id) {
+    const int peer = s->peer;
+    s->granted = granted;
+    s->remote_id = recv_id;
+    s->remote_key = key;
+    int err = granted ? ls.link->rdma_write(addr, s->buf, granted) : 0;
+    if (err == 0) {
+      ++ls.stats.rdma_writes;
+      ls.stats.bytes_sent += granted;
+      FrameHeader d = make_header(FrameType::kDone, peer);
+      d.length = granted;
+      d.addr = s->len;  // the whole message, so the receiver can report truncation
+      d.send_id = s->id;
+      d.recv_id = recv_id;
+      d.key = key;
+      send_or_queue(ls, d, nullptr);
+      complete(s);
+    } else if (err == EPERM || err == ENOSYS) {
+      s->state = State::kStreaming;
+      s->offset = 0;
+      FrameHeader d = make_header(FrameType::kData, peer);
+      d.send_id = s->id;
+      d.recv_id = recv_id;
+      d.key = key;
+      s->data_streams = static_cast<int>(peers[peer].links.size());
+      for (LinkState* l : peers[peer].links) send_or_queue(*l, d, s);
+    } else if (err == ESRCH) {
+      fail_peer(peer, Error::kPeerDead, "process is gone");
+    } else {
+      fail_peer(peer, Error::kProtocol, std::string("RDMA write refused: ") + std::strerror(err));
+    }
+  }
+
+  // A RECV_READY: the send waiting for it writes now; an announcement for a
+  // send that already went eager is dropped; a later one is kept.
+  void take_announcement(int src, const FrameHeader& h) {
+    SendChannel& ch = send_channels[ChannelKey{src, h.context, h.tag}];
+    const Announcement a{h.send_id, h.addr, h.key, h.recv_id, h.length};
+    if (ch.waiting && ch.waiting->chan_gen == a.gen) {
+      Request* s = ch.waiting;
+      ch.waiting = nullptr;
+      ++primary_link(src)->stats.ready_writes;
+      write_granted(*primary_link(src), s, std::min<std::size_t>(s->len, a.capacity), a.addr, a.key, a.recv_id);
+    } else if (a.gen >= ch.next_gen) {
+      ch.ready.push_back(a);
+    }
   }
 
   // Returns false if the frame cannot be taken now (unexpected buffer full).
@@ -414,55 +526,34 @@ struct Engine::Impl {
           fail_peer(src, Error::kProtocol, "CTS for an unknown send or with too many bytes");
           return true;
         }
-        s->granted = h.length;
-        s->remote_id = h.recv_id;
-        int err = s->granted ? ls.link->rdma_write(h.addr, s->buf, s->granted) : 0;
-        if (err == 0) {
-          ++ls.stats.rdma_writes;
-          ls.stats.bytes_sent += s->granted;
-          FrameHeader d = make_header(FrameType::kDone, src);
-          d.length = s->granted;
-          d.send_id = s->id;
-          d.recv_id = h.recv_id;
-          d.key = h.key;
-          send_or_queue(ls, d, nullptr);
-          complete(s);
-        } else if (err == EPERM || err == ENOSYS) {
-          // The OS refuses single-copy writes: pipeline DATA frames through
-          // the slots of every link to this peer (channel bonding, seed 000 §3.10).
-          s->state = State::kStreaming;
-          s->offset = 0;
-          FrameHeader d = make_header(FrameType::kData, src);
-          d.send_id = s->id;
-          d.recv_id = h.recv_id;
-          d.key = h.key;
-          s->data_streams = static_cast<int>(peers[src].links.size());
-          for (LinkState* l : peers[src].links) send_or_queue(*l, d, s);
-        } else if (err == ESRCH) {
-          fail_peer(src, Error::kPeerDead, "process is gone");
-        } else {
-          fail_peer(src, Error::kProtocol, std::string("RDMA write refused: ") + std::strerror(err));
-        }
+        write_granted(ls, s, h.length, h.addr, h.key, h.recv_id);
+        return true;
+      }
+      case FrameType::kRecvReady: {
+        take_announcement(src, h);
         return true;
       }
       case FrameType::kDone: {
-        Request* r = lookup(h.recv_id, false, State::kRendezvous, src);
-        if (!r || h.key != r->reg_key || h.length != r->granted) {
+        Request* r = rendezvous_target(h.recv_id, src);
+        if (!r || h.key != r->reg_key || h.length > r->granted || h.addr < h.length) {
           fail_peer(src, Error::kProtocol, "DONE for an unknown receive or a wrong key/length");
           return true;
         }
-        finish_rendezvous_recv(r);
+        r->granted = h.length;
+        r->msg_len = h.addr;
+        if (!(h.flags & kFlagStreamed) || r->offset >= r->granted) finish_rendezvous_recv(r);
+        else r->done_seen = true;  // the last DATA frames are still on their way
         return true;
       }
       case FrameType::kData: {
-        Request* r = lookup(h.recv_id, false, State::kRendezvous, src);
+        Request* r = rendezvous_target(h.recv_id, src);
         if (!r || h.key != r->reg_key || h.addr > r->granted || h.length > r->granted - h.addr) {
           fail_peer(src, Error::kProtocol, "DATA outside the announced receive buffer");
           return true;
         }
         std::memcpy(r->buf + h.addr, payload, h.length);
         r->offset += h.length;
-        if (r->offset >= r->granted) finish_rendezvous_recv(r);
+        if (r->done_seen && r->offset >= r->granted) finish_rendezvous_recv(r);
         return true;
       }
       case FrameType::kSyncAck: {
@@ -589,7 +680,26 @@ struct Engine::Impl {
     }
     LinkState& ls = *primary_link(r->peer);
     r->state = State::kQueued;
-    if (r->len < e.opt_.eager_limit && r->len <= ls.link->max_payload()) {
+    const bool eager = r->len < e.opt_.eager_limit && r->len <= ls.link->max_payload();
+    if (r->channel) {
+      SendChannel& ch = send_channels[ChannelKey{r->peer, r->context, r->tag}];
+      r->chan_gen = ch.next_gen++;
+      // Announcements for earlier sends (those went eager) are spent.
+      while (!ch.ready.empty() && ch.ready.front().gen < r->chan_gen + (eager ? 1 : 0)) ch.ready.pop_front();
+      if (!eager) {
+        if (!ch.ready.empty() && ch.ready.front().gen == r->chan_gen) {
+          const Announcement a = ch.ready.front();
+          ch.ready.pop_front();
+          ++ls.stats.ready_writes;
+          write_granted(ls, r, std::min<std::size_t>(r->len, a.capacity), a.addr, a.key, a.recv_id);
+        } else {
+          r->state = State::kWaitReady;
+          ch.waiting = r;
+        }
+        return;
+      }
+    }
+    if (eager) {
       FrameHeader h = make_header(FrameType::kEager, r->peer);
       h.flags = sync ? kFlagSync : 0;
       h.context = r->context;
@@ -633,6 +743,9 @@ struct Engine::Impl {
   void start_recv(Request* r) {
     r->status = Status{};
     r->PostedRecv::key = MatchKey{r->context, r->peer, r->tag};
+    // Every start of a channel receive has a number, announced or not (an
+    // eager message may already be here), so the k-th send meets the k-th.
+    if (r->channel) r->chan_gen = recv_channel_gen[ChannelKey{r->peer, r->context, r->tag}]++;
     if (auto* u = static_cast<Unexpected*>(matcher.match_unexpected(r->PostedRecv::key, true))) {
       take_unexpected(r, u);
       return;
@@ -644,6 +757,27 @@ struct Engine::Impl {
     }
     r->state = State::kPosted;
     matcher.post(r);
+    if (r->channel) announce(r);
+  }
+
+  // Receiver-ready: tell the sender where this receive's buffer is. The
+  // receive stays posted as well, for a sender whose message goes eager.
+  void announce(Request* r) {
+    r->state = State::kAnnounced;
+    r->status.source = r->peer;
+    r->granted = r->len;
+    r->offset = 0;
+    r->done_seen = false;
+    r->reg_key = rng() | 1;
+    FrameHeader h = make_header(FrameType::kRecvReady, r->peer);
+    h.context = r->context;
+    h.tag = r->tag;
+    h.length = r->len;
+    h.addr = reinterpret_cast<std::uint64_t>(r->buf);
+    h.key = r->reg_key;
+    h.recv_id = r->id;
+    h.send_id = r->chan_gen;
+    send_or_queue(*primary_link(r->peer), h, nullptr);
   }
 
   void take_unexpected(Request* r, Unexpected* u) {
@@ -667,12 +801,13 @@ struct Engine::Impl {
       std::fprintf(stderr,
                    "meshmp stats: rank %d %s: frames sent %llu received %llu, eager %llu, "
                    "rendezvous %llu, bytes %llu, token stalls %llu, credit frames %llu, "
-                   "rdma writes %llu, data frames %llu\n",
+                   "rdma writes %llu (%llu on RECV_READY), data frames %llu\n",
                    e.rank_, ls->link->describe().c_str(), (unsigned long long)s.frames_sent,
                    (unsigned long long)s.frames_received, (unsigned long long)s.eager_sent,
                    (unsigned long long)s.rendezvous_sent, (unsigned long long)s.bytes_sent,
                    (unsigned long long)s.token_stalls, (unsigned long long)s.credit_frames,
-                   (unsigned long long)s.rdma_writes, (unsigned long long)s.data_frames);
+                   (unsigned long long)s.rdma_writes, (unsigned long long)s.ready_writes,
+                   (unsigned long long)s.data_frames);
     }
   }
 };
@@ -835,6 +970,18 @@ Request* Engine::recv_init(void* buf, std::size_t len, int src, int tag, std::ui
   r->peer = src;
   r->tag = tag;
   r->context = context;
+  return r;
+}
+
+Request* Engine::channel_send_init(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context) {
+  Request* r = send_init(buf, len, dst, tag, context);
+  r->channel = dst != rank_;
+  return r;
+}
+
+Request* Engine::channel_recv_init(void* buf, std::size_t len, int src, int tag, std::uint32_t context) {
+  Request* r = recv_init(buf, len, src, tag, context);
+  r->channel = src >= 0 && src != rank_;
   return r;
 }
 

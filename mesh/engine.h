@@ -31,6 +31,7 @@ struct LinkStats {
   std::uint64_t token_stalls = 0;     ///< frames that waited for a token
   std::uint64_t credit_frames = 0;    ///< explicit CREDIT frames sent
   std::uint64_t rdma_writes = 0, data_frames = 0;
+  std::uint64_t ready_writes = 0;     ///< channel sends written on a RECV_READY (no RTS/CTS)
 };
 
 /// Tunables, normally read from the environment and config by Engine::init.
@@ -81,6 +82,18 @@ class Engine {
                      SendMode mode = SendMode::kStandard);
   Request* recv_init(void* buf, std::size_t len, int src, int tag, std::uint32_t context);
   void start(Request* r);
+
+  /// Channels: persistent requests for a fixed pair with the receiver-ready
+  /// protocol (ARCHITECTURE.md §3; seed 003 §5.1 sender-side matching, seed
+  /// 000 §3.6.2 -- its deadlock cannot arise on a fixed pair). Every start of
+  /// a channel receive announces its buffer (RECV_READY); a channel send at or
+  /// above the eager limit RDMA-writes as soon as the announcement for it is
+  /// there, with no RTS/CTS round trip. Announcements are numbered per
+  /// (peer, context, tag), so the k-th send meets the k-th receive; smaller
+  /// sends go eager and skip theirs. Sources and destinations are specific
+  /// ranks; to or from this rank they behave as send_init/recv_init.
+  Request* channel_send_init(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context);
+  Request* channel_recv_init(void* buf, std::size_t len, int src, int tag, std::uint32_t context);
 
   /// True and fills *st (may be nullptr) if `r` completed. A completed
   /// nonpersistent request is freed; a persistent one becomes inactive. An

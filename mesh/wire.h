@@ -13,7 +13,8 @@ inline constexpr std::uint8_t kWireVersion = 1;
 /// Frame types. Eager/RTS/CTS/DONE follow MP_Lite's OP_SEND, OP_RDMAW_RTS,
 /// OP_RDMAW_CTS, OP_RDMAW_DONE (seed 000 §3.4); CREDIT returns tokens
 /// explicitly (seed 003 §5.1); DATA carries a rendezvous payload through the
-/// slots when RDMA write is refused; SYNC_ACK completes a synchronous send.
+/// slots when RDMA write is refused; SYNC_ACK completes a synchronous send;
+/// RECV_READY announces a channel receive's buffer (receiver-ready protocol).
 enum class FrameType : std::uint8_t {
   kEager = 1,
   kRts = 2,
@@ -22,6 +23,7 @@ enum class FrameType : std::uint8_t {
   kCredit = 5,
   kData = 6,
   kSyncAck = 7,
+  kRecvReady = 8,  ///< a started channel receive announces its buffer (ARCHITECTURE.md §3)
   kEnd  // one past the last valid type
 };
 
@@ -29,6 +31,7 @@ const char* frame_type_name(FrameType t);
 
 /// Header flags.
 inline constexpr std::uint16_t kFlagSync = 1;  ///< synchronous send: receiver acks the match
+inline constexpr std::uint16_t kFlagStreamed = 2;  ///< DONE after DATA frames: the data came through the slots
 
 /// 72 bytes, naturally aligned, host byte order (shm is one host; the tcp
 /// provider will fix an order).

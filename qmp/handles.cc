@@ -1,5 +1,7 @@
 // QMP message handles (QMP_API.md "Message handles"): persistent channels
-// over the core's persistent requests. A relative channel's tag names the
+// over the core's channel requests -- each started receive announces its
+// buffer and a large send writes straight into it (the receiver-ready
+// protocol, seed 003 §5.1). A relative channel's tag names the
 // sender's direction, so on an axis of size 2 -- where +dir and -dir reach the
 // same neighbour -- the two channels still match the right receives.
 #include <cstring>
@@ -112,9 +114,10 @@ QMP_status_t start_one(QMP_msghandle_t h) {
     h->req = nullptr;
   }
   if (!h->req) {
+    // Channels: the receiver-ready protocol (ARCHITECTURE.md §3).
     h->req = h->kind == QMP_msghandle_struct::Kind::kSend
-                 ? e.send_init(buf, h->mem->total, h->peer, h->tag, h->comm->p2p_context)
-                 : e.recv_init(buf, h->mem->total, h->peer, h->tag, h->comm->p2p_context);
+                 ? e.channel_send_init(buf, h->mem->total, h->peer, h->tag, h->comm->p2p_context)
+                 : e.channel_recv_init(buf, h->mem->total, h->peer, h->tag, h->comm->p2p_context);
     h->req_buf = buf;
   }
   if (h->kind == QMP_msghandle_struct::Kind::kSend && !contiguous(h)) pack(h);

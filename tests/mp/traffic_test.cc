@@ -237,6 +237,59 @@ TEST(Traffic, WaitanyAndTestany) {
   }
 }
 
+// Receiver-ready channels: a large channel send is written on the receive's
+// announcement (no RTS), whichever side starts first; an eager-size send on
+// the same channel skips its announcement; a short buffer reports truncation.
+TEST(Traffic, ChannelsWriteOnTheReceiversAnnouncement) {
+  mesh::Engine& e = engine();
+  if (e.size() < 2 || e.rank() > 1) return;
+  const int peer = 1 - e.rank();
+  const std::size_t big = 64 << 10, small = 100;
+  std::vector<unsigned char> out(big), in(big);
+  Request* send_big = e.channel_send_init(out.data(), big, peer, 50, 8);
+  Request* send_small = e.channel_send_init(out.data(), small, peer, 50, 8);
+  Request* recv = e.channel_recv_init(in.data(), big, peer, 50, 8);
+  const mesh::LinkStats* st = e.peer_stats(peer);
+  ASSERT_NE(st, nullptr);
+  const auto rts0 = st->rendezvous_sent, ready0 = st->ready_writes;
+  int big_sends = 0;
+  for (int round = 0; round < 200; ++round) {
+    const bool use_small = round % 5 == 4;
+    const std::size_t n = use_small ? small : big;
+    for (std::size_t i = 0; i < n; ++i) out[i] = testing::pattern(e.rank(), i, round);
+    Request* s = use_small ? send_small : send_big;
+    big_sends += !use_small;
+    // Alternate who starts first: the announcement is early or late.
+    Status rs;
+    if (round % 2 == 0) {
+      e.start(recv);
+      e.start(s);
+    } else {
+      e.start(s);
+      for (int k = 0; k < 50; ++k) e.progress();
+      e.start(recv);
+    }
+    e.wait(s, nullptr);
+    e.wait(recv, &rs);
+    ASSERT_EQ(rs.error, mesh::Error::kOk) << round;
+    ASSERT_EQ(rs.bytes, n) << round;
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(in[i], testing::pattern(peer, i, round)) << round << " " << i;
+  }
+  EXPECT_EQ(st->rendezvous_sent - rts0, 0u) << "a channel send used RTS/CTS";
+  EXPECT_EQ(static_cast<int>(st->ready_writes - ready0), big_sends);
+  // A receive buffer shorter than the message: truncated, reported.
+  Request* short_recv = e.channel_recv_init(in.data(), big / 2, peer, 51, 8);
+  Request* long_send = e.channel_send_init(out.data(), big, peer, 51, 8);
+  Status ts;
+  e.start(short_recv);
+  e.start(long_send);
+  e.wait(long_send, nullptr);
+  e.wait(short_recv, &ts);
+  EXPECT_EQ(ts.error, mesh::Error::kTruncate);
+  EXPECT_EQ(ts.bytes, big / 2);
+  for (Request* r : {send_big, send_small, recv, short_recv, long_send}) e.free(r);
+}
+
 }  // namespace
 }  // namespace meshmp
 

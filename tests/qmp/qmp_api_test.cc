@@ -85,10 +85,13 @@ TEST(Qmp, LogicalTopologyRoundTripsAndCannotBeDeclaredTwice) {
 }
 
 // Every node sends a distinct message in all 2*D directions at once and
-// receives from all 2*D neighbours, through one multiple handle restarted.
-TEST(Qmp, RelativeExchangeInEveryDirection) {
+// receives from all 2*D neighbours, through one multiple handle restarted:
+// 8 KB faces (eager) and 40 KB faces (written on the receiver's announcement).
+class QmpFaces : public ::testing::TestWithParam<int> {};
+
+TEST_P(QmpFaces, RelativeExchangeInEveryDirection) {
   const int nd = QMP_get_logical_number_of_dimensions();
-  const int n = 1000;
+  const int n = GetParam();
   std::vector<std::vector<double>> out(2 * nd, std::vector<double>(n)), in(2 * nd, std::vector<double>(n));
   std::vector<QMP_msgmem_t> mems;
   std::vector<QMP_msghandle_t> hs;
@@ -127,6 +130,8 @@ TEST(Qmp, RelativeExchangeInEveryDirection) {
   QMP_free_msghandle(all);
   for (QMP_msgmem_t m : mems) QMP_free_msgmem(m);
 }
+
+INSTANTIATE_TEST_SUITE_P(FaceSizes, QmpFaces, ::testing::Values(1000, 5000));
 
 // Strided and indexed memory: a column of a row-major matrix goes to the
 // +x neighbour and arrives in an indexed layout.
