@@ -1,7 +1,7 @@
 // Measures the two message-passing global combines against each other by
 // size, to place collectives::kExchangeMaxBytes (not a test). Run on the
 // torus it is for, e.g.: qmprun -n 8 --geometry 2x2x2 bench/combine_crossover
-// Output: crossover bytes=N exchange_us=A reduce_bcast_us=B
+// Output: crossover bytes=N exchange_us=A reduce_bcast_us=B ring_us=C
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
@@ -31,15 +31,17 @@ int main(int argc, char** argv) {
   for (std::size_t bytes = 8; bytes <= (256u << 10); bytes *= 2) {
     std::vector<double> v(bytes / sizeof(double), 1.0);
     const int it = std::max(10, static_cast<int>(iters * 4096.0 / (bytes + 4096.0)));
-    double us[2];
+    double us[3];
     int k = 0;
-    for (auto algo : {collectives::CombineAlgorithm::kDimensionExchange, collectives::CombineAlgorithm::kReduceBroadcast}) {
+    for (auto algo : {collectives::CombineAlgorithm::kDimensionExchange, collectives::CombineAlgorithm::kReduceBroadcast,
+                      collectives::CombineAlgorithm::kRing}) {
       collectives::barrier(g, collectives::CombineAlgorithm::kDimensionExchange);
       auto t0 = std::chrono::steady_clock::now();
       for (int i = 0; i < it; ++i) collectives::allreduce(g, v.data(), v.size(), sum, algo);
       us[k++] = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / it;
     }
-    if (e.rank() == 0) std::printf("crossover bytes=%zu exchange_us=%.2f reduce_bcast_us=%.2f\n", bytes, us[0], us[1]);
+    if (e.rank() == 0)
+      std::printf("crossover bytes=%zu exchange_us=%.2f reduce_bcast_us=%.2f ring_us=%.2f\n", bytes, us[0], us[1], us[2]);
     std::fflush(stdout);
   }
   mesh::Engine::finalize();

@@ -38,11 +38,13 @@ struct ReduceOp {
 /// Which global-combine algorithm to use (chosen by size unless forced).
 enum class CombineAlgorithm {
   kAuto,              ///< shared memory when it applies, else dimension-wise exchange up to
-                      ///< kExchangeMaxBytes, else reduce + broadcast
+                      ///< kExchangeMaxBytes, reduce + broadcast below kRingMinBytes, else ring
   kSharedMemory,      ///< every rank of the job on one host: publish once, combine all in rank
                       ///< order (seed 002 §5.2's flat tree); falls back when it does not apply
   kReduceBroadcast,   ///< axis-sweep reduce to node 0, then axis-sweep broadcast (2x steps)
   kDimensionExchange, ///< per-axis bidirectional exchange: sum(floor(dim/2)) steps
+  kRing,              ///< reduce-scatter then all-gather around the ranks: 2(p-1) steps, each
+                      ///< moving 1/p of the vector (bandwidth-optimal, for long vectors)
 };
 
 /// Above this many bytes the dimension-wise exchange (which moves every
@@ -50,6 +52,11 @@ enum class CombineAlgorithm {
 /// Measured with bench/combine_crossover on 8 ranks (2x2x2, 2 cores):
 /// exchange 26.5 us vs 27.8 us at 2 KiB, 29.7 us vs 26.9 us at 4 KiB.
 inline constexpr std::size_t kExchangeMaxBytes = 2048;
+
+/// From this many bytes the ring (reduce-scatter + all-gather) beats reduce +
+/// broadcast. bench/combine_crossover on 2x2x2: 118 us vs 148 us at 16 KiB,
+/// 697 us vs 1081 us at 256 KiB (on 2 ranks the ring wins from 2 KiB).
+inline constexpr std::size_t kRingMinBytes = 16384;
 
 /// Critical-path length of the last collective this rank took part in: the
 /// number of messages in sequence from the start to this rank's last

@@ -103,16 +103,19 @@ TEST(Collectives, ReduceToEveryRootMatchesSerialReference) {
 
 TEST(Collectives, AllreduceBothAlgorithmsExactAndBitIdentical) {
   Group g = world();
-  for (CombineAlgorithm algo : {CombineAlgorithm::kDimensionExchange, CombineAlgorithm::kReduceBroadcast}) {
-    for (int count : {1, 1000}) {
+  for (CombineAlgorithm algo :
+       {CombineAlgorithm::kDimensionExchange, CombineAlgorithm::kReduceBroadcast, CombineAlgorithm::kRing}) {
+    for (int count : {1, 1000, 4099}) {
       std::vector<double> buf(count);
       for (int i = 0; i < count; ++i) buf[i] = 1.0 / (3 + g.me + i) + 1e-13 * g.me;
       std::vector<double> all(count * g.size());
       collectives::gather(g, buf.data(), all.data(), count * sizeof(double), 0);
       ASSERT_EQ(collectives::allreduce(g, buf.data(), count, sum_op<double>(), algo), mesh::Error::kOk);
       const int depth = max_critical_path(g);
-      if (g.size() > 1) {
+      if (g.size() > 1 && (algo != CombineAlgorithm::kRing || count < g.size())) {
         EXPECT_EQ(depth, algo == CombineAlgorithm::kDimensionExchange ? sweep_steps() : 2 * sweep_steps());
+      } else if (g.size() > 1) {
+        EXPECT_EQ(depth, 2 * (g.size() - 1));  // the ring: p-1 steps each way
       }
       EXPECT_TRUE(identical_everywhere(g, buf.data(), count * sizeof(double)));
       if (g.me == 0)
