@@ -1,5 +1,27 @@
 """mp_test: runs a rank program under qmprun with a hard timeout."""
 
+# The job shapes every API is tested on: 1, 2 and 4 ranks, and 8 ranks as a
+# ring, 4x2, 2x2x2 and 2x2x2x1 (ranks, qmprun --geometry).
+LAYOUTS = [
+    (1, ""),
+    (2, ""),
+    (4, ""),
+    (8, "8"),
+    (8, "4x2"),
+    (8, "2x2x2"),
+    (8, "2x2x2x1"),
+]
+
+def mp_test_layouts(name, binary, layouts = LAYOUTS):
+    """One mp_test of `binary` per layout, named NAME_RANKS[_GEOMETRY]."""
+    for (n, g) in layouts:
+        mp_test(
+            name = name + "_" + str(n) + ("_" + g if g else ""),
+            binary = binary,
+            geometry = g,
+            ranks = n,
+        )
+
 def mp_test(name, binary, ranks, geometry = "", config = "", env = {}, timeout_s = 120, args = [], size = "medium"):
     """A test that starts `ranks` copies of `binary` with qmprun.
 
