@@ -42,8 +42,6 @@ struct QMP_comm_struct {
 struct QMP_mem_struct {
   void* raw = nullptr;      ///< what malloc returned
   void* aligned = nullptr;  ///< what the user gets
-  std::size_t bytes = 0;
-  int flags = 0;
 };
 
 struct QMP_msgmem_struct {

@@ -43,8 +43,6 @@ QMP_mem_t* QMP_allocate_aligned_memory(size_t nbytes, size_t alignment, int flag
     return nullptr;
   }
   auto* mem = new QMP_mem_struct;
-  mem->bytes = nbytes;
-  mem->flags = flags;
   // Over-allocate and round up: works for any power-of-two alignment.
   mem->raw = std::malloc(nbytes + alignment);
   if (!mem->raw) {

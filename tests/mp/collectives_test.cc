@@ -172,7 +172,9 @@ TEST(Collectives, SharedMemoryCombine) {
     int x = g.me + rep;
     ASSERT_EQ(collectives::allreduce(g, &x, 1, sum_op<int>()), mesh::Error::kOk);
     ASSERT_EQ(x, g.size() * (g.size() - 1) / 2 + rep * g.size());
-    if (rep % 3 == 0) ASSERT_EQ(collectives::barrier(g), mesh::Error::kOk);
+    if (rep % 3 == 0) {
+      ASSERT_EQ(collectives::barrier(g), mesh::Error::kOk);
+    }
   }
 }
 

@@ -52,10 +52,14 @@ TEST(QmpMore, LayoutGridDeclaresABalancedTopology) {
   EXPECT_EQ(QMP_get_number_of_subgrid_sites(), sites);
   EXPECT_EQ(sites * nodes(), 8 * 8 * 8 * 16);
   // The longest axis is split first: with 2+ nodes, t (16) is divided.
-  if (nodes() >= 2) EXPECT_GE(ld[3], 2);
+  if (nodes() >= 2) {
+    EXPECT_GE(ld[3], 2);
+  }
   // With the topology now declared, t = 15 cannot be split over its nodes.
   const int odd[4] = {8, 8, 8, 15};
-  if (nodes() > 1) EXPECT_EQ(QMP_layout_grid(odd, 4), QMP_INVALID_ARG);
+  if (nodes() > 1) {
+    EXPECT_EQ(QMP_layout_grid(odd, 4), QMP_INVALID_ARG);
+  }
 }
 
 // Everything again through the QMP_comm_ forms, on the communicator of the
