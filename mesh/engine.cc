@@ -223,6 +223,14 @@ struct Engine::Impl {
     free_frames = f;
   }
 
+  // The key a CTS or RECV_READY announces for a receive buffer: names the
+  // registered region holding it (a writer then needs no system call), plus
+  // a nonce DONE/DATA must echo.
+  std::uint64_t registration_key(const char* buf, std::size_t len) {
+    const std::uint32_t region = shm ? shm->registry().region_of(buf, len) : 0;
+    return make_registration_key(region, static_cast<std::uint32_t>(rng()));
+  }
+
   // ---- links --------------------------------------------------------------
   LinkState* add_link(std::unique_ptr<Link> link) {
     auto ls = std::make_unique<LinkState>();
@@ -397,7 +405,7 @@ struct Engine::Impl {
     r->granted = std::min(msg_len, r->len);
     r->offset = 0;
     r->remote_id = send_id;
-    r->reg_key = rng() | 1;
+    r->reg_key = registration_key(r->buf, r->granted);
     r->state = State::kRendezvous;
     FrameHeader h = make_header(FrameType::kCts, src);
     h.context = r->context;
@@ -439,9 +447,12 @@ struct Engine::Impl {
     s->granted = granted;
     s->remote_id = recv_id;
     s->remote_key = key;
-    int err = granted ? ls.link->rdma_write(addr, s->buf, granted) : 0;
+    int err = granted ? ls.link->rdma_write(addr, key, s->buf, granted) : 0;
     if (err == 0) {
-      ++ls.stats.rdma_writes;
+      if (granted) {
+        ++ls.stats.rdma_writes;
+        if (registered_region_of(key)) ++ls.stats.registered_writes;
+      }
       ls.stats.bytes_sent += granted;
       FrameHeader d = make_header(FrameType::kDone, peer);
       d.length = granted;
@@ -685,17 +696,21 @@ struct Engine::Impl {
       SendChannel& ch = send_channels[ChannelKey{r->peer, r->context, r->tag}];
       r->chan_gen = ch.next_gen++;
       // Announcements for earlier sends (those went eager) are spent.
-      while (!ch.ready.empty() && ch.ready.front().gen < r->chan_gen + (eager ? 1 : 0)) ch.ready.pop_front();
+      while (!ch.ready.empty() && ch.ready.front().gen < r->chan_gen) ch.ready.pop_front();
+      const bool announced = !ch.ready.empty() && ch.ready.front().gen == r->chan_gen;
+      // Below the eager limit a copy through the slots beats a system call,
+      // but a write into registered memory is one memcpy: take it.
+      if (announced && (!eager || registered_region_of(ch.ready.front().key))) {
+        const Announcement a = ch.ready.front();
+        ch.ready.pop_front();
+        ++ls.stats.ready_writes;
+        write_granted(ls, r, std::min<std::size_t>(r->len, a.capacity), a.addr, a.key, a.recv_id);
+        return;
+      }
+      if (announced) ch.ready.pop_front();  // this send goes eager: its announcement is spent
       if (!eager) {
-        if (!ch.ready.empty() && ch.ready.front().gen == r->chan_gen) {
-          const Announcement a = ch.ready.front();
-          ch.ready.pop_front();
-          ++ls.stats.ready_writes;
-          write_granted(ls, r, std::min<std::size_t>(r->len, a.capacity), a.addr, a.key, a.recv_id);
-        } else {
-          r->state = State::kWaitReady;
-          ch.waiting = r;
-        }
+        r->state = State::kWaitReady;
+        ch.waiting = r;
         return;
       }
     }
@@ -768,7 +783,7 @@ struct Engine::Impl {
     r->granted = r->len;
     r->offset = 0;
     r->done_seen = false;
-    r->reg_key = rng() | 1;
+    r->reg_key = registration_key(r->buf, r->len);
     FrameHeader h = make_header(FrameType::kRecvReady, r->peer);
     h.context = r->context;
     h.tag = r->tag;
@@ -801,12 +816,13 @@ struct Engine::Impl {
       std::fprintf(stderr,
                    "meshmp stats: rank %d %s: frames sent %llu received %llu, eager %llu, "
                    "rendezvous %llu, bytes %llu, token stalls %llu, credit frames %llu, "
-                   "rdma writes %llu (%llu on RECV_READY), data frames %llu\n",
+                   "rdma writes %llu (%llu on RECV_READY, %llu into registered memory), data frames %llu\n",
                    e.rank_, ls->link->describe().c_str(), (unsigned long long)s.frames_sent,
                    (unsigned long long)s.frames_received, (unsigned long long)s.eager_sent,
                    (unsigned long long)s.rendezvous_sent, (unsigned long long)s.bytes_sent,
                    (unsigned long long)s.token_stalls, (unsigned long long)s.credit_frames,
                    (unsigned long long)s.rdma_writes, (unsigned long long)s.ready_writes,
+                   (unsigned long long)s.registered_writes,
                    (unsigned long long)s.data_frames);
     }
   }
@@ -1109,6 +1125,16 @@ void Engine::free(Request* r) {
 }
 
 bool Engine::progress() { return impl_->progress(); }
+
+void* Engine::allocate_registered(std::size_t bytes, std::size_t alignment) {
+  if (!impl_->shm) {
+    errno = ENOTSUP;
+    return nullptr;
+  }
+  return impl_->shm->registry().allocate(bytes, alignment);
+}
+
+bool Engine::free_registered(void* p) { return impl_->shm && impl_->shm->registry().release(p); }
 
 bool Engine::smp_available() const { return impl_->shm != nullptr; }
 std::size_t Engine::smp_max_bytes() const { return ShmProvider::kSmpSlotBytes; }

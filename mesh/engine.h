@@ -32,6 +32,7 @@ struct LinkStats {
   std::uint64_t credit_frames = 0;    ///< explicit CREDIT frames sent
   std::uint64_t rdma_writes = 0, data_frames = 0;
   std::uint64_t ready_writes = 0;     ///< channel sends written on a RECV_READY (no RTS/CTS)
+  std::uint64_t registered_writes = 0;  ///< RDMA writes into registered memory (a memcpy, no system call)
 };
 
 /// Tunables, normally read from the environment and config by Engine::init.
@@ -119,6 +120,17 @@ class Engine {
   bool cancel(Request* r);
   /// Frees a request; an active one is freed when it completes.
   void free(Request* r);
+
+  /// Registered memory (QMP_MEM_COMMS; seed 000 §3.7): `bytes` aligned to
+  /// `alignment` (a power of two), registered once for its lifetime, so every
+  /// RDMA write a peer makes into it -- rendezvous, and channel sends of any
+  /// size once the receive is announced -- is a memcpy into the peer's
+  /// mapping of it (shm_registry.h). nullptr with errno set if it cannot be
+  /// created, or with errno = ENOTSUP in a job without shm peers (one rank):
+  /// the caller then uses ordinary memory, which works the same, only slower.
+  void* allocate_registered(std::size_t bytes, std::size_t alignment);
+  /// Frees what allocate_registered returned; false if `p` is not such memory.
+  bool free_registered(void* p);
 
   /// Host-local all-gather through shared memory, for collectives over every
   /// rank of a job that shares one host: each rank's `bytes` (at most

@@ -42,9 +42,11 @@ class Link {
   virtual std::uint64_t recv_seq() const = 0;
 
   /// RDMA write of `len` bytes to `remote_addr` in the peer (a buffer the peer
-  /// registered and announced in a CTS). Returns 0, or an errno value; EPERM /
-  /// ENOSYS mean the OS refuses and the caller falls back to DATA frames.
-  virtual int rdma_write(std::uint64_t remote_addr, const void* src, std::size_t len) = 0;
+  /// announced in a CTS or RECV_READY with registration key `key`, see
+  /// shm_registry.h). Returns 0, or an errno value; EPERM / ENOSYS mean the OS
+  /// refuses and the caller falls back to DATA frames; EFAULT means the
+  /// address/key pair is not one the peer registered.
+  virtual int rdma_write(std::uint64_t remote_addr, std::uint64_t key, const void* src, std::size_t len) = 0;
 
   /// Short description for messages and statistics ("shm 0<->3 #1").
   virtual std::string describe() const = 0;

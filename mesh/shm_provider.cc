@@ -1,10 +1,8 @@
 #include "mesh/shm_provider.h"
 
-#include <fcntl.h>
 #include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -14,6 +12,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "mesh/shm_segment.h"
 #include "mesh/slot_ring.h"
 
 namespace meshmp::mesh {
@@ -22,42 +21,6 @@ namespace {
 constexpr std::uint32_t kControlMagic = 0x6d73'6843;  // "Chsm"
 constexpr std::uint32_t kLinkMagic = 0x6d73'684c;     // "Lhsm"
 constexpr std::uint32_t kLinkVersion = 1;
-
-std::size_t round_page(std::size_t n) { return (n + 4095) & ~std::size_t{4095}; }
-
-// Maps a named segment; creates it (exclusively, 0600, `bytes` long) when
-// `create`. Returns nullptr with errno set on failure.
-void* map_segment(const std::string& name, std::size_t bytes, bool create, std::size_t* mapped) {
-  int fd = ::shm_open(name.c_str(), O_RDWR | (create ? O_CREAT | O_EXCL : 0) | O_CLOEXEC, 0600);
-  if (fd < 0) return nullptr;
-  if (create) {
-    if (::ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
-      int e = errno;
-      ::close(fd);
-      ::shm_unlink(name.c_str());
-      errno = e;
-      return nullptr;
-    }
-  } else {
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || st.st_size <= 0) {
-      ::close(fd);
-      errno = EAGAIN;  // the creator has not sized it yet
-      return nullptr;
-    }
-    bytes = static_cast<std::size_t>(st.st_size);
-  }
-  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  int e = errno;
-  ::close(fd);
-  if (p == MAP_FAILED) {
-    errno = e;
-    return nullptr;
-  }
-  *mapped = bytes;
-  return p;
-}
-
 }  // namespace
 
 // One per rank, mapped by every rank of the job.
@@ -137,7 +100,13 @@ class ShmLink final : public Link {
   void release() override { ++recv_seq_; }
   std::uint64_t recv_seq() const override { return recv_seq_; }
 
-  int rdma_write(std::uint64_t remote_addr, const void* src, std::size_t len) override {
+  int rdma_write(std::uint64_t remote_addr, std::uint64_t key, const void* src, std::size_t len) override {
+    // Registered memory takes a memcpy into our mapping of it; where it
+    // cannot be mapped now (out of descriptors or address space), CMA.
+    if (std::uint32_t region = registered_region_of(key)) {
+      int err = prov_->registry().write(peer_, region, remote_addr, src, len);
+      if (err == 0 || err == EFAULT) return err;
+    }
     if (!prov_->cma_enabled()) return EPERM;
     const char* p = static_cast<const char*>(src);
     while (len > 0) {
@@ -173,7 +142,7 @@ class ShmLink final : public Link {
   std::uint64_t send_seq_ = 0, recv_seq_ = 0;
 };
 
-ShmProvider::ShmProvider(const Options& o) : o_(o) {
+ShmProvider::ShmProvider(const Options& o) : o_(o), registry_(o.job, o.rank) {
   // Yama may restrict process_vm_writev to ancestors; allow our peers.
   ::prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
   control_bytes_ = round_page(sizeof(ShmControl) + static_cast<std::size_t>(o.nranks));

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "mesh/link.h"
+#include "mesh/shm_registry.h"
 
 namespace meshmp::mesh {
 
@@ -78,6 +79,9 @@ class ShmProvider {
   void publish(std::uint64_t seq, const void* data, std::size_t bytes);
   bool collect(int r, std::uint64_t seq, void* out, std::size_t bytes);
 
+  /// This rank's registered memory and its mappings of the peers' (QMP_MEM_COMMS).
+  ShmRegistry& registry() { return registry_; }
+
   int pid_of(int peer) const { return pids_.at(peer); }
   int rank() const { return o_.rank; }
   bool cma_enabled() const { return o_.cma; }
@@ -92,6 +96,7 @@ class ShmProvider {
   std::vector<ShmControl*> controls_;
   std::vector<int> pids_;
   bool own_name_linked_ = false;
+  ShmRegistry registry_;
 };
 
 }  // namespace meshmp::mesh

@@ -40,8 +40,9 @@ struct QMP_comm_struct {
 };
 
 struct QMP_mem_struct {
-  void* raw = nullptr;      ///< what malloc returned
+  void* raw = nullptr;      ///< what malloc returned (nullptr for registered memory)
   void* aligned = nullptr;  ///< what the user gets
+  bool registered = false;  ///< QMP_MEM_COMMS memory from Engine::allocate_registered
 };
 
 struct QMP_msgmem_struct {

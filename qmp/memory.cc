@@ -1,6 +1,8 @@
 // QMP memory and message memory (QMP_API.md "Memory"). Message memory is
 // kept as (address, bytes) runs in message order; a handle over several runs
 // packs and unpacks them itself, so users never pack by hand.
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -43,15 +45,27 @@ QMP_mem_t* QMP_allocate_aligned_memory(size_t nbytes, size_t alignment, int flag
     return nullptr;
   }
   auto* mem = new QMP_mem_struct;
-  // Over-allocate and round up: works for any power-of-two alignment.
-  mem->raw = std::malloc(nbytes + alignment);
-  if (!mem->raw) {
-    delete mem;
-    fail(QMP_NOMEM_ERR, "QMP_allocate_aligned_memory", "cannot allocate " + std::to_string(nbytes) + " bytes");
-    return nullptr;
+  // Communication buffers are registered once (seed 000 §3.7), so a peer's
+  // RDMA write into them is a memcpy; a job of one has no peer to write.
+  meshmp::mesh::Engine* engine = meshmp::mesh::Engine::get();
+  if ((flags & QMP_MEM_COMMS) && engine && engine->size() > 1) {
+    mem->aligned = engine->allocate_registered(nbytes, alignment);
+    mem->registered = mem->aligned != nullptr;
+    if (!mem->registered && state().verbose > 0)
+      std::fprintf(stderr, "QMP_allocate_aligned_memory: %zu bytes not registered (%s); using ordinary memory\n",
+                   nbytes, std::strerror(errno));
   }
-  const auto addr = reinterpret_cast<std::uintptr_t>(mem->raw);
-  mem->aligned = reinterpret_cast<void*>((addr + alignment - 1) & ~(alignment - 1));
+  if (!mem->registered) {
+    // Over-allocate and round up: works for any power-of-two alignment.
+    mem->raw = std::malloc(nbytes + alignment);
+    if (!mem->raw) {
+      delete mem;
+      fail(QMP_NOMEM_ERR, "QMP_allocate_aligned_memory", "cannot allocate " + std::to_string(nbytes) + " bytes");
+      return nullptr;
+    }
+    const auto addr = reinterpret_cast<std::uintptr_t>(mem->raw);
+    mem->aligned = reinterpret_cast<void*>((addr + alignment - 1) & ~(alignment - 1));
+  }
   return mem;
 }
 
@@ -59,6 +73,10 @@ void* QMP_get_memory_pointer(QMP_mem_t* mem) { return mem ? mem->aligned : nullp
 
 void QMP_free_memory(QMP_mem_t* mem) {
   if (!mem) return;
+  // Registered memory still allocated at finalize stays mapped until exit.
+  if (mem->registered) {
+    if (meshmp::mesh::Engine* engine = meshmp::mesh::Engine::get()) engine->free_registered(mem->aligned);
+  }
   std::free(mem->raw);
   delete mem;
 }

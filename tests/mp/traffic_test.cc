@@ -290,6 +290,53 @@ TEST(Traffic, ChannelsWriteOnTheReceiversAnnouncement) {
   for (Request* r : {send_big, send_small, recv, short_recv, long_send}) e.free(r);
 }
 
+// Registered receive memory (seed 000 §3.7): once a channel receive into it
+// is announced, every send on the channel -- eager sizes too -- is one write
+// into it, with or without CMA (MESHMP_SHM_CMA=0 runs this too), never DATA
+// frames or a copy through the slots.
+TEST(Traffic, ChannelsIntoRegisteredMemoryAreWrittenDirectly) {
+  mesh::Engine& e = engine();
+  if (e.size() < 2 || e.rank() > 1) return;
+  const int peer = 1 - e.rank();
+  const std::size_t big = 64 << 10;
+  auto* in = static_cast<unsigned char*>(e.allocate_registered(big, 64));
+  ASSERT_NE(in, nullptr);
+  std::vector<unsigned char> out(big);
+  const mesh::LinkStats* st = e.peer_stats(peer);
+  ASSERT_NE(st, nullptr);
+  const auto reg0 = st->registered_writes, eager0 = st->eager_sent, data0 = st->data_frames;
+  const std::size_t sizes[] = {0, 1, 100, 4096, 16383, 16384, big};
+  int round = 0;
+  for (std::size_t n : sizes) {
+    Request* send = e.channel_send_init(out.data(), n, peer, 60, 8);
+    Request* recv = e.channel_recv_init(in, n, peer, 60, 8);
+    for (int k = 0; k < 5; ++k, ++round) {
+      for (std::size_t i = 0; i < n; ++i) out[i] = testing::pattern(e.rank(), i, round);
+      e.start(recv);
+      // A round trip behind the announcement on the same link: when it is
+      // back, the peer's announcement is here too.
+      char token = 0;
+      Request* sync[2] = {e.irecv(&token, 1, peer, 61, 8), e.isend(&token, 1, peer, 61, 8)};
+      e.waitall(2, sync, nullptr);
+      e.start(send);
+      Status rs;
+      e.wait(send, nullptr);
+      e.wait(recv, &rs);
+      ASSERT_EQ(rs.error, mesh::Error::kOk) << n;
+      ASSERT_EQ(rs.bytes, n);
+      for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(in[i], testing::pattern(peer, i, round)) << n << " " << i;
+    }
+    e.free(send);
+    e.free(recv);
+  }
+  const int writes = 5 * static_cast<int>(std::size(sizes) - 1);  // a 0-byte send writes nothing
+  EXPECT_EQ(static_cast<int>(st->registered_writes - reg0), writes);
+  EXPECT_EQ(st->eager_sent - eager0, 5 * std::size(sizes)) << "only the sync tokens go eager";
+  EXPECT_EQ(st->data_frames - data0, 0u);
+  EXPECT_TRUE(e.free_registered(in));
+  EXPECT_FALSE(e.free_registered(in));
+}
+
 }  // namespace
 }  // namespace meshmp
 

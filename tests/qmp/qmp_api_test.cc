@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 #include <qmp.h>
 
+#include <dirent.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -84,22 +87,41 @@ TEST(Qmp, LogicalTopologyRoundTripsAndCannotBeDeclaredTwice) {
   EXPECT_EQ(QMP_get_error_number(nullptr), QMP_NODE_OUTRANGE);
 }
 
+// Faces of n doubles in memory from QMP_allocate_aligned_memory.
+struct Face {
+  QMP_mem_t* mem;
+  double* v;
+  Face(int n, int flags)
+      : mem(QMP_allocate_aligned_memory(n * sizeof(double), 64, flags)),
+        v(static_cast<double*>(QMP_get_memory_pointer(mem))) {}
+  ~Face() { QMP_free_memory(mem); }
+  double& operator[](int i) { return v[i]; }
+};
+
 // Every node sends a distinct message in all 2*D directions at once and
 // receives from all 2*D neighbours, through one multiple handle restarted:
-// 8 KB faces (eager) and 40 KB faces (written on the receiver's announcement).
-class QmpFaces : public ::testing::TestWithParam<int> {};
+// 8 KB faces (eager) and 40 KB faces (written on the receiver's announcement),
+// in ordinary (QMP_MEM_FAST) and in registered (QMP_MEM_DEFAULT, which
+// includes QMP_MEM_COMMS) memory.
+class QmpFaces : public ::testing::TestWithParam<std::tuple<int, int>> {};
 
 TEST_P(QmpFaces, RelativeExchangeInEveryDirection) {
   const int nd = QMP_get_logical_number_of_dimensions();
-  const int n = GetParam();
-  std::vector<std::vector<double>> out(2 * nd, std::vector<double>(n)), in(2 * nd, std::vector<double>(n));
+  const auto [n, flags] = GetParam();
+  std::vector<std::unique_ptr<Face>> out, in;
+  for (int k = 0; k < 2 * nd; ++k) {
+    out.push_back(std::make_unique<Face>(n, flags));
+    in.push_back(std::make_unique<Face>(n, flags));
+    ASSERT_NE(out[k]->v, nullptr);
+    ASSERT_NE(in[k]->v, nullptr);
+  }
   std::vector<QMP_msgmem_t> mems;
   std::vector<QMP_msghandle_t> hs;
   for (int axis = 0; axis < nd; ++axis)
     for (int dir : {+1, -1}) {
       const int k = 2 * axis + (dir < 0);
-      QMP_msgmem_t mo = QMP_declare_msgmem(out[k].data(), n * sizeof(double));
-      QMP_msgmem_t mi = QMP_declare_msgmem(in[k].data(), n * sizeof(double));
+      QMP_msgmem_t mo = QMP_declare_msgmem(out[k]->v, n * sizeof(double));
+      QMP_msgmem_t mi = QMP_declare_msgmem(in[k]->v, n * sizeof(double));
       mems.push_back(mo);
       mems.push_back(mi);
       hs.push_back(QMP_declare_send_relative(mo, axis, dir, 0));
@@ -111,7 +133,7 @@ TEST_P(QmpFaces, RelativeExchangeInEveryDirection) {
   ASSERT_NE(all, nullptr);
   for (int round = 0; round < 3; ++round) {
     for (int k = 0; k < 2 * nd; ++k)
-      for (int i = 0; i < n; ++i) out[k][i] = me() * 1e6 + k * 1e4 + i + round * 0.5;
+      for (int i = 0; i < n; ++i) (*out[k])[i] = me() * 1e6 + k * 1e4 + i + round * 0.5;
     ASSERT_EQ(QMP_start(all), QMP_SUCCESS);
     EXPECT_EQ(QMP_start(all), QMP_INVALID_OP);  // already active
     ASSERT_EQ(QMP_wait(all), QMP_SUCCESS);
@@ -124,14 +146,16 @@ TEST_P(QmpFaces, RelativeExchangeInEveryDirection) {
         const int from = QMP_get_node_number_from(c.data());
         const int sent_k = 2 * axis + (dir > 0);
         for (int i = 0; i < n; ++i)
-          ASSERT_EQ(in[k][i], from * 1e6 + sent_k * 1e4 + i + round * 0.5) << "axis " << axis << " dir " << dir;
+          ASSERT_EQ((*in[k])[i], from * 1e6 + sent_k * 1e4 + i + round * 0.5) << "axis " << axis << " dir " << dir;
       }
   }
   QMP_free_msghandle(all);
   for (QMP_msgmem_t m : mems) QMP_free_msgmem(m);
 }
 
-INSTANTIATE_TEST_SUITE_P(FaceSizes, QmpFaces, ::testing::Values(1000, 5000));
+INSTANTIATE_TEST_SUITE_P(FaceSizes, QmpFaces,
+                         ::testing::Combine(::testing::Values(1000, 5000),
+                                            ::testing::Values(QMP_MEM_FAST, QMP_MEM_DEFAULT)));
 
 // Strided and indexed memory: a column of a row-major matrix goes to the
 // +x neighbour and arrives in an indexed layout.
@@ -304,14 +328,36 @@ TEST(Qmp, AlltoallAndCommSplit) {
   EXPECT_EQ(QMP_comm_free(def), QMP_INVALID_ARG);
 }
 
+// Names of this rank's registered regions in /dev/shm ("/meshmp-<job>-m<rank>-<n>").
+int registered_regions() {
+  const std::string prefix = std::string("meshmp-") + std::getenv("MESHMP_JOB") + "-m" + std::to_string(me()) + "-";
+  int count = 0;
+  DIR* d = opendir("/dev/shm");
+  if (!d) return -1;
+  while (dirent* e = readdir(d)) count += std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0;
+  closedir(d);
+  return count;
+}
+
 TEST(Qmp, MemoryIsAligned) {
-  for (size_t align : {size_t{8}, size_t{64}, size_t{4096}}) {
-    QMP_mem_t* m = QMP_allocate_aligned_memory(1000, align, QMP_MEM_DEFAULT);
+  for (int flags : {QMP_MEM_DEFAULT, QMP_MEM_COMMS, QMP_MEM_FAST, QMP_MEM_NONCACHE})
+    for (size_t align : {size_t{8}, size_t{64}, size_t{4096}, size_t{65536}}) {
+      QMP_mem_t* m = QMP_allocate_aligned_memory(1000, align, flags);
+      ASSERT_NE(m, nullptr);
+      void* p = QMP_get_memory_pointer(m);
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % align, 0u) << align;
+      std::memset(p, 1, 1000);
+      QMP_free_memory(m);
+    }
+  // With peers to write into it, communication memory is registered: a
+  // shared region of its own, gone when freed.
+  if (nodes() > 1) {
+    const int before = registered_regions();
+    QMP_mem_t* m = QMP_allocate_aligned_memory(1 << 20, 64, QMP_MEM_COMMS);
     ASSERT_NE(m, nullptr);
-    void* p = QMP_get_memory_pointer(m);
-    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % align, 0u) << align;
-    std::memset(p, 1, 1000);
+    EXPECT_EQ(registered_regions(), before + 1);
     QMP_free_memory(m);
+    EXPECT_EQ(registered_regions(), before);
   }
   QMP_mem_t* d = QMP_allocate_memory(100);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(QMP_get_memory_pointer(d)) % QMP_ALIGN_DEFAULT, 0u);
