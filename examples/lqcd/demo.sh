@@ -6,4 +6,4 @@ set -euo pipefail
 qmprun=$1 lqcd=$2
 shift 2
 exec "$qmprun" -n 8 --geometry 2x2x2x1 --timeout 600 "$lqcd" -qmp-geom native \
-  --lattice 8x8x8x8 --beta 6.0 --therm 30 --sweeps 20 --or-per-hb 4 --kappa 0.12 "$@"
+  --lattice 8x8x8x8 --beta 6.0 --therm 50 --sweeps 100 --or-per-hb 4 --kappa 0.12 "$@"

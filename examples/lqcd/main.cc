@@ -126,7 +126,7 @@ int run(const Options& o) {
     const double dt = QMP_time() - t0;
     sweep_seconds += dt;
     if (sweep >= o.therm) measured.push_back(a.plaquette);
-    say("sweep %4d %s plaquette %.12f  link trace %+.6f  %.3f s\n", sweep + 1, sweep < o.therm ? "therm  " : "measure",
+    say("sweep %4d %s plaquette %.15f  link trace %+.6f  %.3f s\n", sweep + 1, sweep < o.therm ? "therm  " : "measure",
         a.plaquette, a.link_trace, dt);
   }
   if (!o.save.empty()) {
