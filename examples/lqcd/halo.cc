@@ -82,14 +82,13 @@ Halo::~Halo() {
   }
 }
 
-void Halo::pack(int a, const char* field) {
+void Halo::pack(int a, char* field) {
   Axis& ax = axes_[a];
   const std::size_t n = ax.send_up.size(), sb = site_bytes_;
   if (!ax.remote) {  // one node on this axis: the halo is our own opposite face
-    char* f = const_cast<char*>(field);
     for (std::size_t i = 0; i < n; ++i) {
-      std::memcpy(f + ax.recv_up[i] * sb, field + ax.send_up[i] * sb, sb);
-      std::memcpy(f + ax.recv_down[i] * sb, field + ax.send_down[i] * sb, sb);
+      std::memcpy(field + ax.recv_up[i] * sb, field + ax.send_up[i] * sb, sb);
+      std::memcpy(field + ax.recv_down[i] * sb, field + ax.send_down[i] * sb, sb);
     }
     return;
   }

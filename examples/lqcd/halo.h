@@ -51,7 +51,8 @@ class Halo {
     QMP_msghandle_t handles = nullptr; // the four, as one multiple handle (kCorners)
     QMP_msghandle_t parts[4] = {};
   };
-  void pack(int axis, const char* field);
+  /// Fills the send buffers of `axis`, or (one node on it) the halo itself.
+  void pack(int axis, char* field);
   void unpack(int axis, char* field);
   void wait(QMP_msghandle_t h);
 
