@@ -75,18 +75,17 @@ void gaussian_source(const Layout& l, SpinorField& b, std::uint64_t seed) {
 // Mean and error of the mean from blocks (autocorrelation-safe for block
 // lengths beyond the integrated autocorrelation time).
 std::pair<double, double> mean_and_error(const std::vector<double>& v) {
-  const std::size_t n = v.size();
-  if (n == 0) return {0, 0};
-  double mean = 0;
-  for (double x : v) mean += x;
-  mean /= n;
-  const std::size_t blocks = std::min<std::size_t>(10, n), len = n / blocks;
-  if (blocks < 2) return {mean, 0};
+  const std::size_t blocks = std::min<std::size_t>(10, v.size());
+  if (blocks == 0) return {0, 0};
+  const std::size_t len = v.size() / blocks;  // the last v.size() % blocks values are left out
   std::vector<double> bm(blocks, 0);
+  double mean = 0;
   for (std::size_t b = 0; b < blocks; ++b) {
     for (std::size_t i = 0; i < len; ++i) bm[b] += v[b * len + i];
     bm[b] /= len;
+    mean += bm[b] / blocks;
   }
+  if (blocks < 2) return {mean, 0};
   double var = 0;
   for (double x : bm) var += (x - mean) * (x - mean);
   return {mean, std::sqrt(var / (blocks * (blocks - 1.0)))};
@@ -111,8 +110,6 @@ int run(const Options& o) {
   } else {
     u.refresh();
   }
-
-  if (o.bench) return 0;  // handled by bench()
 
   std::vector<double> measured;
   const int total = o.therm + o.sweeps;
