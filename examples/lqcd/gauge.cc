@@ -4,7 +4,6 @@
 
 #include <cmath>
 
-#include "examples/lqcd/rng.h"
 
 namespace lqcd {
 
@@ -67,10 +66,7 @@ void GaugeField::set_random(std::uint64_t seed) {
   layout_.for_each_site([&](const Coord& x) {
     for (int mu = 0; mu < 4; ++mu) {
       SiteRng rng(seed, layout_.global_site(x), kHotStartSweep, 100 + mu);
-      Su3& m = (*this)(layout_.index(x), mu);
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) m(i, j) = Complex(rng.gaussian(), rng.gaussian());
-      reunitarize(m);
+      (*this)(layout_.index(x), mu) = random_su3(rng);
     }
   });
   refresh();
@@ -81,6 +77,14 @@ void GaugeField::reunitarize_all() {
     for (int mu = 0; mu < 4; ++mu) reunitarize((*this)(layout_.index(x), mu));
   });
   refresh();
+}
+
+Su3 random_su3(SiteRng& rng) {
+  Su3 m;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) m(i, j) = Complex(rng.gaussian(), rng.gaussian());
+  reunitarize(m);
+  return m;
 }
 
 Su3 staple(const GaugeField& u, std::int64_t s, int mu) {
@@ -125,12 +129,9 @@ void heatbath_sweep(GaugeField& u, double beta, std::uint64_t seed, std::uint64_
         const Su3 a = staple(u, s, mu);
         Su3& link = u(s, mu);
         for (const auto& sg : kSubgroup) {
-          const Su3 w = link * a;
-          Su2 v = su2_part(w, sg[0], sg[1]);
-          const double k = std::sqrt(v.a[0] * v.a[0] + v.a[1] * v.a[1] + v.a[2] * v.a[2] + v.a[3] * v.a[3]);
-          if (k < 1e-15) continue;
-          for (double& c : v.a) c /= k;
-          Su2 r;
+          Su2 v, r;
+          double k;
+          if (!unit_su2_part(link * a, sg[0], sg[1], &v, &k)) continue;
           if (heatbath_su2(2.0 * beta * k / 3.0, v, rng, &r)) left_multiply(link, r, sg[0], sg[1]);
         }
       });
@@ -146,10 +147,9 @@ void overrelax_sweep(GaugeField& u) {
         const Su3 a = staple(u, s, mu);
         Su3& link = u(s, mu);
         for (const auto& sg : kSubgroup) {
-          Su2 v = su2_part(link * a, sg[0], sg[1]);
-          const double k = std::sqrt(v.a[0] * v.a[0] + v.a[1] * v.a[1] + v.a[2] * v.a[2] + v.a[3] * v.a[3]);
-          if (k < 1e-15) continue;
-          for (double& c : v.a) c /= k;
+          Su2 v;
+          double k;
+          if (!unit_su2_part(link * a, sg[0], sg[1], &v, &k)) continue;
           // r = (v^dag)^2 leaves Re tr(r w) -- the action -- unchanged.
           const Su2 vd = su2_dagger(v);
           left_multiply(link, su2_mul(vd, vd), sg[0], sg[1]);

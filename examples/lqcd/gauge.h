@@ -8,6 +8,7 @@
 
 #include "examples/lqcd/halo.h"
 #include "examples/lqcd/layout.h"
+#include "examples/lqcd/rng.h"
 #include "examples/lqcd/su3.h"
 
 namespace lqcd {
@@ -50,6 +51,9 @@ struct Averages {
   double link_trace;
 };
 Averages measure(const GaugeField& u);
+
+/// A random SU(3) matrix: Gaussian entries, re-unitarised.
+Su3 random_su3(SiteRng& rng);
 
 /// Sum of the six staples around U_mu(x): Re tr(U_mu(x) * staple) summed over
 /// the plaquettes containing the link.

@@ -62,6 +62,13 @@ Coord declare_grid(const Options& o) {
   return Coord{d[0], d[1], d[2], d[3]};
 }
 
+// This node's part of the lattice on the declared grid.
+Layout make_layout(const Options& o) {
+  const Coord grid = declare_grid(o);
+  const int* c = QMP_get_logical_coordinates();
+  return Layout(Coord{o.lattice[0], o.lattice[1], o.lattice[2], o.lattice[3]}, grid, Coord{c[0], c[1], c[2], c[3]});
+}
+
 // A Gaussian source keyed by global site: the same on any number of nodes.
 void gaussian_source(const Layout& l, SpinorField& b, std::uint64_t seed) {
   l.for_each_site([&](const Coord& x) {
@@ -92,10 +99,8 @@ std::pair<double, double> mean_and_error(const std::vector<double>& v) {
 }
 
 int run(const Options& o) {
-  const Coord grid = declare_grid(o);
-  const int* c = QMP_get_logical_coordinates();
-  const Layout layout(Coord{o.lattice[0], o.lattice[1], o.lattice[2], o.lattice[3]}, grid,
-                      Coord{c[0], c[1], c[2], c[3]});
+  const Layout layout = make_layout(o);
+  const Coord& grid = layout.grid;
   say("lqcd: %dx%dx%dx%d lattice on %d nodes (grid %dx%dx%dx%d, %dx%dx%dx%d sites each), beta %.4f\n",
       o.lattice[0], o.lattice[1], o.lattice[2], o.lattice[3], QMP_get_number_of_nodes(), grid[0], grid[1], grid[2],
       grid[3], layout.local[0], layout.local[1], layout.local[2], layout.local[3], o.beta);
@@ -156,10 +161,7 @@ int run(const Options& o) {
 
 // Seed 003 Table 1 style: Dslash and CG Gflop/s per rank on a random field.
 int bench(const Options& o) {
-  const Coord grid = declare_grid(o);
-  const int* c = QMP_get_logical_coordinates();
-  const Layout layout(Coord{o.lattice[0], o.lattice[1], o.lattice[2], o.lattice[3]}, grid,
-                      Coord{c[0], c[1], c[2], c[3]});
+  const Layout layout = make_layout(o);
   GaugeField u(layout);
   u.set_random(o.seed);
   WilsonDirac m(u, o.kappa, true);

@@ -61,21 +61,10 @@ void unpack_links(GaugeField& u, const double* in) {
 template <typename F>
 void for_node_sites(const Layout& l, int node, F&& f) {
   int* c = QMP_get_logical_coordinates_from(node);
-  Coord origin;
-  for (int mu = 0; mu < 4; ++mu) origin[mu] = c[mu] * l.local[mu];
+  const Layout theirs(l.global, l.grid, Coord{c[0], c[1], c[2], c[3]});
   std::free(c);
   std::int64_t k = 0;
-  Coord x;
-  for (x[3] = 0; x[3] < l.local[3]; ++x[3])
-    for (x[2] = 0; x[2] < l.local[2]; ++x[2])
-      for (x[1] = 0; x[1] < l.local[1]; ++x[1])
-        for (x[0] = 0; x[0] < l.local[0]; ++x[0]) {
-          const std::int64_t g =
-              (origin[0] + x[0]) +
-              l.global[0] * ((origin[1] + x[1]) +
-                             std::int64_t{l.global[1]} * ((origin[2] + x[2]) + std::int64_t{l.global[2]} * (origin[3] + x[3])));
-          f(k++, g);
-        }
+  theirs.for_each_site([&](const Coord& x) { f(k++, theirs.global_site(x)); });
 }
 
 void transfer(void* buf, std::size_t bytes, int node, bool send) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <cmath>
 #include <complex>
 
 namespace lqcd {
@@ -39,6 +40,17 @@ inline constexpr int kSubgroup[3][2] = {{0, 1}, {0, 2}, {1, 2}};
 inline Su2 su2_part(const Su3& w, int i, int j) {
   return Su2{{0.5 * (w(i, i).real() + w(j, j).real()), 0.5 * (w(i, j).imag() + w(j, i).imag()),
                0.5 * (w(i, j).real() - w(j, i).real()), 0.5 * (w(i, i).imag() - w(j, j).imag())}};
+}
+
+/// su2_part normalised to SU(2); *k gets its norm. False (v untouched) if
+/// the part vanishes, when the subgroup step has nothing to act on.
+inline bool unit_su2_part(const Su3& w, int i, int j, Su2* v, double* k) {
+  Su2 p = su2_part(w, i, j);
+  *k = std::sqrt(p.a[0] * p.a[0] + p.a[1] * p.a[1] + p.a[2] * p.a[2] + p.a[3] * p.a[3]);
+  if (*k < 1e-15) return false;
+  for (double& c : p.a) c /= *k;
+  *v = p;
+  return true;
 }
 
 inline Su2 su2_mul(const Su2& x, const Su2& y) {

@@ -104,10 +104,7 @@ TEST(Physics, GaugeInvariance) {
   std::vector<Su3> g(l.ext_volume, Su3::Identity());
   l.for_each_site([&](const Coord& x) {
     SiteRng rng(99, l.global_site(x), 0, 500);
-    Su3& m = g[l.index(x)];
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j) m(i, j) = Complex(rng.gaussian(), rng.gaussian());
-    reunitarize(m);
+    g[l.index(x)] = random_su3(rng);
   });
   Halo halo(l, sizeof(Su3), Halo::Shape::kFaces);
   halo.exchange(reinterpret_cast<char*>(g.data()));
