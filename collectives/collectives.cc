@@ -302,6 +302,23 @@ Error broadcast(const Group& g, void* buf, std::size_t bytes, int root) {
 
 Error reduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op, int root) {
   if (g.size() == 1) return Error::kOk;
+  if (!op.commutative) {
+    // Rooted at 0, the binomial tree combines lower ranks on the left.
+    if (root == 0) return binomial_reduce(g, buf, count, op, 0);
+    const std::size_t bytes = count * op.elem_size;
+    std::vector<char> at_zero;
+    void* target = buf;
+    if (g.me == 0) {
+      at_zero.assign(static_cast<char*>(buf), static_cast<char*>(buf) + bytes);
+      target = at_zero.data();
+    }
+    Error e = binomial_reduce(g, target, count, op, 0);
+    Call call(g, last_critical_path());
+    if (g.me == 0) call.post_send(root, target, bytes);
+    if (g.me == root) call.post_recv(0, buf, bytes);
+    call.finish();
+    return first_error(e, call.error());
+  }
   return is_torus(g) ? torus_reduce(g, buf, count, op, root) : binomial_reduce(g, buf, count, op, root);
 }
 
@@ -310,6 +327,7 @@ Error allreduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op
   const std::size_t bytes = count * op.elem_size;
   if ((algo == CombineAlgorithm::kAuto || algo == CombineAlgorithm::kSharedMemory) && smp_applies(g, bytes))
     return smp_allreduce(g, buf, count, op);
+  if (!op.commutative) algo = CombineAlgorithm::kReduceBroadcast;  // the only rank-ordered one
   if (algo == CombineAlgorithm::kAuto || algo == CombineAlgorithm::kSharedMemory)
     algo = bytes <= kExchangeMaxBytes ? CombineAlgorithm::kDimensionExchange
            : bytes < kRingMinBytes   ? CombineAlgorithm::kReduceBroadcast
@@ -372,6 +390,105 @@ Error gather(const Group& g, const void* send, void* recv, std::size_t block, in
     call.post_send(root, send, block);
   }
   call.finish();
+  return call.error();
+}
+
+Error gatherv(const Group& g, const void* send, std::size_t bytes, void* recv, const std::size_t* counts,
+              const std::size_t* displs, int root) {
+  Call call(g);
+  if (g.me == root) {
+    char* r = static_cast<char*>(recv);
+    std::memmove(r + displs[root], send, std::min(bytes, counts[root]));
+    for (int i = 0; i < g.size(); ++i)
+      if (i != root) call.post_recv(i, r + displs[i], counts[i]);
+  } else {
+    call.post_send(root, send, bytes);
+  }
+  call.finish();
+  return call.error();
+}
+
+Error scatterv(const Group& g, const void* send, const std::size_t* counts, const std::size_t* displs, void* recv,
+               std::size_t bytes, int root) {
+  Call call(g);
+  if (g.me == root) {
+    const char* s = static_cast<const char*>(send);
+    for (int i = 0; i < g.size(); ++i)
+      if (i != root) call.post_send(i, s + displs[i], counts[i]);
+    std::memmove(recv, s + displs[root], std::min(bytes, counts[root]));
+  } else {
+    call.post_recv(root, recv, bytes);
+  }
+  call.finish();
+  return call.error();
+}
+
+Error scatter(const Group& g, const void* send, void* recv, std::size_t block, int root) {
+  std::vector<std::size_t> counts, displs;
+  if (g.me == root) {
+    counts.assign(g.size(), block);
+    for (int i = 0; i < g.size(); ++i) displs.push_back(i * block);
+  }
+  return scatterv(g, send, counts.data(), displs.data(), recv, block, root);
+}
+
+Error allgatherv(const Group& g, const void* send, void* recv, const std::size_t* counts, const std::size_t* displs) {
+  const int p = g.size(), me = g.me;
+  char* r = static_cast<char*>(recv);
+  if (send != r + displs[me]) std::memmove(r + displs[me], send, counts[me]);
+  const int right = (me + 1) % p, left = (me + p - 1) % p;
+  auto blk = [&](int k) { return static_cast<std::size_t>((k % p + p) % p); };
+  Call call(g);
+  for (int s = 0; s < p - 1; ++s) {
+    const std::size_t out = blk(me - s), in = blk(me - s - 1);
+    call.post_recv(left, r + displs[in], counts[in]);
+    call.post_send(right, r + displs[out], counts[out]);
+    call.finish();
+  }
+  return call.error();
+}
+
+Error alltoallv(const Group& g, const void* send, const std::size_t* scounts, const std::size_t* sdispls, void* recv,
+                const std::size_t* rcounts, const std::size_t* rdispls) {
+  const char* s = static_cast<const char*>(send);
+  char* r = static_cast<char*>(recv);
+  std::memmove(r + rdispls[g.me], s + sdispls[g.me], std::min(scounts[g.me], rcounts[g.me]));
+  Call call(g);
+  for (int k = 1; k < g.size(); ++k) {
+    const int to = (g.me + k) % g.size(), from = (g.me - k + g.size()) % g.size();
+    call.post_recv(from, r + rdispls[from], rcounts[from]);
+    call.post_send(to, s + sdispls[to], scounts[to]);
+    call.finish();
+  }
+  return call.error();
+}
+
+// Recursive doubling (as MPICH's MPIR_Scan): `partial` holds the combination
+// of this rank's aligned block of 2^k ranks; an exchange with rank ^ 2^k
+// extends it, and a partner below also prefixes `buf`.
+Error scan(const Group& g, void* buf, std::size_t count, const ReduceOp& op) {
+  const std::size_t bytes = count * op.elem_size;
+  char* partial = scratch(kPartial, bytes);
+  char* in = scratch(kInPlus, bytes);
+  char* left = scratch(kInMinus, bytes);
+  std::memcpy(partial, buf, bytes);
+  Call call(g);
+  for (int mask = 1; mask < g.size(); mask <<= 1) {
+    const int partner = g.me ^ mask;
+    if (partner >= g.size()) continue;
+    call.post_recv(partner, in, bytes);
+    call.post_send(partner, partial, bytes);
+    call.finish();
+    if (partner < g.me) {  // in covers lower ranks: it is the left operand
+      std::memcpy(left, in, bytes);
+      op.combine(left, buf, count, op.ctx);
+      std::memcpy(buf, left, bytes);
+      op.combine(in, partial, count, op.ctx);
+      std::memcpy(partial, in, bytes);
+    } else {
+      op.combine(partial, in, count, op.ctx);
+    }
+  }
   return call.error();
 }
 

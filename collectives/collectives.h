@@ -19,7 +19,9 @@ namespace meshmp::collectives {
 mesh::Error broadcast(const Group& g, void* buf, std::size_t bytes, int root);
 
 /// Reduce `count` elements (of op.elem_size bytes) into `buf` at group rank
-/// `root`; the other members' buffers are left unchanged.
+/// `root`; the other members' buffers are left unchanged. A non-commutative
+/// op is combined in rank order by a binomial tree rooted at rank 0, whose
+/// result is then passed to `root`.
 mesh::Error reduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op, int root);
 
 /// Global combine: every member ends with the combination of all members'
@@ -37,5 +39,35 @@ mesh::Error alltoall(const Group& g, const void* send, void* recv, std::size_t b
 /// Gather `block` bytes from every member into `recv` (size()*block bytes)
 /// at `root`.
 mesh::Error gather(const Group& g, const void* send, void* recv, std::size_t block, int root);
+
+/// Scatter: block i (`block` bytes) of `send` at `root` lands in member i's
+/// `recv`.
+mesh::Error scatter(const Group& g, const void* send, void* recv, std::size_t block, int root);
+
+/// Gather with a block size per member: member i's `bytes` land at root in
+/// `recv + displs[i]` (counts[i] bytes; counts and displs are read at root).
+mesh::Error gatherv(const Group& g, const void* send, std::size_t bytes, void* recv, const std::size_t* counts,
+                    const std::size_t* displs, int root);
+
+/// Scatter with a block size per member: counts[i] bytes from `send +
+/// displs[i]` at root land in member i's `recv` (`bytes` bytes).
+mesh::Error scatterv(const Group& g, const void* send, const std::size_t* counts, const std::size_t* displs,
+                     void* recv, std::size_t bytes, int root);
+
+/// Every member's `counts[me]` bytes from `send` land in every member's
+/// `recv + displs[i]`: a ring of size()-1 steps, each passing one block on.
+mesh::Error allgatherv(const Group& g, const void* send, void* recv, const std::size_t* counts,
+                       const std::size_t* displs);
+
+/// Personalised all-to-all with a block size per pair: scounts[j] bytes from
+/// `send + sdispls[j]` go to member j, arriving at `recv + rdispls[i]`
+/// (rcounts[i] bytes) from member i. Pairwise exchange, size()-1 steps.
+mesh::Error alltoallv(const Group& g, const void* send, const std::size_t* scounts, const std::size_t* sdispls,
+                      void* recv, const std::size_t* rcounts, const std::size_t* rdispls);
+
+/// Inclusive prefix combine in rank order: member i ends with the combination
+/// of members 0..i (recursive doubling, ceil(log2 p) steps; correct for
+/// non-commutative operations).
+mesh::Error scan(const Group& g, void* buf, std::size_t count, const ReduceOp& op);
 
 }  // namespace meshmp::collectives

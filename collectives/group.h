@@ -33,6 +33,11 @@ struct ReduceOp {
   void (*combine)(void* inout, const void* in, std::size_t count, void* ctx) = nullptr;
   void* ctx = nullptr;
   std::size_t elem_size = 1;
+  /// False for an operation whose operands must be combined in rank order
+  /// (MPI-1.1 §4.9.4): the collectives then combine member i's partial as the
+  /// left operand of member i+1's, `in` being the right one. combine may
+  /// overwrite `in` (always scratch memory of the algorithm).
+  bool commutative = true;
 };
 
 /// Which global-combine algorithm to use (chosen by size unless forced).

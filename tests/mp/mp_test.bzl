@@ -12,7 +12,7 @@ LAYOUTS = [
     (8, "2x2x2x1"),
 ]
 
-def mp_test_layouts(name, binary, layouts = LAYOUTS):
+def mp_test_layouts(name, binary, layouts = LAYOUTS, launcher = "//tools/qmprun:qmprun"):
     """One mp_test of `binary` per layout, named NAME_RANKS[_GEOMETRY]."""
     for (n, g) in layouts:
         mp_test(
@@ -20,18 +20,20 @@ def mp_test_layouts(name, binary, layouts = LAYOUTS):
             binary = binary,
             geometry = g,
             ranks = n,
+            launcher = launcher,
         )
 
-def mp_test(name, binary, ranks, geometry = "", config = "", env = {}, timeout_s = 120, args = [], size = "medium"):
-    """A test that starts `ranks` copies of `binary` with qmprun.
+def mp_test(name, binary, ranks, geometry = "", config = "", env = {}, timeout_s = 120, args = [], size = "medium",
+            launcher = "//tools/qmprun:qmprun"):
+    """A test that starts `ranks` copies of `binary` with qmprun (or its mpirun name).
 
     The job is killed after `timeout_s` seconds (qmprun --timeout); Bazel's
     own test timeout is the outer bound.
     """
-    launcher_args = ["-n", str(ranks), "--timeout", str(timeout_s), "--tag-output"]
+    launcher_args = ["-np" if launcher.endswith("mpirun") else "-n", str(ranks), "--timeout", str(timeout_s), "--tag-output"]
     if geometry:
         launcher_args += ["--geometry", geometry]
-    data = ["//tools/qmprun:qmprun", binary]
+    data = [launcher, binary]
     if config:
         launcher_args += ["--config", "$(location " + config + ")"]
         data.append(config)
@@ -39,7 +41,7 @@ def mp_test(name, binary, ranks, geometry = "", config = "", env = {}, timeout_s
         name = name,
         size = size,
         srcs = ["//tests/mp:run_job.sh"],
-        args = ["$(location //tools/qmprun:qmprun)"] + launcher_args + ["$(location " + binary + ")"] + args,
+        args = ["$(location " + launcher + ")"] + launcher_args + ["$(location " + binary + ")"] + args,
         data = data,
         env = env,
     )

@@ -1,0 +1,250 @@
+// Communicators (MPI-1.1 §5.4): MPI_COMM_WORLD, MPI_COMM_SELF, dup, split,
+// free, compare. Each communicator has a pair of contexts of its own -- one
+// for point-to-point, one for collective traffic -- agreed over the parent
+// as the largest next free context of its members, so traffic of different
+// communicators never matches (§5.1). MPI contexts start at 0x40000000,
+// apart from QMP's.
+#include <algorithm>
+#include <climits>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "collectives/collectives.h"
+#include "mpi11/internal.h"
+
+namespace meshmp::mpi {
+
+State& state() {
+  static State s;
+  return s;
+}
+
+bool check_init(const char* call, int* err) {
+  const State& s = state();
+  if (s.initialized && !s.finalized) return true;
+  *err = raise(MPI_COMM_NULL, call, MPI_ERR_OTHER, s.finalized ? "called after MPI_Finalize" : "called before MPI_Init");
+  return false;
+}
+
+CommInfo* check_comm(MPI_Comm comm, const char* call, int* err) {
+  if (!check_init(call, err)) return nullptr;
+  State& s = state();
+  if (comm <= 0 || static_cast<std::size_t>(comm) >= s.comms.size() || !s.comms[comm].in_use) {
+    *err = raise(MPI_COMM_NULL, call, MPI_ERR_COMM,
+                 comm == MPI_COMM_NULL ? "comm is MPI_COMM_NULL" : "comm " + std::to_string(comm) + " is not a communicator");
+    return nullptr;
+  }
+  return &s.comms[comm];
+}
+
+int check_rank(MPI_Comm comm, const CommInfo& c, const char* call, int rank, const char* arg, bool any_ok) {
+  if (rank == MPI_PROC_NULL || (any_ok && rank == MPI_ANY_SOURCE)) return MPI_SUCCESS;
+  if (rank < 0 || rank >= c.size())
+    return raise(comm, call, MPI_ERR_RANK,
+                 std::string(arg) + " = " + std::to_string(rank) + " is out of range: the communicator has " + std::to_string(c.size()) + " ranks");
+  return MPI_SUCCESS;
+}
+
+int check_tag(MPI_Comm comm, const char* call, int tag, bool any_ok) {
+  if ((any_ok && tag == MPI_ANY_TAG) || (tag >= 0 && tag <= mesh::kTagUb)) return MPI_SUCCESS;
+  return raise(comm, call, MPI_ERR_TAG,
+               "tag = " + std::to_string(tag) + " is outside 0..MPI_TAG_UB (" + std::to_string(mesh::kTagUb) + ")");
+}
+
+void set_empty_status(MPI_Status* st, int source) {
+  if (!st) return;
+  st->MPI_SOURCE = source;
+  st->MPI_TAG = MPI_ANY_TAG;
+  st->MPI_ERROR = MPI_SUCCESS;
+  st->meshmp_cancelled = 0;
+  st->meshmp_bytes = 0;
+}
+
+namespace {
+
+MPI_Comm add_comm(CommInfo c) {
+  State& s = state();
+  c.in_use = true;
+  c.rank_of_world.assign(static_cast<std::size_t>(s.engine->size()), -1);
+  for (int i = 0; i < c.size(); ++i) c.rank_of_world[c.group.ranks[i]] = i;
+  for (std::size_t i = MPI_COMM_SELF + 1; i < s.comms.size(); ++i)
+    if (!s.comms[i].in_use) {
+      s.comms[i] = std::move(c);
+      return static_cast<MPI_Comm>(i);
+    }
+  s.comms.push_back(std::move(c));
+  return static_cast<MPI_Comm>(s.comms.size() - 1);
+}
+
+void max_u32(void* io, const void* in, std::size_t n, void*) {
+  for (std::size_t i = 0; i < n; ++i)
+    static_cast<std::uint32_t*>(io)[i] = std::max(static_cast<std::uint32_t*>(io)[i], static_cast<const std::uint32_t*>(in)[i]);
+}
+
+}  // namespace
+
+MPI_Comm make_comm(MPI_Comm parent, std::vector<int> members, int me) {
+  State& s = state();
+  std::uint32_t ctx = s.next_context;
+  collectives::ReduceOp op;
+  op.combine = max_u32;
+  op.elem_size = sizeof ctx;
+  collectives::allreduce(comm_ref(parent).group, &ctx, 1, op);
+  s.next_context = ctx + 2;
+  if (me < 0) return MPI_COMM_NULL;
+  CommInfo c;
+  c.group.engine = s.engine;
+  c.group.ranks = std::move(members);
+  c.group.me = me;
+  c.p2p_context = ctx;
+  c.group.context = ctx + 1;
+  c.errhandler = comm_ref(parent).errhandler;
+  return add_comm(std::move(c));
+}
+
+// MPI_Init's part: the world (on the launcher's torus) and self.
+void make_builtin_comms() {
+  State& s = state();
+  s.comms.clear();
+  s.comms.emplace_back();  // MPI_COMM_NULL
+  CommInfo world;
+  world.builtin = true;
+  world.group.engine = s.engine;
+  world.group.me = s.engine->rank();
+  world.group.ranks.resize(static_cast<std::size_t>(s.engine->size()));
+  std::iota(world.group.ranks.begin(), world.group.ranks.end(), 0);
+  world.group.torus = s.engine->torus();
+  world.p2p_context = s.next_context;
+  world.group.context = s.next_context + 1;
+  CommInfo self;
+  self.builtin = true;
+  self.group.engine = s.engine;
+  self.group.ranks = {s.engine->rank()};
+  self.p2p_context = s.next_context + 2;
+  self.group.context = s.next_context + 3;
+  s.next_context += 4;
+  s.comms.emplace_back();
+  s.comms.emplace_back();
+  for (auto [h, c] : {std::pair{MPI_COMM_WORLD, &world}, std::pair{MPI_COMM_SELF, &self}}) {
+    c->in_use = true;
+    c->rank_of_world.assign(static_cast<std::size_t>(s.engine->size()), -1);
+    for (int i = 0; i < c->size(); ++i) c->rank_of_world[c->group.ranks[i]] = i;
+    s.comms[h] = std::move(*c);
+  }
+}
+
+}  // namespace meshmp::mpi
+
+using namespace meshmp;
+using namespace meshmp::mpi;
+
+MESHMP_MPI_FN(int, Comm_size, (MPI_Comm comm, int* size)) {
+  int err;
+  CommInfo* c = check_comm(comm, "MPI_Comm_size", &err);
+  if (!c) return err;
+  if (!size) return raise(comm, "MPI_Comm_size", MPI_ERR_ARG, "size is NULL");
+  *size = c->size();
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Comm_rank, (MPI_Comm comm, int* rank)) {
+  int err;
+  CommInfo* c = check_comm(comm, "MPI_Comm_rank", &err);
+  if (!c) return err;
+  if (!rank) return raise(comm, "MPI_Comm_rank", MPI_ERR_ARG, "rank is NULL");
+  *rank = c->rank();
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Comm_dup, (MPI_Comm comm, MPI_Comm* newcomm)) {
+  int err;
+  CommInfo* c = check_comm(comm, "MPI_Comm_dup", &err);
+  if (!c) return err;
+  if (!newcomm) return raise(comm, "MPI_Comm_dup", MPI_ERR_ARG, "newcomm is NULL");
+  const MPI_Comm n = make_comm(comm, c->group.ranks, c->rank());
+  CommInfo& d = comm_ref(n);
+  const CommInfo& o = comm_ref(comm);  // make_comm may have moved the deque's end, not its elements
+  d.group.torus = o.group.torus;
+  d.topo = o.topo;
+  d.dims = o.dims;
+  d.periods = o.periods;
+  *newcomm = n;
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm* newcomm)) {
+  const char* call = "MPI_Comm_split";
+  int err;
+  CommInfo* c = check_comm(comm, call, &err);
+  if (!c) return err;
+  if (!newcomm) return raise(comm, call, MPI_ERR_ARG, "newcomm is NULL");
+  if (color < 0 && color != MPI_UNDEFINED)
+    return raise(comm, call, MPI_ERR_ARG, "color = " + std::to_string(color) + " is negative and not MPI_UNDEFINED");
+  // Everyone's (color, key), then the members of my colour ordered by key,
+  // ties by old rank (§5.4.2).
+  const int p = c->size();
+  std::vector<int> mine{color, key}, all(2 * static_cast<std::size_t>(p));
+  std::vector<std::size_t> counts(p, 2 * sizeof(int)), displs(p);
+  for (int i = 0; i < p; ++i) displs[i] = static_cast<std::size_t>(i) * 2 * sizeof(int);
+  mesh::Error e = collectives::allgatherv(c->group, mine.data(), all.data(), counts.data(), displs.data());
+  if (e != mesh::Error::kOk) return raise(comm, call, class_of(e), "exchanging colours failed");
+  std::vector<int> order;
+  if (color != MPI_UNDEFINED)
+    for (int i = 0; i < p; ++i)
+      if (all[2 * i] == color) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return all[2 * a + 1] < all[2 * b + 1]; });
+  std::vector<int> members;
+  int me = -1;
+  for (int i : order) {
+    if (i == c->rank()) me = static_cast<int>(members.size());
+    members.push_back(c->group.ranks[i]);
+  }
+  *newcomm = make_comm(comm, std::move(members), me);
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Comm_free, (MPI_Comm* comm)) {
+  int err;
+  if (!comm) return raise(MPI_COMM_NULL, "MPI_Comm_free", MPI_ERR_ARG, "comm is NULL");
+  CommInfo* c = check_comm(*comm, "MPI_Comm_free", &err);
+  if (!c) return err;
+  if (c->builtin) return raise(*comm, "MPI_Comm_free", MPI_ERR_COMM, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
+  *c = CommInfo{};
+  *comm = MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int* result)) {
+  int err;
+  CommInfo* a = check_comm(comm1, "MPI_Comm_compare", &err);
+  if (!a) return err;
+  CommInfo* b = check_comm(comm2, "MPI_Comm_compare", &err);
+  if (!b) return err;
+  if (!result) return raise(comm1, "MPI_Comm_compare", MPI_ERR_ARG, "result is NULL");
+  if (comm1 == comm2) *result = MPI_IDENT;
+  else if (a->group.ranks == b->group.ranks) *result = MPI_CONGRUENT;
+  else {
+    std::vector<int> x = a->group.ranks, y = b->group.ranks;
+    std::sort(x.begin(), x.end());
+    std::sort(y.begin(), y.end());
+    *result = x == y ? MPI_SIMILAR : MPI_UNEQUAL;
+  }
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Attr_get, (MPI_Comm comm, int keyval, void* attribute_val, int* flag)) {
+  const char* call = "MPI_Attr_get";
+  int err;
+  if (!check_comm(comm, call, &err)) return err;
+  if (!attribute_val || !flag) return raise(comm, call, MPI_ERR_ARG, "attribute_val or flag is NULL");
+  // The predefined attributes of §7.1.1, held by MPI_COMM_WORLD (and, as in
+  // MPICH, readable on any communicator).
+  static int tag_ub = mesh::kTagUb, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0;
+  int* v = keyval == MPI_TAG_UB ? &tag_ub : keyval == MPI_HOST ? &host : keyval == MPI_IO ? &io
+           : keyval == MPI_WTIME_IS_GLOBAL ? &wtime_global : nullptr;
+  if (!v) return raise(comm, call, MPI_ERR_ARG, "keyval " + std::to_string(keyval) + " is not an attribute key");
+  *static_cast<int**>(attribute_val) = v;
+  *flag = 1;
+  return MPI_SUCCESS;
+}

@@ -1,0 +1,493 @@
+// Datatypes (MPI-1.1 §3.12): the predefined C types, the six constructors,
+// extents with MPI_LB/MPI_UB markers, MPI_Pack/Unpack, and the counts of a
+// status. Every type is flattened at construction into the runs of one
+// instance, so sending or receiving a non-contiguous type is one pass of
+// memcpys into (or out of) a packed buffer, and a contiguous one is sent
+// straight from the user's memory.
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mpi11/internal.h"
+
+namespace meshmp::mpi {
+namespace {
+
+constexpr int kFirstDerived = 64;  // handles below are predefined (some reserved)
+
+template <typename A, typename B>
+struct Pair {
+  A a;
+  B b;
+};
+
+struct Types {
+  std::vector<std::shared_ptr<TypeInfo>> table;
+  Types();
+  MPI_Datatype add(std::shared_ptr<TypeInfo> t) {
+    for (std::size_t i = kFirstDerived; i < table.size(); ++i)
+      if (!table[i]) {
+        table[i] = std::move(t);
+        return static_cast<MPI_Datatype>(i);
+      }
+    table.push_back(std::move(t));
+    return static_cast<MPI_Datatype>(table.size() - 1);
+  }
+};
+
+std::shared_ptr<TypeInfo> basic(MPI_Datatype self, const char* name, std::size_t size, std::size_t align) {
+  auto t = std::make_shared<TypeInfo>();
+  t->in_use = t->predefined = t->committed = true;
+  t->name = name;
+  t->size = size;
+  t->ub = t->true_ub = static_cast<MPI_Aint>(size);
+  t->align = align;
+  if (size) t->runs.push_back({0, size});
+  t->signature.push_back({self, 1});
+  t->uniform = self;
+  t->contiguous = true;
+  return t;
+}
+
+// A value-index pair for MAXLOC/MINLOC (§4.9.3): struct { V value; I index; }.
+template <typename V, typename I>
+std::shared_ptr<TypeInfo> pair(MPI_Datatype self, const char* name, MPI_Datatype v, MPI_Datatype i) {
+  using P = Pair<V, I>;
+  auto t = std::make_shared<TypeInfo>();
+  t->in_use = t->predefined = t->committed = true;
+  t->name = name;
+  t->size = sizeof(V) + sizeof(I);
+  t->ub = sizeof(P);
+  t->true_ub = offsetof(P, b) + sizeof(I);
+  t->align = alignof(P);
+  if (offsetof(P, b) == sizeof(V)) {
+    t->runs.push_back({0, sizeof(V) + sizeof(I)});
+  } else {
+    t->runs.push_back({0, sizeof(V)});
+    t->runs.push_back({static_cast<MPI_Aint>(offsetof(P, b)), sizeof(I)});
+  }
+  t->signature = {{v, 1}, {i, 1}};
+  t->uniform = self;
+  t->contiguous = t->runs.size() == 1 && t->size == sizeof(P);
+  return t;
+}
+
+Types::Types() : table(kFirstDerived) {
+  table[MPI_CHAR] = basic(MPI_CHAR, "MPI_CHAR", 1, 1);
+  table[MPI_SIGNED_CHAR] = basic(MPI_SIGNED_CHAR, "MPI_SIGNED_CHAR", 1, 1);
+  table[MPI_UNSIGNED_CHAR] = basic(MPI_UNSIGNED_CHAR, "MPI_UNSIGNED_CHAR", 1, 1);
+  table[MPI_BYTE] = basic(MPI_BYTE, "MPI_BYTE", 1, 1);
+  table[MPI_WCHAR] = basic(MPI_WCHAR, "MPI_WCHAR", sizeof(wchar_t), alignof(wchar_t));
+  table[MPI_SHORT] = basic(MPI_SHORT, "MPI_SHORT", sizeof(short), alignof(short));
+  table[MPI_UNSIGNED_SHORT] = basic(MPI_UNSIGNED_SHORT, "MPI_UNSIGNED_SHORT", sizeof(short), alignof(short));
+  table[MPI_INT] = basic(MPI_INT, "MPI_INT", sizeof(int), alignof(int));
+  table[MPI_UNSIGNED] = basic(MPI_UNSIGNED, "MPI_UNSIGNED", sizeof(int), alignof(int));
+  table[MPI_LONG] = basic(MPI_LONG, "MPI_LONG", sizeof(long), alignof(long));
+  table[MPI_UNSIGNED_LONG] = basic(MPI_UNSIGNED_LONG, "MPI_UNSIGNED_LONG", sizeof(long), alignof(long));
+  table[MPI_LONG_LONG_INT] = basic(MPI_LONG_LONG_INT, "MPI_LONG_LONG_INT", sizeof(long long), alignof(long long));
+  table[MPI_UNSIGNED_LONG_LONG] =
+      basic(MPI_UNSIGNED_LONG_LONG, "MPI_UNSIGNED_LONG_LONG", sizeof(long long), alignof(long long));
+  table[MPI_FLOAT] = basic(MPI_FLOAT, "MPI_FLOAT", sizeof(float), alignof(float));
+  table[MPI_DOUBLE] = basic(MPI_DOUBLE, "MPI_DOUBLE", sizeof(double), alignof(double));
+  // x86-64 long double: 10 bytes of data in 16; sent whole.
+  table[MPI_LONG_DOUBLE] = basic(MPI_LONG_DOUBLE, "MPI_LONG_DOUBLE", sizeof(long double), alignof(long double));
+  table[MPI_PACKED] = basic(MPI_PACKED, "MPI_PACKED", 1, 1);
+  for (MPI_Datatype m : {MPI_LB, MPI_UB}) {
+    auto t = std::make_shared<TypeInfo>();
+    t->in_use = t->predefined = t->committed = true;
+    t->name = m == MPI_LB ? "MPI_LB" : "MPI_UB";
+    (m == MPI_LB ? t->lb_marker : t->ub_marker) = true;
+    t->contiguous = true;
+    table[m] = t;
+  }
+  table[MPI_FLOAT_INT] = pair<float, int>(MPI_FLOAT_INT, "MPI_FLOAT_INT", MPI_FLOAT, MPI_INT);
+  table[MPI_DOUBLE_INT] = pair<double, int>(MPI_DOUBLE_INT, "MPI_DOUBLE_INT", MPI_DOUBLE, MPI_INT);
+  table[MPI_LONG_INT] = pair<long, int>(MPI_LONG_INT, "MPI_LONG_INT", MPI_LONG, MPI_INT);
+  table[MPI_SHORT_INT] = pair<short, int>(MPI_SHORT_INT, "MPI_SHORT_INT", MPI_SHORT, MPI_INT);
+  table[MPI_2INT] = pair<int, int>(MPI_2INT, "MPI_2INT", MPI_INT, MPI_INT);
+  table[MPI_LONG_DOUBLE_INT] =
+      pair<long double, int>(MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT", MPI_LONG_DOUBLE, MPI_INT);
+}
+
+Types& types() {
+  static Types t;
+  return t;
+}
+
+std::shared_ptr<TypeInfo> shared_type(MPI_Datatype t) {
+  Types& ts = types();
+  if (t <= 0 || static_cast<std::size_t>(t) >= ts.table.size()) return nullptr;
+  return ts.table[t];
+}
+
+// One block of a constructor: `count` instances of `type` from byte `disp`.
+struct Block {
+  MPI_Aint disp;
+  std::size_t count;
+  const TypeInfo* type;
+};
+
+void add_run(std::vector<Run>& runs, MPI_Aint off, std::size_t len) {
+  if (!len) return;
+  if (!runs.empty() && runs.back().offset + static_cast<MPI_Aint>(runs.back().len) == off)
+    runs.back().len += len;
+  else
+    runs.push_back({off, len});
+}
+
+void add_signature(TypeInfo& t, const TypeInfo& child, std::size_t times) {
+  if (!times) return;
+  auto& sig = t.signature;
+  if (child.signature.size() == 1) {  // the common case: one repeated basic type
+    const auto& [b, n] = child.signature[0];
+    if (!sig.empty() && sig.back().first == b) sig.back().second += n * times;
+    else sig.push_back({b, n * times});
+    return;
+  }
+  for (std::size_t k = 0; k < times; ++k)
+    for (const auto& [b, n] : child.signature) {
+      if (!sig.empty() && sig.back().first == b) sig.back().second += n;
+      else sig.push_back({b, n});
+    }
+}
+
+// Builds the type map of the concatenated blocks (MPI-1.1 §3.12.3: lb and ub
+// from the LB/UB markers if any, else from the data; a struct's ub is padded
+// to its strictest alignment, as the C compiler pads a struct).
+std::shared_ptr<TypeInfo> build(const std::vector<Block>& blocks, bool pad_to_alignment) {
+  auto t = std::make_shared<TypeInfo>();
+  t->in_use = true;
+  constexpr MPI_Aint kMax = std::numeric_limits<MPI_Aint>::max(), kMin = std::numeric_limits<MPI_Aint>::min();
+  MPI_Aint mlb = kMax, rlb = kMax, mub = kMin, rub = kMin;
+  bool uniform_set = false;
+  for (const Block& b : blocks) {
+    const TypeInfo& c = *b.type;
+    if (b.count == 0) continue;
+    const MPI_Aint ext = c.extent();
+    const MPI_Aint last = static_cast<MPI_Aint>(b.count - 1) * ext;
+    const MPI_Aint lo = b.disp + std::min<MPI_Aint>(0, last) + c.lb;
+    const MPI_Aint hi = b.disp + std::max<MPI_Aint>(0, last) + c.ub;
+    const bool pure_lb = c.lb_marker && c.runs.empty() && !c.ub_marker && c.size == 0 && c.predefined;
+    const bool pure_ub = c.ub_marker && c.runs.empty() && !c.lb_marker && c.size == 0 && c.predefined;
+    if (c.lb_marker) mlb = std::min(mlb, lo);
+    else if (!pure_ub) rlb = std::min(rlb, lo);
+    if (c.ub_marker) mub = std::max(mub, hi);
+    else if (!pure_lb) rub = std::max(rub, hi);
+    if (pure_lb || pure_ub) continue;
+    t->size += b.count * c.size;
+    t->align = std::max(t->align, c.align);
+    for (std::size_t j = 0; j < b.count; ++j)
+      for (const Run& r : c.runs) add_run(t->runs, b.disp + static_cast<MPI_Aint>(j) * ext + r.offset, r.len);
+    add_signature(*t, c, b.count);
+    if (c.size) {
+      if (!uniform_set) t->uniform = c.uniform, uniform_set = true;
+      else if (t->uniform != c.uniform) t->uniform = MPI_DATATYPE_NULL;
+    }
+  }
+  t->lb_marker = mlb != kMax;
+  t->ub_marker = mub != kMin;
+  t->lb = t->lb_marker ? mlb : (rlb != kMax ? rlb : 0);
+  t->ub = t->ub_marker ? mub : (rub != kMin ? rub : t->lb);
+  if (pad_to_alignment && !t->ub_marker && t->align > 1) {
+    const MPI_Aint a = static_cast<MPI_Aint>(t->align), e = t->ub - t->lb;
+    if (e % a) t->ub += a - e % a;
+  }
+  if (!t->runs.empty()) {
+    t->true_lb = kMax;
+    t->true_ub = kMin;
+    for (const Run& r : t->runs) {
+      t->true_lb = std::min(t->true_lb, r.offset);
+      t->true_ub = std::max(t->true_ub, r.offset + static_cast<MPI_Aint>(r.len));
+    }
+  }
+  t->contiguous = t->size == 0 || (t->runs.size() == 1 && static_cast<MPI_Aint>(t->size) == t->extent());
+  return t;
+}
+
+int make_type(const char* call, std::shared_ptr<TypeInfo> t, MPI_Datatype* newtype) {
+  if (!newtype) return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "newtype is NULL");
+  *newtype = types().add(std::move(t));
+  return MPI_SUCCESS;
+}
+
+// Checks a constructor's old type: valid (committed or not).
+const TypeInfo* old_type(const char* call, MPI_Datatype t, int* err, const char* arg = "oldtype") {
+  const TypeInfo* ti = type_info(t);
+  if (!ti) *err = raise(MPI_COMM_NULL, call, MPI_ERR_TYPE, std::string(arg) + " is not a valid datatype");
+  return ti;
+}
+
+}  // namespace
+
+const TypeInfo* type_info(MPI_Datatype t) {
+  Types& ts = types();
+  if (t <= 0 || static_cast<std::size_t>(t) >= ts.table.size() || !ts.table[t]) return nullptr;
+  return ts.table[t].get();
+}
+
+std::shared_ptr<const TypeInfo> keep_type(MPI_Datatype t) { return shared_type(t); }
+
+int check_type(MPI_Comm comm, const char* call, MPI_Datatype t, const char* arg) {
+  const TypeInfo* ti = type_info(t);
+  if (!ti) return raise(comm, call, MPI_ERR_TYPE, std::string(arg) + " is not a valid datatype (" + std::to_string(t) + ")");
+  if (!ti->committed) return raise(comm, call, MPI_ERR_TYPE, std::string(arg) + " has not been committed");
+  if (ti->predefined && (t == MPI_LB || t == MPI_UB))
+    return raise(comm, call, MPI_ERR_TYPE, std::string(arg) + " MPI_LB/MPI_UB carry no data");
+  return MPI_SUCCESS;
+}
+
+int check_count(MPI_Comm comm, const char* call, int count, const char* arg) {
+  if (count < 0) return raise(comm, call, MPI_ERR_COUNT, std::string(arg) + " = " + std::to_string(count) + " is negative");
+  return MPI_SUCCESS;
+}
+
+void pack(const TypeInfo& t, const void* buf, std::size_t count, char* out) {
+  const char* base = static_cast<const char*>(buf);
+  if (t.contiguous) {
+    if (count * t.size) std::memcpy(out, base + t.true_lb, count * t.size);
+    return;
+  }
+  const MPI_Aint ext = t.extent();
+  for (std::size_t k = 0; k < count; ++k, base += ext)
+    for (const Run& r : t.runs) {
+      std::memcpy(out, base + r.offset, r.len);
+      out += r.len;
+    }
+}
+
+void unpack(const TypeInfo& t, const char* in, std::size_t bytes, void* buf, std::size_t count) {
+  char* base = static_cast<char*>(buf);
+  if (t.contiguous) {
+    const std::size_t n = std::min(bytes, count * t.size);
+    if (n) std::memcpy(base + t.true_lb, in, n);
+    return;
+  }
+  const MPI_Aint ext = t.extent();
+  for (std::size_t k = 0; k < count && bytes; ++k, base += ext)
+    for (const Run& r : t.runs) {
+      const std::size_t n = std::min(bytes, r.len);
+      std::memcpy(base + r.offset, in, n);
+      in += n;
+      bytes -= n;
+      if (!bytes) return;
+    }
+}
+
+std::size_t elements_in(const TypeInfo& t, std::size_t bytes) {
+  if (t.size == 0) return 0;
+  std::size_t per = 0;
+  for (const auto& [b, n] : t.signature) per += n;
+  std::size_t n = bytes / t.size * per, rem = bytes % t.size;
+  for (const auto& [b, reps] : t.signature) {
+    if (!rem) break;
+    const std::size_t bs = type_info(b)->size;
+    const std::size_t take = std::min(reps, rem / bs);
+    n += take;
+    rem -= take * bs;
+    if (take < reps) break;
+  }
+  return rem ? std::numeric_limits<std::size_t>::max() : n;
+}
+
+}  // namespace meshmp::mpi
+
+using namespace meshmp::mpi;
+
+MESHMP_MPI_FN(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
+  const char* call = "MPI_Type_contiguous";
+  int err;
+  if ((err = check_count(MPI_COMM_NULL, call, count))) return err;
+  const TypeInfo* o = old_type(call, oldtype, &err);
+  if (!o) return err;
+  return make_type(call, build({{0, static_cast<std::size_t>(count), o}}, false), newtype);
+}
+
+MESHMP_MPI_FN(int, Type_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
+  const char* call = "MPI_Type_hvector";
+  int err;
+  if ((err = check_count(MPI_COMM_NULL, call, count))) return err;
+  if ((err = check_count(MPI_COMM_NULL, call, blocklength, "blocklength"))) return err;
+  const TypeInfo* o = old_type(call, oldtype, &err);
+  if (!o) return err;
+  std::vector<Block> blocks;
+  for (int i = 0; i < count; ++i) blocks.push_back({i * stride, static_cast<std::size_t>(blocklength), o});
+  return make_type(call, build(blocks, false), newtype);
+}
+
+MESHMP_MPI_FN(int, Type_vector, (int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
+  const TypeInfo* o = type_info(oldtype);
+  if (!o) return raise(MPI_COMM_NULL, "MPI_Type_vector", MPI_ERR_TYPE, "oldtype is not a valid datatype");
+  return PMPI_Type_hvector(count, blocklength, stride * o->extent(), oldtype, newtype);
+}
+
+MESHMP_MPI_FN(int, Type_hindexed, (int count, const int* array_of_blocklengths, const MPI_Aint* array_of_displacements, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
+  const char* call = "MPI_Type_hindexed";
+  int err;
+  if ((err = check_count(MPI_COMM_NULL, call, count))) return err;
+  if (count > 0 && (!array_of_blocklengths || !array_of_displacements))
+    return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "array_of_blocklengths or array_of_displacements is NULL");
+  const TypeInfo* o = old_type(call, oldtype, &err);
+  if (!o) return err;
+  std::vector<Block> blocks;
+  for (int i = 0; i < count; ++i) {
+    if (array_of_blocklengths[i] < 0)
+      return raise(MPI_COMM_NULL, call, MPI_ERR_COUNT, "array_of_blocklengths[" + std::to_string(i) + "] is negative");
+    blocks.push_back({array_of_displacements[i], static_cast<std::size_t>(array_of_blocklengths[i]), o});
+  }
+  return make_type(call, build(blocks, false), newtype);
+}
+
+MESHMP_MPI_FN(int, Type_indexed, (int count, const int* array_of_blocklengths, const int* array_of_displacements, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
+  const TypeInfo* o = type_info(oldtype);
+  if (!o) return raise(MPI_COMM_NULL, "MPI_Type_indexed", MPI_ERR_TYPE, "oldtype is not a valid datatype");
+  if (count < 0) return raise(MPI_COMM_NULL, "MPI_Type_indexed", MPI_ERR_COUNT, "count = " + std::to_string(count) + " is negative");
+  if (count > 0 && !array_of_displacements) return raise(MPI_COMM_NULL, "MPI_Type_indexed", MPI_ERR_ARG, "array_of_displacements is NULL");
+  std::vector<MPI_Aint> disp(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) disp[i] = array_of_displacements[i] * o->extent();
+  return PMPI_Type_hindexed(count, array_of_blocklengths, disp.data(), oldtype, newtype);
+}
+
+MESHMP_MPI_FN(int, Type_struct, (int count, const int* array_of_blocklengths, const MPI_Aint* array_of_displacements, const MPI_Datatype* array_of_types, MPI_Datatype* newtype)) {
+  const char* call = "MPI_Type_struct";
+  int err;
+  if ((err = check_count(MPI_COMM_NULL, call, count))) return err;
+  if (count > 0 && (!array_of_blocklengths || !array_of_displacements || !array_of_types))
+    return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "an array argument is NULL");
+  std::vector<Block> blocks;
+  for (int i = 0; i < count; ++i) {
+    const std::string arg = "array_of_types[" + std::to_string(i) + "]";
+    const TypeInfo* o = old_type(call, array_of_types[i], &err, arg.c_str());
+    if (!o) return err;
+    if (array_of_blocklengths[i] < 0)
+      return raise(MPI_COMM_NULL, call, MPI_ERR_COUNT, "array_of_blocklengths[" + std::to_string(i) + "] is negative");
+    blocks.push_back({array_of_displacements[i], static_cast<std::size_t>(array_of_blocklengths[i]), o});
+  }
+  return make_type(call, build(blocks, true), newtype);
+}
+
+MESHMP_MPI_FN(int, Type_commit, (MPI_Datatype* datatype)) {
+  if (!datatype || !type_info(*datatype)) return raise(MPI_COMM_NULL, "MPI_Type_commit", MPI_ERR_TYPE, "datatype is not a valid datatype");
+  shared_type(*datatype)->committed = true;
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Type_free, (MPI_Datatype* datatype)) {
+  if (!datatype || !type_info(*datatype)) return raise(MPI_COMM_NULL, "MPI_Type_free", MPI_ERR_TYPE, "datatype is not a valid datatype");
+  if (*datatype < kFirstDerived) return raise(MPI_COMM_NULL, "MPI_Type_free", MPI_ERR_TYPE, "a predefined datatype cannot be freed");
+  // Requests still using it hold their own reference (keep_type).
+  types().table[*datatype].reset();
+  *datatype = MPI_DATATYPE_NULL;
+  return MPI_SUCCESS;
+}
+
+namespace {
+const TypeInfo* query(const char* call, MPI_Datatype t, const void* out, int* err) {
+  const TypeInfo* ti = type_info(t);
+  if (!ti) *err = raise(MPI_COMM_NULL, call, MPI_ERR_TYPE, "datatype is not a valid datatype");
+  else if (!out) *err = raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "the output argument is NULL"), ti = nullptr;
+  return ti;
+}
+}  // namespace
+
+MESHMP_MPI_FN(int, Type_extent, (MPI_Datatype datatype, MPI_Aint* extent)) {
+  int err;
+  const TypeInfo* t = query("MPI_Type_extent", datatype, extent, &err);
+  if (!t) return err;
+  *extent = t->extent();
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Type_size, (MPI_Datatype datatype, int* size)) {
+  int err;
+  const TypeInfo* t = query("MPI_Type_size", datatype, size, &err);
+  if (!t) return err;
+  *size = t->size > INT_MAX ? MPI_UNDEFINED : static_cast<int>(t->size);
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Type_lb, (MPI_Datatype datatype, MPI_Aint* displacement)) {
+  int err;
+  const TypeInfo* t = query("MPI_Type_lb", datatype, displacement, &err);
+  if (!t) return err;
+  *displacement = t->lb;
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Type_ub, (MPI_Datatype datatype, MPI_Aint* displacement)) {
+  int err;
+  const TypeInfo* t = query("MPI_Type_ub", datatype, displacement, &err);
+  if (!t) return err;
+  *displacement = t->ub;
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Address, (const void* location, MPI_Aint* address)) {
+  if (!address) return raise(MPI_COMM_NULL, "MPI_Address", MPI_ERR_ARG, "address is NULL");
+  *address = reinterpret_cast<MPI_Aint>(location);
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Pack, (const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position, MPI_Comm comm)) {
+  const char* call = "MPI_Pack";
+  int err;
+  if (!check_comm(comm, call, &err)) return err;
+  if ((err = check_count(comm, call, incount, "incount")) || (err = check_type(comm, call, datatype))) return err;
+  if (!position || *position < 0) return raise(comm, call, MPI_ERR_ARG, "position is NULL or negative");
+  const TypeInfo& t = *type_info(datatype);
+  const std::size_t n = static_cast<std::size_t>(incount) * t.size;
+  if (static_cast<std::size_t>(*position) + n > static_cast<std::size_t>(std::max(outsize, 0)))
+    return raise(comm, call, MPI_ERR_TRUNCATE,
+                 "outsize = " + std::to_string(outsize) + " bytes cannot take " + std::to_string(n) + " more at position " + std::to_string(*position));
+  pack(t, inbuf, static_cast<std::size_t>(incount), static_cast<char*>(outbuf) + *position);
+  *position += static_cast<int>(n);
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Unpack, (const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)) {
+  const char* call = "MPI_Unpack";
+  int err;
+  if (!check_comm(comm, call, &err)) return err;
+  if ((err = check_count(comm, call, outcount, "outcount")) || (err = check_type(comm, call, datatype))) return err;
+  if (!position || *position < 0) return raise(comm, call, MPI_ERR_ARG, "position is NULL or negative");
+  const TypeInfo& t = *type_info(datatype);
+  const std::size_t n = static_cast<std::size_t>(outcount) * t.size;
+  if (static_cast<std::size_t>(*position) + n > static_cast<std::size_t>(std::max(insize, 0)))
+    return raise(comm, call, MPI_ERR_TRUNCATE,
+                 "insize = " + std::to_string(insize) + " bytes hold fewer than the " + std::to_string(n) + " needed from position " + std::to_string(*position));
+  unpack(t, static_cast<const char*>(inbuf) + *position, n, outbuf, static_cast<std::size_t>(outcount));
+  *position += static_cast<int>(n);
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int* size)) {
+  const char* call = "MPI_Pack_size";
+  int err;
+  if (!check_comm(comm, call, &err)) return err;
+  if ((err = check_count(comm, call, incount, "incount")) || (err = check_type(comm, call, datatype))) return err;
+  if (!size) return raise(comm, call, MPI_ERR_ARG, "size is NULL");
+  *size = static_cast<int>(static_cast<std::size_t>(incount) * type_info(datatype)->size);
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Get_count, (const MPI_Status* status, MPI_Datatype datatype, int* count)) {
+  const TypeInfo* t = type_info(datatype);
+  if (!t) return raise(MPI_COMM_NULL, "MPI_Get_count", MPI_ERR_TYPE, "datatype is not a valid datatype");
+  if (!status || !count) return raise(MPI_COMM_NULL, "MPI_Get_count", MPI_ERR_ARG, "status or count is NULL");
+  const auto bytes = static_cast<std::size_t>(status->meshmp_bytes);
+  if (t->size == 0) *count = bytes == 0 ? 0 : MPI_UNDEFINED;
+  else *count = bytes % t->size ? MPI_UNDEFINED : static_cast<int>(bytes / t->size);
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Get_elements, (const MPI_Status* status, MPI_Datatype datatype, int* count)) {
+  const TypeInfo* t = type_info(datatype);
+  if (!t) return raise(MPI_COMM_NULL, "MPI_Get_elements", MPI_ERR_TYPE, "datatype is not a valid datatype");
+  if (!status || !count) return raise(MPI_COMM_NULL, "MPI_Get_elements", MPI_ERR_ARG, "status or count is NULL");
+  const std::size_t n = elements_in(*t, static_cast<std::size_t>(status->meshmp_bytes));
+  *count = n > static_cast<std::size_t>(INT_MAX) ? MPI_UNDEFINED : static_cast<int>(n);
+  return MPI_SUCCESS;
+}

@@ -1,0 +1,183 @@
+// Error classes, codes, messages and error handlers (MPI-1.1 §7.2-7.4).
+//
+// A code is class + 64 * k: k > 0 indexes a ring of remembered messages
+// ("MPI_Send(dest=9): rank out of range, the communicator has 4 ranks"), so
+// MPI_Error_string names the function and the argument; MPI_Error_class
+// strips k. Predefined handlers are MPI_ERRORS_ARE_FATAL (print, end the job
+// through the launcher) and MPI_ERRORS_RETURN; user handlers come from
+// MPI_Errhandler_create.
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "mpi11/internal.h"
+
+namespace meshmp::mpi {
+namespace {
+
+constexpr int kClassBits = 64;
+constexpr int kRingSize = 256;
+
+const char* class_text(int cls) {
+  switch (cls) {
+    case MPI_SUCCESS: return "no error";
+    case MPI_ERR_BUFFER: return "invalid buffer pointer (or the attached buffer is too small)";
+    case MPI_ERR_COUNT: return "invalid count argument";
+    case MPI_ERR_TYPE: return "invalid datatype argument";
+    case MPI_ERR_TAG: return "invalid tag argument";
+    case MPI_ERR_COMM: return "invalid communicator";
+    case MPI_ERR_RANK: return "invalid rank";
+    case MPI_ERR_REQUEST: return "invalid request (handle)";
+    case MPI_ERR_ROOT: return "invalid root";
+    case MPI_ERR_GROUP: return "invalid group";
+    case MPI_ERR_OP: return "invalid operation";
+    case MPI_ERR_TOPOLOGY: return "invalid topology";
+    case MPI_ERR_DIMS: return "invalid dimension argument";
+    case MPI_ERR_ARG: return "invalid argument of some other kind";
+    case MPI_ERR_UNKNOWN: return "unknown error";
+    case MPI_ERR_TRUNCATE: return "message truncated on receive";
+    case MPI_ERR_OTHER: return "known error not in this list";
+    case MPI_ERR_INTERN: return "internal MPI (implementation) error";
+    case MPI_ERR_IN_STATUS: return "error code is in status";
+    case MPI_ERR_PENDING: return "pending request";
+    default: return nullptr;
+  }
+}
+
+struct Handlers {
+  std::mutex lock;  // MPI_THREAD_FUNNELED: only the ring needs it, for safety
+  std::vector<std::string> ring = std::vector<std::string>(kRingSize);
+  int next = 0;
+  std::vector<MPI_Handler_function*> user{nullptr, nullptr, nullptr};  // 0..2 predefined
+};
+Handlers& handlers() {
+  static Handlers h;
+  return h;
+}
+
+int remember(int cls, const std::string& text) {
+  Handlers& h = handlers();
+  std::lock_guard<std::mutex> g(h.lock);
+  const int k = h.next;
+  h.next = (h.next + 1) % kRingSize;
+  h.ring[k] = text;
+  return cls + kClassBits * (k + 1);
+}
+
+bool valid_code(int code) { return code >= 0 && code < kClassBits * (kRingSize + 1) && class_text(code % kClassBits); }
+
+bool valid_handler(MPI_Errhandler h) {
+  return h > 0 && h < static_cast<int>(handlers().user.size()) && (h <= MPI_ERRORS_RETURN || handlers().user[h]);
+}
+
+}  // namespace
+
+int raise(MPI_Comm comm, const char* call, int cls, const std::string& message) {
+  return report(comm, remember(cls, std::string(call) + ": " + message));
+}
+
+int report(MPI_Comm comm, int code) {
+  if (code == MPI_SUCCESS) return code;
+  State& s = state();
+  MPI_Errhandler h = MPI_ERRORS_ARE_FATAL;
+  if (comm > 0 && static_cast<std::size_t>(comm) < s.comms.size() && s.comms[comm].in_use)
+    h = s.comms[comm].errhandler;
+  else if (s.comms.size() > MPI_COMM_WORLD)
+    h = s.comms[MPI_COMM_WORLD].errhandler;
+  if (h == MPI_ERRORS_RETURN) return code;
+  if (h > MPI_ERRORS_RETURN && valid_handler(h)) {
+    MPI_Comm c = comm;
+    int e = code;
+    handlers().user[h](&c, &e);
+    return code;
+  }
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  PMPI_Error_string(code, text, &len);
+  std::fprintf(stderr, "meshmp MPI error: %s\n", text);
+  std::fflush(stderr);
+  if (s.engine) s.engine->abort(code % kClassBits, text);
+  std::_Exit(1);
+}
+
+int class_of(mesh::Error e) {
+  switch (e) {
+    case mesh::Error::kOk: return MPI_SUCCESS;
+    case mesh::Error::kTruncate: return MPI_ERR_TRUNCATE;
+    case mesh::Error::kPeerDead: return MPI_ERR_OTHER;
+    case mesh::Error::kProtocol: return MPI_ERR_INTERN;
+  }
+  return MPI_ERR_UNKNOWN;
+}
+
+int code_of(mesh::Error e, const char* call) {
+  if (e == mesh::Error::kOk) return MPI_SUCCESS;
+  const char* why = e == mesh::Error::kTruncate   ? "message longer than the receive buffer"
+                    : e == mesh::Error::kPeerDead ? "the peer process died"
+                                                  : "the peer sent malformed data; the link was closed";
+  return remember(class_of(e), std::string(call) + ": " + why);
+}
+
+}  // namespace meshmp::mpi
+
+using namespace meshmp::mpi;
+
+MESHMP_MPI_FN(int, Error_class, (int errorcode, int* errorclass)) {
+  if (!valid_code(errorcode)) return raise(MPI_COMM_NULL, "MPI_Error_class", MPI_ERR_ARG, "errorcode " + std::to_string(errorcode) + " is not an MPI error code");
+  if (!errorclass) return raise(MPI_COMM_NULL, "MPI_Error_class", MPI_ERR_ARG, "errorclass is NULL");
+  *errorclass = errorcode % kClassBits;
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Error_string, (int errorcode, char* string, int* resultlen)) {
+  if (!valid_code(errorcode)) return raise(MPI_COMM_NULL, "MPI_Error_string", MPI_ERR_ARG, "errorcode " + std::to_string(errorcode) + " is not an MPI error code");
+  if (!string || !resultlen) return raise(MPI_COMM_NULL, "MPI_Error_string", MPI_ERR_ARG, "string or resultlen is NULL");
+  std::string text = class_text(errorcode % kClassBits);
+  if (errorcode >= kClassBits) {
+    Handlers& h = handlers();
+    std::lock_guard<std::mutex> g(h.lock);
+    text = h.ring[errorcode / kClassBits - 1] + " (" + text + ")";
+  }
+  const std::size_t n = std::min<std::size_t>(text.size(), MPI_MAX_ERROR_STRING - 1);
+  std::memcpy(string, text.data(), n);
+  string[n] = '\0';
+  *resultlen = static_cast<int>(n);
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler)) {
+  int err;
+  CommInfo* c = check_comm(comm, "MPI_Errhandler_set", &err);
+  if (!c) return err;
+  if (!valid_handler(errhandler))
+    return raise(comm, "MPI_Errhandler_set", MPI_ERR_ARG, "errhandler " + std::to_string(errhandler) + " is not an error handler");
+  c->errhandler = errhandler;
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Errhandler_get, (MPI_Comm comm, MPI_Errhandler* errhandler)) {
+  int err;
+  CommInfo* c = check_comm(comm, "MPI_Errhandler_get", &err);
+  if (!c) return err;
+  if (!errhandler) return raise(comm, "MPI_Errhandler_get", MPI_ERR_ARG, "errhandler is NULL");
+  *errhandler = c->errhandler;
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Errhandler_create, (MPI_Handler_function* function, MPI_Errhandler* errhandler)) {
+  if (!function || !errhandler) return raise(MPI_COMM_NULL, "MPI_Errhandler_create", MPI_ERR_ARG, "function or errhandler is NULL");
+  handlers().user.push_back(function);
+  *errhandler = static_cast<int>(handlers().user.size()) - 1;
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Errhandler_free, (MPI_Errhandler* errhandler)) {
+  if (!errhandler || !valid_handler(*errhandler))
+    return raise(MPI_COMM_NULL, "MPI_Errhandler_free", MPI_ERR_ARG, "not an error handler");
+  // Predefined handlers stay; a user handler stays valid while a
+  // communicator still uses it (MPI-1.1 §7.2), so its slot is not reused.
+  *errhandler = MPI_ERRHANDLER_NULL;
+  return MPI_SUCCESS;
+}

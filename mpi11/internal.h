@@ -1,0 +1,166 @@
+// meshmp's MPI-1.1 implementation: state shared by the mpi11/*.cc files. Not
+// a public header; everything here is behind mpi.h's C interface.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "collectives/group.h"
+#include "mesh/engine.h"
+#include "mpi11/mpi.h"
+
+// Defines PMPI_name and makes MPI_name a weak alias of it (MPI-1.1 §8.3).
+#define MESHMP_MPI_FN(ret, name, params)                                                     \
+  extern "C" ret MPI_##name params __attribute__((weak, alias("PMPI_" #name))); \
+  extern "C" ret PMPI_##name params
+
+namespace meshmp::mpi {
+
+// ---- errors (errors.cc) -------------------------------------------------------
+
+/// Raises an error of `cls` in `call` on `comm` (MPI_COMM_NULL: the world's
+/// handler): remembers "call: message" behind a fresh error code, then runs
+/// the handler (MPI_ERRORS_ARE_FATAL prints it and ends the job). Returns the
+/// code for the caller to return (MPI-1.1 §7.2).
+int raise(MPI_Comm comm, const char* call, int cls, const std::string& message);
+/// Runs `comm`'s error handler on an existing error code; returns the code.
+int report(MPI_Comm comm, int code);
+/// The MPI error class of a core error.
+int class_of(mesh::Error e);
+/// An error code for a core error on a request, with its message.
+int code_of(mesh::Error e, const char* call);
+
+// ---- datatypes (datatype.cc) --------------------------------------------------
+
+/// A contiguous piece of one instance of a type: `len` bytes at `offset`
+/// from the buffer address.
+struct Run {
+  MPI_Aint offset;
+  std::size_t len;
+};
+
+/// A committed or uncommitted datatype. Its type map is kept flattened into
+/// runs of one instance (adjacent runs merged), so packing is a list of
+/// memcpys; `contiguous` types are sent straight from the user's buffer.
+struct TypeInfo {
+  bool in_use = false;
+  bool predefined = false;
+  bool committed = false;
+  std::string name;
+  std::size_t size = 0;          ///< bytes of data in one instance
+  MPI_Aint lb = 0, ub = 0;       ///< extent = ub - lb (MPI-1.1 §3.12.3)
+  MPI_Aint true_lb = 0, true_ub = 0;  ///< span of the data itself
+  bool lb_marker = false, ub_marker = false;  ///< set explicitly by MPI_LB / MPI_UB
+  std::size_t align = 1;         ///< largest alignment of a basic type inside
+  std::vector<Run> runs;         ///< one instance, in type-map order
+  /// Type signature as (basic type, repeat) in order, for MPI_Get_elements.
+  std::vector<std::pair<MPI_Datatype, std::size_t>> signature;
+  /// The single basic type every element is (predefined ops apply), else 0.
+  MPI_Datatype uniform = MPI_DATATYPE_NULL;
+  bool contiguous = false;       ///< one run at offset true_lb, size == extent
+
+  MPI_Aint extent() const { return ub - lb; }
+};
+
+/// The type behind a handle, or nullptr.
+const TypeInfo* type_info(MPI_Datatype t);
+/// A reference that keeps a type alive after MPI_Type_free (pending requests).
+std::shared_ptr<const TypeInfo> keep_type(MPI_Datatype t);
+/// MPI_SUCCESS or the error code of a bad datatype/count argument for `call`.
+int check_type(MPI_Comm comm, const char* call, MPI_Datatype t, const char* arg = "datatype");
+int check_count(MPI_Comm comm, const char* call, int count, const char* arg = "count");
+
+/// Packs `count` instances of `t` at `buf` into `out` (count * t.size bytes).
+void pack(const TypeInfo& t, const void* buf, std::size_t count, char* out);
+/// Unpacks up to `bytes` packed bytes into `count` instances at `buf`.
+void unpack(const TypeInfo& t, const char* in, std::size_t bytes, void* buf, std::size_t count);
+/// Number of basic elements in the first `bytes` packed bytes of instances of t.
+std::size_t elements_in(const TypeInfo& t, std::size_t bytes);
+/// The address of the first data byte of a contiguous type's buffer.
+inline const char* data_start(const TypeInfo& t, const void* buf) {
+  return static_cast<const char*>(buf) + t.true_lb;
+}
+
+// ---- communicators (comm.cc) ---------------------------------------------------
+
+enum class Topo { kNone, kCart };
+
+struct CommInfo {
+  bool in_use = false;
+  bool builtin = false;
+  collectives::Group group;        ///< members; group.context carries collective traffic
+  std::uint32_t p2p_context = 0;   ///< point-to-point traffic
+  std::vector<int> rank_of_world;  ///< world rank -> rank here, or -1
+  MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  Topo topo = Topo::kNone;
+  std::vector<int> dims, periods;  ///< Cartesian topology (row-major rank order)
+
+  int size() const { return group.size(); }
+  int rank() const { return group.me; }
+};
+
+struct State {
+  bool initialized = false, finalized = false;
+  mesh::Engine* engine = nullptr;
+  std::deque<CommInfo> comms;      ///< handle = index
+  std::uint32_t next_context = 0x40000000;  ///< MPI contexts come in pairs: p2p, collectives
+};
+State& state();
+
+/// The communicator behind a handle or nullptr (after raising MPI_ERR_COMM).
+CommInfo* check_comm(MPI_Comm comm, const char* call, int* err);
+/// Communicator lookup without checks (a handle already validated).
+inline CommInfo& comm_ref(MPI_Comm comm) { return state().comms[static_cast<std::size_t>(comm)]; }
+/// A new communicator over `members` (world ranks in rank order) of which this
+/// process is `me` (-1: not a member, returns MPI_COMM_NULL after taking part
+/// in the context agreement over `parent`).
+MPI_Comm make_comm(MPI_Comm parent, std::vector<int> members, int me);
+/// MPI_Init's part: MPI_COMM_WORLD over the launcher's torus, MPI_COMM_SELF.
+void make_builtin_comms();
+/// MPI_ERR_NOT_INITIALIZED-style check: false after raising if MPI is not running.
+bool check_init(const char* call, int* err);
+/// The error code of an MPI_ERR_RANK / MPI_ERR_TAG check, or MPI_SUCCESS.
+int check_rank(MPI_Comm comm, const CommInfo& c, const char* call, int rank, const char* arg, bool any_ok);
+int check_tag(MPI_Comm comm, const char* call, int tag, bool any_ok);
+
+/// An empty status (MPI-1.1 §3.7.3): from `source` (MPI_ANY_SOURCE for a null
+/// or inactive request, MPI_PROC_NULL for a receive from it, §3.11), tag
+/// MPI_ANY_TAG, count 0. A null `st` (MPI_STATUS_IGNORE) is left alone.
+void set_empty_status(MPI_Status* st, int source);
+
+// ---- requests (p2p.cc) ---------------------------------------------------------
+
+/// MPI_Finalize's part: completes requests the user freed while active and
+/// every buffered send.
+void finish_requests();
+/// Completes every outstanding buffered send (MPI_Buffer_detach, MPI_Finalize).
+void drain_buffered();
+/// Reserves room for a buffered send of `bytes` packed bytes in the attached
+/// buffer; nullptr if it does not fit (MPI_ERR_BUFFER).
+char* buffer_reserve(std::size_t bytes);
+/// Hands a started core send out of the attached buffer to the buffer's
+/// bookkeeping, which frees the space when it completes.
+void buffer_track(char* space, mesh::Request* core);
+
+// ---- reductions (op.cc) --------------------------------------------------------
+
+/// The combine for `op` on `count` elements of type `t`, as the collectives
+/// take it, or an MPI_ERR_OP/MPI_ERR_TYPE code. For predefined ops the data
+/// are packed basic elements of t.uniform; for user ops whole instances of t
+/// laid out with t's extent.
+struct Reduction {
+  collectives::ReduceOp op;
+  bool packed = true;  ///< predefined op on packed basic elements
+  std::size_t elems_per_instance = 1;
+  // Context for the user function.
+  MPI_User_function* user = nullptr;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  MPI_Aint lb = 0;
+};
+int make_reduction(MPI_Comm comm, const char* call, MPI_Op op, MPI_Datatype type, Reduction* out);
+
+}  // namespace meshmp::mpi

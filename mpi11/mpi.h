@@ -1,0 +1,329 @@
+/*
+ * mpi.h -- meshmp's MPI-1.1 interface (MPI: A Message-Passing Interface
+ * Standard, version 1.1, June 1995), C bindings, over the same nearest-
+ * neighbour core as meshmp's QMP (ARCHITECTURE.md §1).
+ *
+ * Every function exists twice: as PMPI_name, the implementation, and as
+ * MPI_name, a weak alias of it, so a profiling library can define MPI_name
+ * and call PMPI_name (MPI-1.1 §8.3).
+ *
+ * Handles are ints (as in MPICH): 0 is the null handle of each kind.
+ * Counts are in elements of the datatype argument; MPI_Aint displacements and
+ * extents are in bytes. Every call returns MPI_SUCCESS or an error code whose
+ * class (MPI_Error_class) is one of the MPI-1.1 classes below, after calling
+ * the communicator's error handler (MPI_ERRORS_ARE_FATAL by default: print
+ * the error, naming the function and the argument, and end the job).
+ */
+#ifndef MESHMP_MPI_H
+#define MESHMP_MPI_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MPI_VERSION 1
+#define MPI_SUBVERSION 1
+#define MESHMP_MPI 1
+
+typedef int MPI_Comm;
+typedef int MPI_Datatype;
+typedef int MPI_Op;
+typedef int MPI_Request;
+typedef int MPI_Errhandler;
+typedef int MPI_Group;
+typedef long MPI_Aint;
+typedef int MPI_Fint;
+
+/* Status (MPI-1.1 §3.2.5): the three public fields plus the received byte
+ * count and the cancelled flag, read through MPI_Get_count/_elements and
+ * MPI_Test_cancelled. */
+typedef struct MPI_Status {
+  int MPI_SOURCE;
+  int MPI_TAG;
+  int MPI_ERROR;
+  int meshmp_cancelled;
+  long long meshmp_bytes;
+} MPI_Status;
+
+/* ---- error classes (MPI-1.1 §7.4) -------------------------------------- */
+#define MPI_SUCCESS 0
+#define MPI_ERR_BUFFER 1
+#define MPI_ERR_COUNT 2
+#define MPI_ERR_TYPE 3
+#define MPI_ERR_TAG 4
+#define MPI_ERR_COMM 5
+#define MPI_ERR_RANK 6
+#define MPI_ERR_REQUEST 7
+#define MPI_ERR_ROOT 8
+#define MPI_ERR_GROUP 9
+#define MPI_ERR_OP 10
+#define MPI_ERR_TOPOLOGY 11
+#define MPI_ERR_DIMS 12
+#define MPI_ERR_ARG 13
+#define MPI_ERR_UNKNOWN 14
+#define MPI_ERR_TRUNCATE 15
+#define MPI_ERR_OTHER 16
+#define MPI_ERR_INTERN 17
+#define MPI_ERR_IN_STATUS 18
+#define MPI_ERR_PENDING 19
+/* Error codes: class + 64 * k, k > 0 naming a remembered message. */
+#define MPI_ERR_LASTCODE 0x3fffffff
+
+/* ---- special values ---------------------------------------------------- */
+#define MPI_PROC_NULL (-1)
+#define MPI_ANY_SOURCE (-2)
+#define MPI_ROOT (-3)
+#define MPI_ANY_TAG (-1)
+#define MPI_UNDEFINED (-32766)
+#define MPI_BOTTOM ((void*)0)
+/* MPI-2 names real MPI-1 programs use: no status is returned. */
+#define MPI_STATUS_IGNORE ((MPI_Status*)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status*)0)
+#define MPI_BSEND_OVERHEAD 96
+#define MPI_MAX_PROCESSOR_NAME 256
+#define MPI_MAX_ERROR_STRING 512
+#define MPI_MAX_OBJECT_NAME 128
+
+/* Results of MPI_Comm_compare / MPI_Group_compare (§5.4.1). */
+#define MPI_IDENT 0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR 2
+#define MPI_UNEQUAL 3
+
+/* MPI_Topo_test (§6.5.5). */
+#define MPI_CART 1
+#define MPI_GRAPH 2
+
+/* Predefined attribute keys on MPI_COMM_WORLD (§7.1.1). */
+#define MPI_KEYVAL_INVALID 0
+#define MPI_TAG_UB 1
+#define MPI_HOST 2
+#define MPI_IO 3
+#define MPI_WTIME_IS_GLOBAL 4
+
+/* ---- null handles and predefined objects -------------------------------- */
+#define MPI_COMM_NULL ((MPI_Comm)0)
+#define MPI_COMM_WORLD ((MPI_Comm)1)
+#define MPI_COMM_SELF ((MPI_Comm)2)
+
+#define MPI_REQUEST_NULL ((MPI_Request)0)
+#define MPI_GROUP_NULL ((MPI_Group)0)
+
+#define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0)
+#define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)1)
+#define MPI_ERRORS_RETURN ((MPI_Errhandler)2)
+
+#define MPI_OP_NULL ((MPI_Op)0)
+#define MPI_MAX ((MPI_Op)1)
+#define MPI_MIN ((MPI_Op)2)
+#define MPI_SUM ((MPI_Op)3)
+#define MPI_PROD ((MPI_Op)4)
+#define MPI_LAND ((MPI_Op)5)
+#define MPI_BAND ((MPI_Op)6)
+#define MPI_LOR ((MPI_Op)7)
+#define MPI_BOR ((MPI_Op)8)
+#define MPI_LXOR ((MPI_Op)9)
+#define MPI_BXOR ((MPI_Op)10)
+#define MPI_MAXLOC ((MPI_Op)11)
+#define MPI_MINLOC ((MPI_Op)12)
+
+/* Predefined datatypes (§3.2.2, §3.12, §4.9.3). */
+#define MPI_DATATYPE_NULL ((MPI_Datatype)0)
+#define MPI_CHAR ((MPI_Datatype)1)
+#define MPI_SIGNED_CHAR ((MPI_Datatype)2)
+#define MPI_UNSIGNED_CHAR ((MPI_Datatype)3)
+#define MPI_BYTE ((MPI_Datatype)4)
+#define MPI_WCHAR ((MPI_Datatype)5)
+#define MPI_SHORT ((MPI_Datatype)6)
+#define MPI_UNSIGNED_SHORT ((MPI_Datatype)7)
+#define MPI_INT ((MPI_Datatype)8)
+#define MPI_UNSIGNED ((MPI_Datatype)9)
+#define MPI_LONG ((MPI_Datatype)10)
+#define MPI_UNSIGNED_LONG ((MPI_Datatype)11)
+#define MPI_LONG_LONG_INT ((MPI_Datatype)12)
+#define MPI_LONG_LONG MPI_LONG_LONG_INT
+#define MPI_UNSIGNED_LONG_LONG ((MPI_Datatype)13)
+#define MPI_FLOAT ((MPI_Datatype)14)
+#define MPI_DOUBLE ((MPI_Datatype)15)
+#define MPI_LONG_DOUBLE ((MPI_Datatype)16)
+#define MPI_PACKED ((MPI_Datatype)17)
+#define MPI_LB ((MPI_Datatype)18)
+#define MPI_UB ((MPI_Datatype)19)
+#define MPI_FLOAT_INT ((MPI_Datatype)20)
+#define MPI_DOUBLE_INT ((MPI_Datatype)21)
+#define MPI_LONG_INT ((MPI_Datatype)22)
+#define MPI_SHORT_INT ((MPI_Datatype)23)
+#define MPI_2INT ((MPI_Datatype)24)
+#define MPI_LONG_DOUBLE_INT ((MPI_Datatype)25)
+
+typedef void(MPI_User_function)(void* invec, void* inoutvec, int* len, MPI_Datatype* datatype);
+typedef void(MPI_Handler_function)(MPI_Comm* comm, int* error_code, ...);
+
+/* The prototypes, each for MPI_ and PMPI_. */
+#define MESHMP_DECLARE(ret, name, params) \
+  ret MPI_##name params;                  \
+  ret PMPI_##name params;
+
+/* Environment (§7) */
+MESHMP_DECLARE(int, Init, (int* argc, char*** argv))
+MESHMP_DECLARE(int, Finalize, (void))
+MESHMP_DECLARE(int, Initialized, (int* flag))
+MESHMP_DECLARE(int, Finalized, (int* flag))
+MESHMP_DECLARE(int, Abort, (MPI_Comm comm, int errorcode))
+MESHMP_DECLARE(int, Get_processor_name, (char* name, int* resultlen))
+MESHMP_DECLARE(int, Get_version, (int* version, int* subversion))
+MESHMP_DECLARE(double, Wtime, (void))
+MESHMP_DECLARE(double, Wtick, (void))
+MESHMP_DECLARE(int, Pcontrol, (const int level, ...))
+MESHMP_DECLARE(int, Error_string, (int errorcode, char* string, int* resultlen))
+MESHMP_DECLARE(int, Error_class, (int errorcode, int* errorclass))
+MESHMP_DECLARE(int, Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler))
+MESHMP_DECLARE(int, Errhandler_get, (MPI_Comm comm, MPI_Errhandler* errhandler))
+MESHMP_DECLARE(int, Errhandler_create, (MPI_Handler_function* function, MPI_Errhandler* errhandler))
+MESHMP_DECLARE(int, Errhandler_free, (MPI_Errhandler* errhandler))
+MESHMP_DECLARE(int, Attr_get, (MPI_Comm comm, int keyval, void* attribute_val, int* flag))
+
+/* Point-to-point (§3) */
+MESHMP_DECLARE(int, Send, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+MESHMP_DECLARE(int, Bsend, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+MESHMP_DECLARE(int, Ssend, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+MESHMP_DECLARE(int, Rsend, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+MESHMP_DECLARE(int, Recv, (void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                           MPI_Status* status))
+MESHMP_DECLARE(int, Isend, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                            MPI_Request* request))
+MESHMP_DECLARE(int, Ibsend, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                             MPI_Request* request))
+MESHMP_DECLARE(int, Issend, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                             MPI_Request* request))
+MESHMP_DECLARE(int, Irsend, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                             MPI_Request* request))
+MESHMP_DECLARE(int, Irecv, (void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                            MPI_Request* request))
+MESHMP_DECLARE(int, Send_init, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                                MPI_Request* request))
+MESHMP_DECLARE(int, Bsend_init, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                                 MPI_Comm comm, MPI_Request* request))
+MESHMP_DECLARE(int, Ssend_init, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                                 MPI_Comm comm, MPI_Request* request))
+MESHMP_DECLARE(int, Rsend_init, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                                 MPI_Comm comm, MPI_Request* request))
+MESHMP_DECLARE(int, Recv_init, (void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                                MPI_Request* request))
+MESHMP_DECLARE(int, Start, (MPI_Request* request))
+MESHMP_DECLARE(int, Startall, (int count, MPI_Request* array_of_requests))
+MESHMP_DECLARE(int, Request_free, (MPI_Request* request))
+MESHMP_DECLARE(int, Wait, (MPI_Request* request, MPI_Status* status))
+MESHMP_DECLARE(int, Test, (MPI_Request* request, int* flag, MPI_Status* status))
+MESHMP_DECLARE(int, Waitany, (int count, MPI_Request* array_of_requests, int* index, MPI_Status* status))
+MESHMP_DECLARE(int, Testany, (int count, MPI_Request* array_of_requests, int* index, int* flag, MPI_Status* status))
+MESHMP_DECLARE(int, Waitall, (int count, MPI_Request* array_of_requests, MPI_Status* array_of_statuses))
+MESHMP_DECLARE(int, Testall, (int count, MPI_Request* array_of_requests, int* flag, MPI_Status* array_of_statuses))
+MESHMP_DECLARE(int, Waitsome, (int incount, MPI_Request* array_of_requests, int* outcount, int* array_of_indices,
+                               MPI_Status* array_of_statuses))
+MESHMP_DECLARE(int, Testsome, (int incount, MPI_Request* array_of_requests, int* outcount, int* array_of_indices,
+                               MPI_Status* array_of_statuses))
+MESHMP_DECLARE(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status* status))
+MESHMP_DECLARE(int, Iprobe, (int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status))
+MESHMP_DECLARE(int, Cancel, (MPI_Request* request))
+MESHMP_DECLARE(int, Test_cancelled, (const MPI_Status* status, int* flag))
+MESHMP_DECLARE(int, Get_count, (const MPI_Status* status, MPI_Datatype datatype, int* count))
+MESHMP_DECLARE(int, Get_elements, (const MPI_Status* status, MPI_Datatype datatype, int* count))
+MESHMP_DECLARE(int, Sendrecv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                               void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                               MPI_Comm comm, MPI_Status* status))
+MESHMP_DECLARE(int, Sendrecv_replace, (void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                                       int source, int recvtag, MPI_Comm comm, MPI_Status* status))
+MESHMP_DECLARE(int, Buffer_attach, (void* buffer, int size))
+MESHMP_DECLARE(int, Buffer_detach, (void* buffer_addr, int* size))
+
+/* Datatypes (§3.12) */
+MESHMP_DECLARE(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype* newtype))
+MESHMP_DECLARE(int, Type_vector, (int count, int blocklength, int stride, MPI_Datatype oldtype,
+                                  MPI_Datatype* newtype))
+MESHMP_DECLARE(int, Type_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                                   MPI_Datatype* newtype))
+MESHMP_DECLARE(int, Type_indexed, (int count, const int* array_of_blocklengths, const int* array_of_displacements,
+                                   MPI_Datatype oldtype, MPI_Datatype* newtype))
+MESHMP_DECLARE(int, Type_hindexed, (int count, const int* array_of_blocklengths,
+                                    const MPI_Aint* array_of_displacements, MPI_Datatype oldtype,
+                                    MPI_Datatype* newtype))
+MESHMP_DECLARE(int, Type_struct, (int count, const int* array_of_blocklengths,
+                                  const MPI_Aint* array_of_displacements, const MPI_Datatype* array_of_types,
+                                  MPI_Datatype* newtype))
+MESHMP_DECLARE(int, Type_commit, (MPI_Datatype* datatype))
+MESHMP_DECLARE(int, Type_free, (MPI_Datatype* datatype))
+MESHMP_DECLARE(int, Type_extent, (MPI_Datatype datatype, MPI_Aint* extent))
+MESHMP_DECLARE(int, Type_size, (MPI_Datatype datatype, int* size))
+MESHMP_DECLARE(int, Type_lb, (MPI_Datatype datatype, MPI_Aint* displacement))
+MESHMP_DECLARE(int, Type_ub, (MPI_Datatype datatype, MPI_Aint* displacement))
+MESHMP_DECLARE(int, Address, (const void* location, MPI_Aint* address))
+MESHMP_DECLARE(int, Pack, (const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize,
+                           int* position, MPI_Comm comm))
+MESHMP_DECLARE(int, Unpack, (const void* inbuf, int insize, int* position, void* outbuf, int outcount,
+                             MPI_Datatype datatype, MPI_Comm comm))
+MESHMP_DECLARE(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int* size))
+
+/* Communicators (§5.4) */
+MESHMP_DECLARE(int, Comm_size, (MPI_Comm comm, int* size))
+MESHMP_DECLARE(int, Comm_rank, (MPI_Comm comm, int* rank))
+MESHMP_DECLARE(int, Comm_dup, (MPI_Comm comm, MPI_Comm* newcomm))
+MESHMP_DECLARE(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm* newcomm))
+MESHMP_DECLARE(int, Comm_free, (MPI_Comm* comm))
+MESHMP_DECLARE(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int* result))
+
+/* Collectives (§4) */
+MESHMP_DECLARE(int, Barrier, (MPI_Comm comm))
+MESHMP_DECLARE(int, Bcast, (void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm))
+MESHMP_DECLARE(int, Gather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                             int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+MESHMP_DECLARE(int, Gatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                              const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root,
+                              MPI_Comm comm))
+MESHMP_DECLARE(int, Scatter, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                              int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+MESHMP_DECLARE(int, Scatterv, (const void* sendbuf, const int* sendcounts, const int* displs,
+                               MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                               MPI_Comm comm))
+MESHMP_DECLARE(int, Allgather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+MESHMP_DECLARE(int, Allgatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                 const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm))
+MESHMP_DECLARE(int, Alltoall, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                               int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+MESHMP_DECLARE(int, Alltoallv, (const void* sendbuf, const int* sendcounts, const int* sdispls,
+                                MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* rdispls,
+                                MPI_Datatype recvtype, MPI_Comm comm))
+MESHMP_DECLARE(int, Reduce, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                             int root, MPI_Comm comm))
+MESHMP_DECLARE(int, Allreduce, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                MPI_Comm comm))
+MESHMP_DECLARE(int, Reduce_scatter, (const void* sendbuf, void* recvbuf, const int* recvcounts,
+                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+MESHMP_DECLARE(int, Scan, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                           MPI_Comm comm))
+MESHMP_DECLARE(int, Op_create, (MPI_User_function* function, int commute, MPI_Op* op))
+MESHMP_DECLARE(int, Op_free, (MPI_Op* op))
+
+/* Cartesian topologies (§6) */
+MESHMP_DECLARE(int, Dims_create, (int nnodes, int ndims, int* dims))
+MESHMP_DECLARE(int, Cart_create, (MPI_Comm comm_old, int ndims, const int* dims, const int* periods, int reorder,
+                                  MPI_Comm* comm_cart))
+MESHMP_DECLARE(int, Cart_get, (MPI_Comm comm, int maxdims, int* dims, int* periods, int* coords))
+MESHMP_DECLARE(int, Cart_rank, (MPI_Comm comm, const int* coords, int* rank))
+MESHMP_DECLARE(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int* coords))
+MESHMP_DECLARE(int, Cart_shift, (MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest))
+MESHMP_DECLARE(int, Cart_sub, (MPI_Comm comm, const int* remain_dims, MPI_Comm* newcomm))
+MESHMP_DECLARE(int, Cart_map, (MPI_Comm comm, int ndims, const int* dims, const int* periods, int* newrank))
+MESHMP_DECLARE(int, Cartdim_get, (MPI_Comm comm, int* ndims))
+MESHMP_DECLARE(int, Topo_test, (MPI_Comm comm, int* status))
+
+#undef MESHMP_DECLARE
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MESHMP_MPI_H */

@@ -1,0 +1,226 @@
+// Reduction operations (MPI-1.1 §4.9): the twelve predefined operations on
+// the basic types they are defined for (§4.9.2-4.9.3), and user operations
+// from MPI_Op_create (§4.9.4), commutative or not.
+//
+// The collectives combine `inout = inout (op) in`. A predefined operation
+// runs on packed basic elements; a user function gets whole instances of the
+// datatype, laid out with its extent, and computes inoutvec = invec (op)
+// inoutvec, so for a non-commutative one the operands are passed swapped and
+// the result copied back, keeping rank order.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "mpi11/internal.h"
+
+namespace meshmp::mpi {
+namespace {
+
+using Combine = void (*)(void*, const void*, std::size_t, void*);
+
+template <typename T, typename F>
+void elementwise(void* io, const void* in, std::size_t n, F f) {
+  T* a = static_cast<T*>(io);
+  const T* b = static_cast<const T*>(in);
+  for (std::size_t i = 0; i < n; ++i) a[i] = f(a[i], b[i]);
+}
+
+template <typename T> void op_max(void* io, const void* in, std::size_t n, void*) { elementwise<T>(io, in, n, [](T a, T b) { return a < b ? b : a; }); }
+template <typename T> void op_min(void* io, const void* in, std::size_t n, void*) { elementwise<T>(io, in, n, [](T a, T b) { return b < a ? b : a; }); }
+template <typename T> void op_sum(void* io, const void* in, std::size_t n, void*) { elementwise<T>(io, in, n, [](T a, T b) { return static_cast<T>(a + b); }); }
+template <typename T> void op_prod(void* io, const void* in, std::size_t n, void*) { elementwise<T>(io, in, n, [](T a, T b) { return static_cast<T>(a * b); }); }
+template <typename T> void op_land(void* io, const void* in, std::size_t n, void*) { elementwise<T>(io, in, n, [](T a, T b) { return static_cast<T>(a && b); }); }
+template <typename T> void op_lor(void* io, const void* in, std::size_t n, void*) { elementwise<T>(io, in, n, [](T a, T b) { return static_cast<T>(a || b); }); }
+template <typename T> void op_lxor(void* io, const void* in, std::size_t n, void*) { elementwise<T>(io, in, n, [](T a, T b) { return static_cast<T>(!a != !b); }); }
+template <typename T> void op_band(void* io, const void* in, std::size_t n, void*) { elementwise<T>(io, in, n, [](T a, T b) { return static_cast<T>(a & b); }); }
+template <typename T> void op_bor(void* io, const void* in, std::size_t n, void*) { elementwise<T>(io, in, n, [](T a, T b) { return static_cast<T>(a | b); }); }
+template <typename T> void op_bxor(void* io, const void* in, std::size_t n, void*) { elementwise<T>(io, in, n, [](T a, T b) { return static_cast<T>(a ^ b); }); }
+
+// MAXLOC/MINLOC on packed (value, index) pairs (§4.9.3): the larger (smaller)
+// value; on a tie the smaller index.
+template <typename V, bool kMax>
+void op_loc(void* io, const void* in, std::size_t n, void*) {
+  constexpr std::size_t kSize = sizeof(V) + sizeof(int);
+  char* a = static_cast<char*>(io);
+  const char* b = static_cast<const char*>(in);
+  for (std::size_t i = 0; i < n; ++i, a += kSize, b += kSize) {
+    V va, vb;
+    int ia, ib;
+    std::memcpy(&va, a, sizeof va);
+    std::memcpy(&vb, b, sizeof vb);
+    std::memcpy(&ia, a + sizeof(V), sizeof ia);
+    std::memcpy(&ib, b + sizeof(V), sizeof ib);
+    const bool take_b = kMax ? vb > va : vb < va;
+    if (take_b) std::memcpy(a, b, kSize);
+    else if (va == vb && ib < ia) std::memcpy(a + sizeof(V), &ib, sizeof ib);
+  }
+}
+
+enum Kind { kInteger, kFloating, kByte, kPair, kNone };
+
+Kind kind_of(MPI_Datatype t) {
+  switch (t) {
+    case MPI_CHAR: case MPI_SIGNED_CHAR: case MPI_UNSIGNED_CHAR: case MPI_WCHAR: case MPI_SHORT:
+    case MPI_UNSIGNED_SHORT: case MPI_INT: case MPI_UNSIGNED: case MPI_LONG: case MPI_UNSIGNED_LONG:
+    case MPI_LONG_LONG_INT: case MPI_UNSIGNED_LONG_LONG:
+      return kInteger;
+    case MPI_FLOAT: case MPI_DOUBLE: case MPI_LONG_DOUBLE: return kFloating;
+    case MPI_BYTE: return kByte;
+    case MPI_FLOAT_INT: case MPI_DOUBLE_INT: case MPI_LONG_INT: case MPI_SHORT_INT: case MPI_2INT:
+    case MPI_LONG_DOUBLE_INT:
+      return kPair;
+    default: return kNone;
+  }
+}
+
+template <typename T>
+Combine arithmetic(MPI_Op op, bool integer) {
+  switch (op) {
+    case MPI_MAX: return op_max<T>;
+    case MPI_MIN: return op_min<T>;
+    case MPI_SUM: return op_sum<T>;
+    case MPI_PROD: return op_prod<T>;
+    default: break;
+  }
+  if constexpr (std::is_integral_v<T>) {
+    if (!integer) return nullptr;
+    switch (op) {
+      case MPI_LAND: return op_land<T>;
+      case MPI_LOR: return op_lor<T>;
+      case MPI_LXOR: return op_lxor<T>;
+      case MPI_BAND: return op_band<T>;
+      case MPI_BOR: return op_bor<T>;
+      case MPI_BXOR: return op_bxor<T>;
+      default: break;
+    }
+  }
+  return nullptr;
+}
+
+template <typename V>
+Combine loc(MPI_Op op) {
+  return op == MPI_MAXLOC ? op_loc<V, true> : op == MPI_MINLOC ? op_loc<V, false> : nullptr;
+}
+
+Combine predefined(MPI_Op op, MPI_Datatype t) {
+  switch (t) {
+    case MPI_CHAR: return arithmetic<char>(op, true);
+    case MPI_SIGNED_CHAR: return arithmetic<signed char>(op, true);
+    case MPI_UNSIGNED_CHAR: return arithmetic<unsigned char>(op, true);
+    case MPI_WCHAR: return arithmetic<wchar_t>(op, true);
+    case MPI_SHORT: return arithmetic<short>(op, true);
+    case MPI_UNSIGNED_SHORT: return arithmetic<unsigned short>(op, true);
+    case MPI_INT: return arithmetic<int>(op, true);
+    case MPI_UNSIGNED: return arithmetic<unsigned>(op, true);
+    case MPI_LONG: return arithmetic<long>(op, true);
+    case MPI_UNSIGNED_LONG: return arithmetic<unsigned long>(op, true);
+    case MPI_LONG_LONG_INT: return arithmetic<long long>(op, true);
+    case MPI_UNSIGNED_LONG_LONG: return arithmetic<unsigned long long>(op, true);
+    case MPI_FLOAT: return arithmetic<float>(op, false);
+    case MPI_DOUBLE: return arithmetic<double>(op, false);
+    case MPI_LONG_DOUBLE: return arithmetic<long double>(op, false);
+    case MPI_BYTE:
+      return op == MPI_BAND ? op_band<unsigned char> : op == MPI_BOR ? op_bor<unsigned char>
+             : op == MPI_BXOR ? op_bxor<unsigned char> : nullptr;
+    case MPI_FLOAT_INT: return loc<float>(op);
+    case MPI_DOUBLE_INT: return loc<double>(op);
+    case MPI_LONG_INT: return loc<long>(op);
+    case MPI_SHORT_INT: return loc<short>(op);
+    case MPI_2INT: return loc<int>(op);
+    case MPI_LONG_DOUBLE_INT: return loc<long double>(op);
+    default: return nullptr;
+  }
+}
+
+const char* op_name(MPI_Op op) {
+  static const char* const names[] = {"MPI_OP_NULL", "MPI_MAX", "MPI_MIN", "MPI_SUM", "MPI_PROD", "MPI_LAND", "MPI_BAND",
+                                      "MPI_LOR", "MPI_BOR", "MPI_LXOR", "MPI_BXOR", "MPI_MAXLOC", "MPI_MINLOC"};
+  return op >= 0 && op <= MPI_MINLOC ? names[op] : "a user operation";
+}
+
+constexpr MPI_Op kFirstUser = 32;
+
+struct UserOp {
+  MPI_User_function* fn = nullptr;
+  bool commute = true;
+};
+std::vector<UserOp>& user_ops() {
+  static std::vector<UserOp> ops(kFirstUser);
+  return ops;
+}
+
+// The user function sees instance addresses (work pointer - lb).
+void user_commutative(void* io, const void* in, std::size_t n, void* ctx) {
+  const Reduction& r = *static_cast<const Reduction*>(ctx);
+  int len = static_cast<int>(n);
+  MPI_Datatype t = r.type;
+  r.user(const_cast<char*>(static_cast<const char*>(in)) - r.lb, static_cast<char*>(io) - r.lb, &len, &t);
+}
+
+void user_ordered(void* io, const void* in, std::size_t n, void* ctx) {
+  const Reduction& r = *static_cast<const Reduction*>(ctx);
+  int len = static_cast<int>(n);
+  MPI_Datatype t = r.type;
+  char* right = const_cast<char*>(static_cast<const char*>(in));
+  r.user(static_cast<char*>(io) - r.lb, right - r.lb, &len, &t);  // right = io (op) right
+  std::memcpy(io, right, n * r.op.elem_size);
+}
+
+}  // namespace
+
+int make_reduction(MPI_Comm comm, const char* call, MPI_Op op, MPI_Datatype type, Reduction* out) {
+  const TypeInfo& t = *type_info(type);
+  out->type = type;
+  if (op > MPI_OP_NULL && op <= MPI_MINLOC) {
+    Combine f = t.uniform ? predefined(op, t.uniform) : nullptr;
+    if (!f) {
+      const TypeInfo* u = type_info(t.uniform);
+      return raise(comm, call, MPI_ERR_OP,
+                   std::string(op_name(op)) + " is not defined for " + (u ? u->name : "a datatype that mixes basic types") +
+                       (kind_of(t.uniform) == kPair ? " (pair types take MPI_MAXLOC/MPI_MINLOC)" : ""));
+    }
+    out->op.combine = f;
+    out->op.elem_size = type_info(t.uniform)->size;
+    out->packed = true;
+    out->elems_per_instance = t.size / out->op.elem_size;
+    return MPI_SUCCESS;
+  }
+  if (op < kFirstUser || op >= static_cast<int>(user_ops().size()) || !user_ops()[op].fn)
+    return raise(comm, call, MPI_ERR_OP, "op " + std::to_string(op) + " is not an operation");
+  const UserOp& u = user_ops()[op];
+  if (t.extent() <= 0) return raise(comm, call, MPI_ERR_TYPE, "a user operation needs a datatype of positive extent");
+  out->user = u.fn;
+  out->lb = t.lb;
+  out->packed = false;
+  out->op.elem_size = static_cast<std::size_t>(t.extent());
+  out->op.commutative = u.commute;
+  out->op.combine = u.commute ? user_commutative : user_ordered;
+  out->op.ctx = out;
+  return MPI_SUCCESS;
+}
+
+}  // namespace meshmp::mpi
+
+using namespace meshmp::mpi;
+
+MESHMP_MPI_FN(int, Op_create, (MPI_User_function* function, int commute, MPI_Op* op)) {
+  if (!function || !op) return raise(MPI_COMM_NULL, "MPI_Op_create", MPI_ERR_ARG, "function or op is NULL");
+  auto& ops = user_ops();
+  MPI_Op h = kFirstUser;
+  while (h < static_cast<int>(ops.size()) && ops[h].fn) ++h;
+  if (h == static_cast<int>(ops.size())) ops.emplace_back();
+  ops[h] = UserOp{function, commute != 0};
+  *op = h;
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Op_free, (MPI_Op* op)) {
+  if (!op) return raise(MPI_COMM_NULL, "MPI_Op_free", MPI_ERR_ARG, "op is NULL");
+  auto& ops = user_ops();
+  if (*op > MPI_OP_NULL && *op <= MPI_MINLOC) return raise(MPI_COMM_NULL, "MPI_Op_free", MPI_ERR_OP, "a predefined operation cannot be freed");
+  if (*op < kFirstUser || *op >= static_cast<int>(ops.size()) || !ops[*op].fn)
+    return raise(MPI_COMM_NULL, "MPI_Op_free", MPI_ERR_OP, "op " + std::to_string(*op) + " is not an operation");
+  ops[*op] = UserOp{};
+  *op = MPI_OP_NULL;
+  return MPI_SUCCESS;
+}

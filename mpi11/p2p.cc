@@ -1,0 +1,735 @@
+// Point-to-point communication (MPI-1.1 §3): the four send modes, blocking,
+// nonblocking and persistent, receives, the wait/test family, probe, cancel.
+//
+// Every operation maps onto one core request (mesh/engine.h) in the
+// communicator's point-to-point context, so the core's matching gives the
+// non-overtaking rule of §3.5 and its synchronous mode completes an
+// MPI_Ssend only after the receive matched. A contiguous datatype is sent
+// from and received into the user's memory directly; a non-contiguous one is
+// packed once into the request's staging buffer (and unpacked once on
+// completion). Buffered sends copy into the attached buffer (bsend.cc).
+#include <climits>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mpi11/internal.h"
+
+namespace meshmp::mpi {
+namespace {
+
+using mesh::SendMode;
+
+struct Req {
+  bool in_use = false;
+  bool is_send = false;
+  bool persistent = false;
+  bool active = false;    ///< started (persistent) and not yet completed by a wait/test
+  bool done = false;      ///< completed without a core request: status in `st`
+  bool buffered = false;
+  mesh::Request* core = nullptr;
+  MPI_Comm comm = MPI_COMM_NULL;
+  void* buf = nullptr;
+  std::size_t count = 0;
+  int peer = MPI_PROC_NULL, tag = 0;
+  SendMode mode = SendMode::kStandard;
+  std::shared_ptr<const TypeInfo> type;
+  std::vector<char> stage;  ///< packed data of a non-contiguous type
+  MPI_Status st{};
+};
+
+struct Requests {
+  std::deque<Req> table;  // handle h is table[h - 1]
+  std::vector<MPI_Request> free;
+  std::vector<MPI_Request> orphans;  // freed by the user while active
+
+  MPI_Request alloc() {
+    if (!free.empty()) {
+      const MPI_Request h = free.back();
+      free.pop_back();
+      return h;
+    }
+    table.emplace_back();
+    return static_cast<MPI_Request>(table.size());
+  }
+  Req& at(MPI_Request h) { return table[static_cast<std::size_t>(h) - 1]; }
+  bool valid(MPI_Request h) const {
+    return h > 0 && static_cast<std::size_t>(h) <= table.size() && table[static_cast<std::size_t>(h) - 1].in_use;
+  }
+  void release(MPI_Request h) {
+    Req& r = at(h);
+    r.in_use = false;
+    r.type.reset();
+    r.stage.clear();
+    r.stage.shrink_to_fit();
+    r.core = nullptr;
+    free.push_back(h);
+  }
+};
+
+Requests& requests() {
+  static Requests r;
+  return r;
+}
+
+mesh::Engine& engine() { return *state().engine; }
+
+std::vector<char>& blocking_stage() {
+  static std::vector<char> v;
+  return v;
+}
+
+// ---- argument checks -------------------------------------------------------------
+
+struct Args {
+  CommInfo* c = nullptr;
+  const TypeInfo* t = nullptr;
+  std::size_t bytes = 0;
+};
+
+int check_args(const char* call, const void* buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
+               bool recv, Args* a) {
+  int err;
+  if (!(a->c = check_comm(comm, call, &err))) return err;
+  if ((err = check_count(comm, call, count))) return err;
+  if ((err = check_type(comm, call, type))) return err;
+  if ((err = check_tag(comm, call, tag, recv))) return err;
+  if ((err = check_rank(comm, *a->c, call, peer, recv ? "source" : "dest", recv))) return err;
+  a->t = type_info(type);
+  a->bytes = static_cast<std::size_t>(count) * a->t->size;
+  if (!buf && count > 0 && a->t->size > 0 && a->t->true_lb == 0)
+    return raise(comm, call, MPI_ERR_BUFFER, "buf is NULL but count = " + std::to_string(count));
+  return MPI_SUCCESS;
+}
+
+int world_of(const CommInfo& c, int rank) { return rank == MPI_ANY_SOURCE ? mesh::kAnySource : c.group.ranks[rank]; }
+
+// ---- statuses --------------------------------------------------------------------
+
+void fill_status(MPI_Status* st, const CommInfo& c, const mesh::Status& cs, int code) {
+  if (!st) return;
+  st->MPI_SOURCE = cs.source >= 0 && static_cast<std::size_t>(cs.source) < c.rank_of_world.size()
+                       ? c.rank_of_world[cs.source] : MPI_ANY_SOURCE;
+  st->MPI_TAG = cs.tag;
+  st->MPI_ERROR = code;
+  st->meshmp_cancelled = cs.cancelled;
+  st->meshmp_bytes = static_cast<long long>(cs.bytes);
+}
+
+// ---- starting --------------------------------------------------------------------
+
+// Starts a send or receive request (fresh or persistent); never fails after
+// the argument checks, except a buffered send that does not fit.
+int start(MPI_Request h, const char* call) {
+  Req& r = requests().at(h);
+  r.active = true;
+  r.done = false;
+  if (r.peer == MPI_PROC_NULL) {
+    r.done = true;
+    set_empty_status(&r.st, MPI_PROC_NULL);
+    return MPI_SUCCESS;
+  }
+  const CommInfo& c = comm_ref(r.comm);
+  const TypeInfo& t = *r.type;
+  const std::size_t bytes = r.count * t.size;
+  if (r.is_send && r.buffered) {
+    char* space = buffer_reserve(bytes);
+    if (!space) {
+      r.active = false;
+      return raise(r.comm, call, MPI_ERR_BUFFER,
+                   "the attached buffer has no room for " + std::to_string(bytes) + " bytes (+ MPI_BSEND_OVERHEAD)");
+    }
+    pack(t, r.buf, r.count, space);
+    buffer_track(space, engine().isend(space, bytes, c.group.ranks[r.peer], r.tag, c.p2p_context));
+    r.done = true;  // the user's buffer is free: the send now belongs to the attached buffer
+    set_empty_status(&r.st, MPI_ANY_SOURCE);
+    return MPI_SUCCESS;
+  }
+  if (r.persistent) {
+    if (r.is_send && !t.contiguous) pack(t, r.buf, r.count, r.stage.data());
+    engine().start(r.core);
+    return MPI_SUCCESS;
+  }
+  if (r.is_send) {
+    const char* data = t.contiguous ? data_start(t, r.buf) : r.stage.data();
+    if (!t.contiguous) pack(t, r.buf, r.count, r.stage.data());
+    r.core = engine().isend(data, bytes, c.group.ranks[r.peer], r.tag, c.p2p_context, r.mode);
+  } else {
+    char* data = t.contiguous ? const_cast<char*>(data_start(t, r.buf)) : r.stage.data();
+    r.core = engine().irecv(data, bytes, world_of(c, r.peer), r.tag, c.p2p_context);
+  }
+  return MPI_SUCCESS;
+}
+
+int make_request(const char* call, bool is_send, bool persistent, bool buffered, SendMode mode, const void* buf,
+                 int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm, MPI_Request* request) {
+  Args a;
+  if (int err = check_args(call, buf, count, type, peer, tag, comm, !is_send, &a)) return err;
+  if (!request) return raise(comm, call, MPI_ERR_REQUEST, "request is NULL");
+  Requests& rs = requests();
+  const MPI_Request h = rs.alloc();
+  Req& r = rs.at(h);
+  r = Req{};
+  r.in_use = true;
+  r.is_send = is_send;
+  r.persistent = persistent;
+  r.buffered = buffered;
+  r.mode = mode;
+  r.comm = comm;
+  r.buf = const_cast<void*>(buf);
+  r.count = static_cast<std::size_t>(count);
+  r.peer = peer;
+  r.tag = tag;
+  r.type = keep_type(type);
+  if (!a.t->contiguous && !buffered) r.stage.resize(a.bytes);
+  if (persistent && peer != MPI_PROC_NULL && !buffered) {
+    const CommInfo& c = *a.c;
+    char* data = a.t->contiguous ? const_cast<char*>(data_start(*a.t, buf)) : r.stage.data();
+    r.core = is_send ? engine().send_init(data, a.bytes, c.group.ranks[peer], tag, c.p2p_context, mode)
+                     : engine().recv_init(data, a.bytes, world_of(c, peer), tag, c.p2p_context);
+  }
+  *request = h;
+  if (persistent) return MPI_SUCCESS;
+  if (int err = start(h, call)) {
+    rs.release(h);
+    *request = MPI_REQUEST_NULL;
+    return err;
+  }
+  return MPI_SUCCESS;
+}
+
+// ---- completing ------------------------------------------------------------------
+
+// Concludes live request *h whose core part completed with *cs (nullptr: it
+// had none, its status is r.st): unpacks a non-contiguous receive, fills
+// *st, frees a nonpersistent request (nulling *h) or deactivates a
+// persistent one. Returns the request's error code.
+int conclude(MPI_Request* h, const mesh::Status* cs, MPI_Status* st, const char* call) {
+  Req& r = requests().at(*h);
+  int code = MPI_SUCCESS;
+  if (r.done || !cs) {
+    if (st) *st = r.st;
+    code = r.st.MPI_ERROR;
+  } else {
+    code = code_of(cs->error, call);
+    if (!r.is_send && !r.type->contiguous && !cs->cancelled) unpack(*r.type, r.stage.data(), cs->bytes, r.buf, r.count);
+    fill_status(st, comm_ref(r.comm), *cs, code);
+  }
+  r.active = false;
+  r.done = false;
+  if (!r.persistent) {
+    requests().release(*h);
+    *h = MPI_REQUEST_NULL;
+  }
+  return code;
+}
+
+bool is_live(MPI_Request h) { return h != MPI_REQUEST_NULL && requests().valid(h) && requests().at(h).active; }
+
+// Completes live request *h, blocking if `block`; false if not complete.
+bool complete(MPI_Request* h, MPI_Status* st, bool block, const char* call, int* code) {
+  Req& r = requests().at(*h);
+  if (r.done) {
+    *code = conclude(h, nullptr, st, call);
+    return true;
+  }
+  mesh::Status cs;
+  if (block) engine().wait(r.core, &cs);
+  else if (!engine().test(r.core, &cs)) return false;
+  *code = conclude(h, &cs, st, call);
+  return true;
+}
+
+int check_request_array(const char* call, int count, const MPI_Request* reqs) {
+  if (count < 0) return raise(MPI_COMM_NULL, call, MPI_ERR_COUNT, "count = " + std::to_string(count) + " is negative");
+  if (count > 0 && !reqs) return raise(MPI_COMM_NULL, call, MPI_ERR_REQUEST, "array_of_requests is NULL");
+  for (int i = 0; i < count; ++i)
+    if (reqs[i] != MPI_REQUEST_NULL && !requests().valid(reqs[i]))
+      return raise(MPI_COMM_NULL, call, MPI_ERR_REQUEST, "array_of_requests[" + std::to_string(i) + "] is not a request");
+  return MPI_SUCCESS;
+}
+
+// Requests freed by MPI_Request_free while active finish in the background
+// (§3.7.3); their space goes when they complete.
+void reap_orphans(bool block) {
+  auto& o = requests().orphans;
+  for (std::size_t i = 0; i < o.size();) {
+    Req& r = requests().at(o[i]);
+    mesh::Status cs;
+    const bool finished = block ? (engine().wait(r.core, &cs), true) : engine().test(r.core, &cs);
+    if (!finished) {
+      ++i;
+      continue;
+    }
+    if (!r.is_send && !r.type->contiguous && !cs.cancelled) unpack(*r.type, r.stage.data(), cs.bytes, r.buf, r.count);
+    if (r.persistent) engine().free(r.core);
+    requests().release(o[i]);
+    o[i] = o.back();
+    o.pop_back();
+  }
+}
+
+}  // namespace
+
+void finish_requests() {
+  reap_orphans(true);
+  drain_buffered();
+}
+
+}  // namespace meshmp::mpi
+
+using namespace meshmp;
+using namespace meshmp::mpi;
+using mesh::SendMode;
+
+// ---- blocking sends and receives --------------------------------------------------
+
+namespace {
+
+int blocking_send(const char* call, SendMode mode, const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                  MPI_Comm comm) {
+  Args a;
+  if (int err = check_args(call, buf, count, type, dest, tag, comm, false, &a)) return err;
+  if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
+  const char* data = data_start(*a.t, buf);
+  if (!a.t->contiguous) {
+    std::vector<char>& s = blocking_stage();
+    s.resize(a.bytes);
+    pack(*a.t, buf, static_cast<std::size_t>(count), s.data());
+    data = s.data();
+  }
+  mesh::Engine& e = engine();
+  mesh::Status cs;
+  e.wait(e.isend(data, a.bytes, a.c->group.ranks[dest], tag, a.c->p2p_context, mode), &cs);
+  return cs.error == mesh::Error::kOk ? MPI_SUCCESS : report(comm, code_of(cs.error, call));
+}
+
+}  // namespace
+
+MESHMP_MPI_FN(int, Send, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)) {
+  return blocking_send("MPI_Send", SendMode::kStandard, buf, count, datatype, dest, tag, comm);
+}
+
+MESHMP_MPI_FN(int, Ssend, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)) {
+  return blocking_send("MPI_Ssend", SendMode::kSynchronous, buf, count, datatype, dest, tag, comm);
+}
+
+MESHMP_MPI_FN(int, Rsend, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)) {
+  return blocking_send("MPI_Rsend", SendMode::kReady, buf, count, datatype, dest, tag, comm);
+}
+
+MESHMP_MPI_FN(int, Bsend, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)) {
+  MPI_Request r;
+  if (int err = make_request("MPI_Bsend", true, false, true, SendMode::kStandard, buf, count, datatype, dest, tag, comm, &r))
+    return err;
+  return PMPI_Request_free(&r);
+}
+
+MESHMP_MPI_FN(int, Recv, (void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)) {
+  const char* call = "MPI_Recv";
+  Args a;
+  if (int err = check_args(call, buf, count, datatype, source, tag, comm, true, &a)) return err;
+  if (source == MPI_PROC_NULL) {
+    set_empty_status(status, MPI_PROC_NULL);
+    return MPI_SUCCESS;
+  }
+  char* data = const_cast<char*>(data_start(*a.t, buf));
+  if (!a.t->contiguous) {
+    blocking_stage().resize(a.bytes);
+    data = blocking_stage().data();
+  }
+  mesh::Engine& e = engine();
+  mesh::Status cs;
+  e.wait(e.irecv(data, a.bytes, world_of(*a.c, source), tag, a.c->p2p_context), &cs);
+  if (!a.t->contiguous) unpack(*a.t, data, cs.bytes, buf, static_cast<std::size_t>(count));
+  const int code = code_of(cs.error, call);
+  fill_status(status, *a.c, cs, code);
+  return report(comm, code);
+}
+
+// ---- nonblocking and persistent ----------------------------------------------------
+
+#define MESHMP_SEND_FORM(Name, persistent, buffered, mode)                                                        \
+  MESHMP_MPI_FN(int, Name, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, \
+                            MPI_Request* request)) {                                                              \
+    return make_request("MPI_" #Name, true, persistent, buffered, mode, buf, count, datatype, dest, tag, comm,   \
+                        request);                                                                                 \
+  }
+MESHMP_SEND_FORM(Isend, false, false, SendMode::kStandard)
+MESHMP_SEND_FORM(Ibsend, false, true, SendMode::kStandard)
+MESHMP_SEND_FORM(Issend, false, false, SendMode::kSynchronous)
+MESHMP_SEND_FORM(Irsend, false, false, SendMode::kReady)
+MESHMP_SEND_FORM(Send_init, true, false, SendMode::kStandard)
+MESHMP_SEND_FORM(Bsend_init, true, true, SendMode::kStandard)
+MESHMP_SEND_FORM(Ssend_init, true, false, SendMode::kSynchronous)
+MESHMP_SEND_FORM(Rsend_init, true, false, SendMode::kReady)
+#undef MESHMP_SEND_FORM
+
+MESHMP_MPI_FN(int, Irecv, (void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)) {
+  return make_request("MPI_Irecv", false, false, false, SendMode::kStandard, buf, count, datatype, source, tag, comm, request);
+}
+
+MESHMP_MPI_FN(int, Recv_init, (void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)) {
+  return make_request("MPI_Recv_init", false, true, false, SendMode::kStandard, buf, count, datatype, source, tag, comm, request);
+}
+
+MESHMP_MPI_FN(int, Start, (MPI_Request* request)) {
+  const char* call = "MPI_Start";
+  if (!request || !requests().valid(*request))
+    return raise(MPI_COMM_NULL, call, MPI_ERR_REQUEST, "request is not a request");
+  Req& r = requests().at(*request);
+  if (!r.persistent) return raise(r.comm, call, MPI_ERR_REQUEST, "request is not persistent");
+  if (r.active) return raise(r.comm, call, MPI_ERR_REQUEST, "request is already active");
+  return start(*request, call);
+}
+
+MESHMP_MPI_FN(int, Startall, (int count, MPI_Request* array_of_requests)) {
+  if (int err = check_request_array("MPI_Startall", count, array_of_requests)) return err;
+  for (int i = 0; i < count; ++i)
+    if (int err = PMPI_Start(&array_of_requests[i])) return err;
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Request_free, (MPI_Request* request)) {
+  if (!request || !requests().valid(*request))
+    return raise(MPI_COMM_NULL, "MPI_Request_free", MPI_ERR_REQUEST, "request is not a request");
+  Req& r = requests().at(*request);
+  if (r.active && !r.done && r.core) {
+    // Completes on its own (§3.7.3); a persistent core request is turned
+    // into a one-shot one by waiting for it later.
+    requests().orphans.push_back(*request);
+  } else {
+    if (r.core) engine().free(r.core);
+    requests().release(*request);
+  }
+  *request = MPI_REQUEST_NULL;
+  reap_orphans(false);
+  return MPI_SUCCESS;
+}
+
+// ---- wait and test -------------------------------------------------------------
+
+namespace {
+
+// The core requests of the live requests still in flight (nullptr for the
+// others); *any_live says whether there is any live request at all, *done
+// the index of one already complete without a core request (or -1).
+std::vector<mesh::Request*> in_flight(int count, const MPI_Request* reqs, bool* any_live, int* done) {
+  std::vector<mesh::Request*> cores(static_cast<std::size_t>(count), nullptr);
+  *any_live = false;
+  *done = -1;
+  for (int i = 0; i < count; ++i) {
+    if (!is_live(reqs[i])) continue;
+    *any_live = true;
+    const Req& r = requests().at(reqs[i]);
+    if (r.done) {
+      if (*done < 0) *done = i;
+    } else {
+      cores[i] = r.core;
+    }
+  }
+  return cores;
+}
+
+int wait_one(MPI_Request* request, MPI_Status* status, const char* call) {
+  if (!request) return raise(MPI_COMM_NULL, call, MPI_ERR_REQUEST, "request is NULL");
+  if (!is_live(*request)) {
+    if (*request != MPI_REQUEST_NULL && !requests().valid(*request))
+      return raise(MPI_COMM_NULL, call, MPI_ERR_REQUEST, "request is not a request");
+    set_empty_status(status, MPI_ANY_SOURCE);
+    return MPI_SUCCESS;
+  }
+  const MPI_Comm comm = requests().at(*request).comm;
+  int code;
+  complete(request, status, true, call, &code);
+  return report(comm, code);
+}
+
+// Per-request statuses of a multiple completion: MPI_ERR_IN_STATUS (raised on
+// the first failed request's communicator) if any request failed (§3.7.5).
+int in_status(const char* call, MPI_Comm comm, int failed) {
+  if (!failed) return MPI_SUCCESS;
+  return raise(comm, call, MPI_ERR_IN_STATUS, std::to_string(failed) + " request(s) failed; their statuses hold the errors");
+}
+
+// Completes, without blocking, every live request of the array that is
+// complete; indices and statuses packed as MPI_Testsome returns them.
+int complete_some(const char* call, int count, MPI_Request* reqs, int* outcount, int* indices, MPI_Status* sts) {
+  int n = 0, failed = 0;
+  MPI_Comm failed_comm = MPI_COMM_NULL;
+  for (int i = 0; i < count; ++i) {
+    if (!is_live(reqs[i])) continue;
+    const MPI_Comm c = requests().at(reqs[i]).comm;
+    MPI_Status tmp;
+    int code;
+    if (!complete(&reqs[i], &tmp, false, call, &code)) continue;
+    if (code) ++failed, failed_comm = c;
+    tmp.MPI_ERROR = code;
+    if (sts) sts[n] = tmp;
+    indices[n++] = i;
+  }
+  *outcount = n;
+  return in_status(call, failed_comm, failed);
+}
+
+}  // namespace
+
+MESHMP_MPI_FN(int, Wait, (MPI_Request* request, MPI_Status* status)) { return wait_one(request, status, "MPI_Wait"); }
+
+MESHMP_MPI_FN(int, Test, (MPI_Request* request, int* flag, MPI_Status* status)) {
+  if (!request || !flag) return raise(MPI_COMM_NULL, "MPI_Test", MPI_ERR_ARG, "request or flag is NULL");
+  if (!is_live(*request)) {
+    if (*request != MPI_REQUEST_NULL && !requests().valid(*request))
+      return raise(MPI_COMM_NULL, "MPI_Test", MPI_ERR_REQUEST, "request is not a request");
+    *flag = 1;
+    set_empty_status(status, MPI_ANY_SOURCE);
+    return MPI_SUCCESS;
+  }
+  const MPI_Comm comm = requests().at(*request).comm;
+  int code = MPI_SUCCESS;
+  *flag = complete(request, status, false, "MPI_Test", &code);
+  return report(comm, code);
+}
+
+MESHMP_MPI_FN(int, Waitany, (int count, MPI_Request* array_of_requests, int* index, MPI_Status* status)) {
+  const char* call = "MPI_Waitany";
+  if (int err = check_request_array(call, count, array_of_requests)) return err;
+  if (!index) return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "index is NULL");
+  bool any;
+  int i;
+  std::vector<mesh::Request*> cores = in_flight(count, array_of_requests, &any, &i);
+  *index = MPI_UNDEFINED;
+  if (!any) {
+    set_empty_status(status, MPI_ANY_SOURCE);
+    return MPI_SUCCESS;
+  }
+  const mesh::Status* csp = nullptr;
+  mesh::Status cs;
+  if (i < 0) {
+    i = engine().waitany(cores.size(), cores.data(), &cs);
+    csp = &cs;
+  }
+  const MPI_Comm comm = requests().at(array_of_requests[i]).comm;
+  const int code = conclude(&array_of_requests[i], csp, status, call);
+  *index = i;
+  return report(comm, code);
+}
+
+MESHMP_MPI_FN(int, Testany, (int count, MPI_Request* array_of_requests, int* index, int* flag, MPI_Status* status)) {
+  const char* call = "MPI_Testany";
+  if (int err = check_request_array(call, count, array_of_requests)) return err;
+  if (!index || !flag) return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "index or flag is NULL");
+  bool any;
+  int i;
+  std::vector<mesh::Request*> cores = in_flight(count, array_of_requests, &any, &i);
+  *index = MPI_UNDEFINED;
+  if (!any) {  // no live request: flag true, index undefined (§3.7.5)
+    *flag = 1;
+    set_empty_status(status, MPI_ANY_SOURCE);
+    return MPI_SUCCESS;
+  }
+  const mesh::Status* csp = nullptr;
+  mesh::Status cs;
+  if (i < 0) {
+    i = engine().testany(cores.size(), cores.data(), &cs);
+    csp = &cs;
+  }
+  *flag = i >= 0;
+  if (i < 0) return MPI_SUCCESS;
+  const MPI_Comm comm = requests().at(array_of_requests[i]).comm;
+  const int code = conclude(&array_of_requests[i], csp, status, call);
+  *index = i;
+  return report(comm, code);
+}
+
+MESHMP_MPI_FN(int, Waitall, (int count, MPI_Request* array_of_requests, MPI_Status* array_of_statuses)) {
+  const char* call = "MPI_Waitall";
+  if (int err = check_request_array(call, count, array_of_requests)) return err;
+  bool any;
+  int done;
+  std::vector<mesh::Request*> cores = in_flight(count, array_of_requests, &any, &done);
+  std::vector<mesh::Status> cs(cores.size());
+  engine().waitall(cores.size(), cores.data(), cs.data());
+  int failed = 0;
+  MPI_Comm failed_comm = MPI_COMM_NULL;
+  for (int i = 0; i < count; ++i) {
+    MPI_Status* st = array_of_statuses ? &array_of_statuses[i] : nullptr;
+    if (!is_live(array_of_requests[i])) {
+      set_empty_status(st, MPI_ANY_SOURCE);
+      continue;
+    }
+    const MPI_Comm c = requests().at(array_of_requests[i]).comm;
+    const int code = conclude(&array_of_requests[i], cores[i] ? &cs[i] : nullptr, st, call);
+    if (st) st->MPI_ERROR = code;
+    if (code) ++failed, failed_comm = c;
+  }
+  return in_status(call, failed_comm, failed);
+}
+
+MESHMP_MPI_FN(int, Testall, (int count, MPI_Request* array_of_requests, int* flag, MPI_Status* array_of_statuses)) {
+  const char* call = "MPI_Testall";
+  if (int err = check_request_array(call, count, array_of_requests)) return err;
+  if (!flag) return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "flag is NULL");
+  mesh::Engine& e = engine();
+  e.progress();
+  for (int i = 0; i < count; ++i) {
+    if (!is_live(array_of_requests[i])) continue;
+    const Req& r = requests().at(array_of_requests[i]);
+    if (!r.done && !e.is_complete(r.core)) {
+      *flag = 0;  // none is completed unless all are (§3.7.5)
+      return MPI_SUCCESS;
+    }
+  }
+  *flag = 1;
+  return PMPI_Waitall(count, array_of_requests, array_of_statuses);
+}
+
+MESHMP_MPI_FN(int, Waitsome, (int incount, MPI_Request* array_of_requests, int* outcount, int* array_of_indices, MPI_Status* array_of_statuses)) {
+  const char* call = "MPI_Waitsome";
+  if (int err = check_request_array(call, incount, array_of_requests)) return err;
+  if (!outcount || (incount > 0 && !array_of_indices))
+    return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "outcount or array_of_indices is NULL");
+  bool any;
+  int done;
+  std::vector<mesh::Request*> cores = in_flight(incount, array_of_requests, &any, &done);
+  if (!any) {
+    *outcount = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  }
+  if (done < 0) {
+    // Block until one is complete, then take it and whatever else is.
+    mesh::Engine& e = engine();
+    for (;;) {
+      bool ready = false;
+      for (mesh::Request* c : cores) ready |= c && e.is_complete(c);
+      if (ready) break;
+      mesh::Status cs;
+      const int k = e.waitany(cores.size(), cores.data(), &cs);
+      // waitany completed request k in the core; finish it on the MPI side.
+      const MPI_Comm c = requests().at(array_of_requests[k]).comm;
+      MPI_Status first;
+      const int code = conclude(&array_of_requests[k], &cs, &first, call);
+      first.MPI_ERROR = code;
+      int n = 0;
+      const int err = complete_some(call, incount, array_of_requests, &n, array_of_indices + 1,
+                                    array_of_statuses ? array_of_statuses + 1 : nullptr);
+      array_of_indices[0] = k;
+      if (array_of_statuses) array_of_statuses[0] = first;
+      *outcount = n + 1;
+      if (code) return in_status(call, c, 1);
+      return err;
+    }
+  }
+  return complete_some(call, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+}
+
+MESHMP_MPI_FN(int, Testsome, (int incount, MPI_Request* array_of_requests, int* outcount, int* array_of_indices, MPI_Status* array_of_statuses)) {
+  const char* call = "MPI_Testsome";
+  if (int err = check_request_array(call, incount, array_of_requests)) return err;
+  if (!outcount || (incount > 0 && !array_of_indices))
+    return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "outcount or array_of_indices is NULL");
+  bool any = false;
+  for (int i = 0; i < incount; ++i) any |= is_live(array_of_requests[i]);
+  if (!any) {
+    *outcount = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+  }
+  return complete_some(call, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+}
+
+// ---- probe, cancel, status queries --------------------------------------------------
+
+MESHMP_MPI_FN(int, Iprobe, (int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status)) {
+  const char* call = "MPI_Iprobe";
+  int err;
+  CommInfo* c = check_comm(comm, call, &err);
+  if (!c) return err;
+  if ((err = check_tag(comm, call, tag, true)) || (err = check_rank(comm, *c, call, source, "source", true))) return err;
+  if (!flag) return raise(comm, call, MPI_ERR_ARG, "flag is NULL");
+  if (source == MPI_PROC_NULL) {
+    *flag = 1;
+    set_empty_status(status, MPI_PROC_NULL);
+    return MPI_SUCCESS;
+  }
+  mesh::Status cs;
+  *flag = engine().iprobe(world_of(*c, source), tag, c->p2p_context, &cs);
+  if (*flag) fill_status(status, *c, cs, MPI_SUCCESS);
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status* status)) {
+  const char* call = "MPI_Probe";
+  int err;
+  CommInfo* c = check_comm(comm, call, &err);
+  if (!c) return err;
+  if ((err = check_tag(comm, call, tag, true)) || (err = check_rank(comm, *c, call, source, "source", true))) return err;
+  if (source == MPI_PROC_NULL) {
+    set_empty_status(status, MPI_PROC_NULL);
+    return MPI_SUCCESS;
+  }
+  mesh::Status cs;
+  engine().probe(world_of(*c, source), tag, c->p2p_context, &cs);
+  fill_status(status, *c, cs, MPI_SUCCESS);
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Cancel, (MPI_Request* request)) {
+  if (!request || !requests().valid(*request))
+    return raise(MPI_COMM_NULL, "MPI_Cancel", MPI_ERR_REQUEST, "request is not a request");
+  Req& r = requests().at(*request);
+  if (!r.active) return raise(r.comm, "MPI_Cancel", MPI_ERR_REQUEST, "request is not active");
+  // A request already complete, or a send already on its way, is not
+  // cancelled; the wait then reports it as completed normally (§3.8).
+  if (!r.done && r.core) engine().cancel(r.core);
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Test_cancelled, (const MPI_Status* status, int* flag)) {
+  if (!status || !flag) return raise(MPI_COMM_NULL, "MPI_Test_cancelled", MPI_ERR_ARG, "status or flag is NULL");
+  *flag = status->meshmp_cancelled;
+  return MPI_SUCCESS;
+}
+
+// ---- combined send-receive ---------------------------------------------------------
+
+namespace {
+
+// Both halves posted before either is waited for, so two ranks exchanging
+// with each other cannot deadlock (§3.10).
+int send_and_receive(const char* call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                     int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                     MPI_Comm comm, MPI_Status* status) {
+  MPI_Request r[2];
+  if (int err = make_request(call, false, false, false, SendMode::kStandard, recvbuf, recvcount, recvtype, source,
+                             recvtag, comm, &r[0]))
+    return err;
+  if (int err = make_request(call, true, false, false, SendMode::kStandard, sendbuf, sendcount, sendtype, dest,
+                             sendtag, comm, &r[1])) {
+    int ignored;
+    if (mesh::Request* core = requests().at(r[0]).core) engine().cancel(core);
+    complete(&r[0], nullptr, true, call, &ignored);
+    return err;
+  }
+  int recv_code, send_code;
+  complete(&r[1], nullptr, true, call, &send_code);
+  complete(&r[0], status, true, call, &recv_code);
+  return report(comm, recv_code ? recv_code : send_code);
+}
+
+}  // namespace
+
+MESHMP_MPI_FN(int, Sendrecv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)) {
+  return send_and_receive("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                          source, recvtag, comm, status);
+}
+
+MESHMP_MPI_FN(int, Sendrecv_replace, (void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)) {
+  const char* call = "MPI_Sendrecv_replace";
+  Args a;
+  if (int err = check_args(call, buf, count, datatype, dest, sendtag, comm, false, &a)) return err;
+  std::vector<char> copy(a.bytes);
+  pack(*a.t, buf, static_cast<std::size_t>(count), copy.data());
+  return send_and_receive(call, copy.data(), static_cast<int>(a.bytes), MPI_BYTE, dest, sendtag, buf, count, datatype,
+                          source, recvtag, comm, status);
+}
