@@ -17,7 +17,7 @@
 
 namespace {
 
-std::string g_qmprun, g_probe, g_qmp_mesh, g_qmp_abort;
+std::string g_qmprun, g_probe, g_qmp_mesh, g_qmp_abort, g_mpi_abort;
 
 struct Result {
   int status = -1;         // qmprun's exit status
@@ -204,6 +204,23 @@ TEST(Qmprun, QmpAbortEndsTheWholeJobWithItsCode) {
   EXPECT_NE(s.err.find("rank 1 aborted the job with code 6: QMP_abort_string: stop here"), std::string::npos) << s.err;
 }
 
+TEST(Mpirun, MpiAbortEndsTheWholeJobWithItsCode) {
+  Result r = run({"-n", "4", g_mpi_abort, "abort", "7"});
+  EXPECT_EQ(r.status, 7) << r.err;
+  EXPECT_NE(r.err.find("rank 1 aborted the job with code 7: MPI_Abort"), std::string::npos) << r.err;
+  EXPECT_LT(r.seconds, 5.0);
+}
+
+// MPI_ERRORS_ARE_FATAL (the default) prints the error, naming the function
+// and the argument, and ends the job (MPI-1.1 §7.2).
+TEST(Mpirun, AFatalMpiErrorEndsTheJobAndNamesTheCall) {
+  Result r = run({"-n", "3", g_mpi_abort, "fatal", "0"});
+  EXPECT_NE(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("MPI_Send: dest = 8 is out of range: the communicator has 3 ranks"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("rank 1 aborted the job"), std::string::npos) << r.err;
+  EXPECT_LT(r.seconds, 5.0);
+}
+
 TEST(Qmprun, MissingProgramIsReported) {
   Result r = run({"-n", "2", "/nonexistent/program"});
   EXPECT_EQ(r.status, 127);
@@ -243,11 +260,12 @@ TEST(QmpMesh, ABadFileIsRejectedWithFileLineAndKey) {
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  if (argc != 5) {
-    std::fprintf(stderr, "usage: launcher_test QMPRUN JOB_PROBE QMP_MESH QMP_ABORT_PROBE\n");
+  if (argc != 6) {
+    std::fprintf(stderr, "usage: launcher_test QMPRUN JOB_PROBE QMP_MESH QMP_ABORT_PROBE MPI_ABORT_PROBE\n");
     return 2;
   }
   g_qmp_abort = argv[4];
+  g_mpi_abort = argv[5];
   g_qmprun = argv[1];
   g_probe = argv[2];
   g_qmp_mesh = argv[3];

@@ -1,0 +1,335 @@
+// MPI-1.1 §4, collective communication: the fourteen collectives, every
+// predefined reduction operation on every type it is defined for, and user
+// operations (commutative, and a non-commutative one that must combine in
+// rank order), each checked against a serial reference computed from every
+// rank's inputs.
+#include <mpi.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "tests/mpi/mpi_main.h"
+
+namespace {
+
+using mpitest::rank;
+using mpitest::size;
+
+constexpr int kCount = 7;
+
+// Input element i of rank r for a reduction: small, so products do not
+// overflow, and with ties across ranks (MAXLOC/MINLOC tie-breaks).
+template <typename T>
+T input(int r, int i) {
+  if constexpr (std::is_floating_point_v<T>) return static_cast<T>(((r * 7 + i * 3) % 5) + 0.5);
+  else return static_cast<T>(((r * 7 + i * 3) % 5) + (i == 0 ? 0 : 1));
+}
+
+template <typename T>
+T apply(MPI_Op op, T a, T b) {
+  if (op == MPI_MAX) return a < b ? b : a;
+  if (op == MPI_MIN) return b < a ? b : a;
+  if (op == MPI_SUM) return static_cast<T>(a + b);
+  if (op == MPI_PROD) return static_cast<T>(a * b);
+  if constexpr (std::is_integral_v<T>) {
+    if (op == MPI_LAND) return static_cast<T>(a && b);
+    if (op == MPI_LOR) return static_cast<T>(a || b);
+    if (op == MPI_LXOR) return static_cast<T>(!a != !b);
+    if (op == MPI_BAND) return static_cast<T>(a & b);
+    if (op == MPI_BOR) return static_cast<T>(a | b);
+    if (op == MPI_BXOR) return static_cast<T>(a ^ b);
+  }
+  ADD_FAILURE() << "no reference for op " << op;
+  return a;
+}
+
+// Reference: the op over ranks lo..hi of element i.
+template <typename T>
+T reference(MPI_Op op, int lo, int hi, int i) {
+  T x = input<T>(lo, i);
+  for (int r = lo + 1; r <= hi; ++r) x = apply(op, x, input<T>(r, i));
+  return x;
+}
+
+template <typename T>
+void check_reductions(MPI_Datatype type, MPI_Op op, const char* what) {
+  SCOPED_TRACE(what);
+  const int p = size(), me = rank();
+  std::vector<T> in(kCount), out(kCount);
+  for (int i = 0; i < kCount; ++i) in[i] = input<T>(me, i);
+  auto near = [](T a, T b) {
+    if constexpr (std::is_floating_point_v<T>) return std::fabs(static_cast<double>(a - b)) <= 1e-6 * (1 + std::fabs(static_cast<double>(b)));
+    else return a == b;
+  };
+  ASSERT_EQ(MPI_Allreduce(in.data(), out.data(), kCount, type, op, MPI_COMM_WORLD), MPI_SUCCESS);
+  for (int i = 0; i < kCount; ++i) EXPECT_TRUE(near(out[i], reference<T>(op, 0, p - 1, i))) << "allreduce " << i;
+  const int root = p - 1;
+  std::fill(out.begin(), out.end(), T{});
+  ASSERT_EQ(MPI_Reduce(in.data(), out.data(), kCount, type, op, root, MPI_COMM_WORLD), MPI_SUCCESS);
+  if (me == root)
+    for (int i = 0; i < kCount; ++i) EXPECT_TRUE(near(out[i], reference<T>(op, 0, p - 1, i))) << "reduce " << i;
+  ASSERT_EQ(MPI_Scan(in.data(), out.data(), kCount, type, op, MPI_COMM_WORLD), MPI_SUCCESS);
+  for (int i = 0; i < kCount; ++i) EXPECT_TRUE(near(out[i], reference<T>(op, 0, me, i))) << "scan " << i;
+  // Reduce_scatter: rank r gets r % 3 + 1 elements of a vector of the sum.
+  std::vector<int> counts(p);
+  for (int r = 0; r < p; ++r) counts[r] = r % 3 + 1;
+  const int total = std::accumulate(counts.begin(), counts.end(), 0);
+  std::vector<T> big(total), mine(counts[me]);
+  for (int i = 0; i < total; ++i) big[i] = input<T>(me, i % kCount);
+  ASSERT_EQ(MPI_Reduce_scatter(big.data(), mine.data(), counts.data(), type, op, MPI_COMM_WORLD), MPI_SUCCESS);
+  const int first = std::accumulate(counts.begin(), counts.begin() + me, 0);
+  for (int i = 0; i < counts[me]; ++i)
+    EXPECT_TRUE(near(mine[i], reference<T>(op, 0, p - 1, (first + i) % kCount))) << "reduce_scatter " << i;
+}
+
+#define CHECK_ARITH(T, type)                                                   \
+  for (MPI_Op op : {MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD}) check_reductions<T>(type, op, #T);
+#define CHECK_INT(T, type)                                                                      \
+  CHECK_ARITH(T, type)                                                                          \
+  for (MPI_Op op : {MPI_LAND, MPI_LOR, MPI_LXOR, MPI_BAND, MPI_BOR, MPI_BXOR}) check_reductions<T>(type, op, #T);
+
+TEST(Coll, EveryPredefinedOpOnEveryTypeItIsDefinedFor) {
+  CHECK_INT(int, MPI_INT)
+  CHECK_INT(long, MPI_LONG)
+  CHECK_INT(short, MPI_SHORT)
+  CHECK_INT(unsigned short, MPI_UNSIGNED_SHORT)
+  CHECK_INT(unsigned, MPI_UNSIGNED)
+  CHECK_INT(unsigned long, MPI_UNSIGNED_LONG)
+  CHECK_INT(long long, MPI_LONG_LONG_INT)
+  CHECK_INT(unsigned long long, MPI_UNSIGNED_LONG_LONG)
+  CHECK_INT(signed char, MPI_SIGNED_CHAR)
+  CHECK_INT(unsigned char, MPI_UNSIGNED_CHAR)
+  CHECK_ARITH(float, MPI_FLOAT)
+  CHECK_ARITH(double, MPI_DOUBLE)
+  CHECK_ARITH(long double, MPI_LONG_DOUBLE)
+  for (MPI_Op op : {MPI_BAND, MPI_BOR, MPI_BXOR}) check_reductions<unsigned char>(MPI_BYTE, op, "MPI_BYTE");
+}
+
+template <typename V>
+void check_loc(MPI_Datatype type) {
+  struct Pair {
+    V v;
+    int i;
+  };
+  const int p = size(), me = rank();
+  std::vector<Pair> in(kCount), out(kCount);
+  for (int k = 0; k < kCount; ++k) in[k] = {input<V>(me, k), me};
+  for (MPI_Op op : {MPI_MAXLOC, MPI_MINLOC}) {
+    ASSERT_EQ(MPI_Allreduce(in.data(), out.data(), kCount, type, op, MPI_COMM_WORLD), MPI_SUCCESS);
+    for (int k = 0; k < kCount; ++k) {
+      Pair best{input<V>(0, k), 0};
+      for (int r = 1; r < p; ++r) {
+        const V v = input<V>(r, k);
+        if (op == MPI_MAXLOC ? v > best.v : v < best.v) best = {v, r};  // ties keep the lower rank
+      }
+      EXPECT_EQ(out[k].v, best.v) << k;
+      EXPECT_EQ(out[k].i, best.i) << k;
+    }
+  }
+}
+
+TEST(Coll, MaxlocAndMinlocOnEveryPairType) {
+  check_loc<float>(MPI_FLOAT_INT);
+  check_loc<double>(MPI_DOUBLE_INT);
+  check_loc<long>(MPI_LONG_INT);
+  check_loc<short>(MPI_SHORT_INT);
+  check_loc<int>(MPI_2INT);
+  check_loc<long double>(MPI_LONG_DOUBLE_INT);
+}
+
+TEST(Coll, PredefinedOpsRefuseTypesTheyAreNotDefinedFor) {
+  mpitest::ErrorsReturn er;
+  double d = 1, e;
+  EXPECT_EQ(mpitest::error_class(MPI_Allreduce(&d, &e, 1, MPI_DOUBLE, MPI_BAND, MPI_COMM_WORLD)), MPI_ERR_OP);
+  int i = 1, j;
+  EXPECT_EQ(mpitest::error_class(MPI_Allreduce(&i, &j, 1, MPI_INT, MPI_MAXLOC, MPI_COMM_WORLD)), MPI_ERR_OP);
+  EXPECT_EQ(mpitest::error_class(MPI_Reduce(&i, &j, 1, MPI_INT, MPI_SUM, size(), MPI_COMM_WORLD)), MPI_ERR_ROOT);
+}
+
+// 2x2 integer matrices: a product is not commutative, so the result shows
+// whether operands were combined in rank order.
+struct Mat {
+  long a, b, c, d;
+};
+void matmul(void* in, void* inout, int* len, MPI_Datatype*) {
+  Mat* x = static_cast<Mat*>(in);
+  Mat* y = static_cast<Mat*>(inout);
+  for (int k = 0; k < *len; ++k) {
+    const Mat l = x[k], r = y[k];
+    y[k] = {l.a * r.a + l.b * r.c, l.a * r.b + l.b * r.d, l.c * r.a + l.d * r.c, l.c * r.b + l.d * r.d};
+  }
+}
+Mat rank_matrix(int r, int k) { return {1, r + k + 1, 0, 1 + (r + k) % 2}; }
+Mat product(int lo, int hi, int k) {
+  Mat m = rank_matrix(lo, k);
+  for (int r = lo + 1; r <= hi; ++r) {
+    Mat x = m, y = rank_matrix(r, k);
+    int one = 1;
+    matmul(&x, &y, &one, nullptr);
+    m = y;
+  }
+  return m;
+}
+
+TEST(Coll, NonCommutativeUserOpCombinesInRankOrder) {
+  MPI_Datatype mat;
+  MPI_Type_contiguous(4, MPI_LONG, &mat);
+  MPI_Type_commit(&mat);
+  MPI_Op op;
+  ASSERT_EQ(MPI_Op_create(matmul, 0, &op), MPI_SUCCESS);
+  const int p = size(), me = rank();
+  Mat in[3], out[3];
+  for (int k = 0; k < 3; ++k) in[k] = rank_matrix(me, k);
+  auto same = [](const Mat& x, const Mat& y) { return x.a == y.a && x.b == y.b && x.c == y.c && x.d == y.d; };
+  ASSERT_EQ(MPI_Allreduce(in, out, 3, mat, op, MPI_COMM_WORLD), MPI_SUCCESS);
+  for (int k = 0; k < 3; ++k) EXPECT_TRUE(same(out[k], product(0, p - 1, k))) << "allreduce " << k;
+  for (int root : {0, p - 1}) {
+    std::memset(out, 0, sizeof out);
+    ASSERT_EQ(MPI_Reduce(in, out, 3, mat, op, root, MPI_COMM_WORLD), MPI_SUCCESS);
+    if (me == root)
+      for (int k = 0; k < 3; ++k) EXPECT_TRUE(same(out[k], product(0, p - 1, k))) << "reduce to " << root;
+  }
+  ASSERT_EQ(MPI_Scan(in, out, 3, mat, op, MPI_COMM_WORLD), MPI_SUCCESS);
+  for (int k = 0; k < 3; ++k) EXPECT_TRUE(same(out[k], product(0, me, k))) << "scan " << k;
+  MPI_Op_free(&op);
+  EXPECT_EQ(op, MPI_OP_NULL);
+  MPI_Type_free(&mat);
+}
+
+// A commutative user op on a struct type with a gap: sums the doubles,
+// keeps the largest tag.
+struct Tagged {
+  double x;
+  int tag;
+};
+void tagged_sum(void* in, void* inout, int* len, MPI_Datatype*) {
+  Tagged* a = static_cast<Tagged*>(in);
+  Tagged* b = static_cast<Tagged*>(inout);
+  for (int i = 0; i < *len; ++i) b[i] = {a[i].x + b[i].x, std::max(a[i].tag, b[i].tag)};
+}
+
+TEST(Coll, CommutativeUserOpOnAStructType) {
+  MPI_Op op;
+  MPI_Op_create(tagged_sum, 1, &op);
+  const int p = size(), me = rank();
+  Tagged in[2] = {{1.0 * me, me}, {2.0, -me}}, out[2];
+  // MPI_DOUBLE_INT is exactly {double, int} with C struct padding.
+  ASSERT_EQ(MPI_Allreduce(in, out, 2, MPI_DOUBLE_INT, op, MPI_COMM_WORLD), MPI_SUCCESS);
+  EXPECT_EQ(out[0].x, p * (p - 1) / 2.0);
+  EXPECT_EQ(out[0].tag, p - 1);
+  EXPECT_EQ(out[1].x, 2.0 * p);
+  EXPECT_EQ(out[1].tag, 0);
+  MPI_Op_free(&op);
+}
+
+TEST(Coll, BcastFromEveryRootWithABasicAndADerivedType) {
+  const int p = size(), me = rank();
+  MPI_Datatype strided;
+  MPI_Type_vector(50, 1, 3, MPI_INT, &strided);
+  MPI_Type_commit(&strided);
+  for (int root = 0; root < p; ++root) {
+    std::vector<double> v(5000, me == root ? 0 : -1);
+    if (me == root) std::iota(v.begin(), v.end(), root * 1.0);
+    ASSERT_EQ(MPI_Bcast(v.data(), 5000, MPI_DOUBLE, root, MPI_COMM_WORLD), MPI_SUCCESS);
+    EXPECT_EQ(v[4999], root + 4999.0);
+    std::vector<int> s(150, -1);
+    if (me == root)
+      for (int i = 0; i < 150; ++i) s[i] = i % 3 == 0 ? root * 100 + i : -2;
+    ASSERT_EQ(MPI_Bcast(s.data(), 1, strided, root, MPI_COMM_WORLD), MPI_SUCCESS);
+    for (int i = 0; i < 150; ++i) EXPECT_EQ(s[i], i % 3 == 0 ? root * 100 + i : (me == root ? -2 : -1)) << i;
+  }
+  MPI_Type_free(&strided);
+}
+
+TEST(Coll, GatherScatterAndTheirVForms) {
+  const int p = size(), me = rank(), root = p / 2;
+  // Gather: 3 ints each.
+  int mine[3] = {me, me * 10, me * 100};
+  std::vector<int> all(3 * p, -1);
+  ASSERT_EQ(MPI_Gather(mine, 3, MPI_INT, all.data(), 3, MPI_INT, root, MPI_COMM_WORLD), MPI_SUCCESS);
+  if (me == root)
+    for (int r = 0; r < p; ++r) EXPECT_EQ(all[3 * r + 1], r * 10);
+  // Gather received as one vector-typed element per rank (type maps differ).
+  MPI_Datatype three;
+  MPI_Type_contiguous(3, MPI_INT, &three);
+  MPI_Type_commit(&three);
+  std::fill(all.begin(), all.end(), -1);
+  ASSERT_EQ(MPI_Gather(mine, 3, MPI_INT, all.data(), 1, three, root, MPI_COMM_WORLD), MPI_SUCCESS);
+  if (me == root) EXPECT_EQ(all[3 * (p - 1) + 2], (p - 1) * 100);
+  // Gatherv: rank r sends r+1 ints, placed with a gap of one.
+  std::vector<int> counts(p), displs(p);
+  for (int r = 0, at = 0; r < p; ++r) counts[r] = r + 1, displs[r] = at, at += r + 2;
+  std::vector<int> send(me + 1, me), gv(displs[p - 1] + p + 1, -1);
+  ASSERT_EQ(MPI_Gatherv(send.data(), me + 1, MPI_INT, gv.data(), counts.data(), displs.data(), MPI_INT, root, MPI_COMM_WORLD), MPI_SUCCESS);
+  if (me == root)
+    for (int r = 0; r < p; ++r) {
+      for (int k = 0; k < r + 1; ++k) EXPECT_EQ(gv[displs[r] + k], r);
+      EXPECT_EQ(gv[displs[r] + r + 1], -1) << "gap after rank " << r;
+    }
+  // Scatter and Scatterv: the inverse.
+  std::vector<int> src(3 * p);
+  for (int i = 0; i < 3 * p; ++i) src[i] = 1000 + i;
+  int got[3] = {-1, -1, -1};
+  ASSERT_EQ(MPI_Scatter(src.data(), 3, MPI_INT, got, 3, MPI_INT, root, MPI_COMM_WORLD), MPI_SUCCESS);
+  EXPECT_EQ(got[0], 1000 + 3 * me);
+  EXPECT_EQ(got[2], 1002 + 3 * me);
+  std::vector<int> sv(displs[p - 1] + p + 1);
+  for (std::size_t i = 0; i < sv.size(); ++i) sv[i] = static_cast<int>(i);
+  std::vector<int> part(me + 1, -1);
+  ASSERT_EQ(MPI_Scatterv(sv.data(), counts.data(), displs.data(), MPI_INT, part.data(), me + 1, MPI_INT, root, MPI_COMM_WORLD), MPI_SUCCESS);
+  for (int k = 0; k <= me; ++k) EXPECT_EQ(part[k], displs[me] + k);
+  MPI_Type_free(&three);
+}
+
+TEST(Coll, AllgatherAlltoallAndTheirVForms) {
+  const int p = size(), me = rank();
+  double mine[2] = {me + 0.5, -me - 0.5};
+  std::vector<double> all(2 * p, 0);
+  ASSERT_EQ(MPI_Allgather(mine, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, MPI_COMM_WORLD), MPI_SUCCESS);
+  for (int r = 0; r < p; ++r) EXPECT_EQ(all[2 * r + 1], -r - 0.5);
+  std::vector<int> counts(p), displs(p);
+  for (int r = 0, at = 0; r < p; ++r) counts[r] = (r % 2) + 1, displs[r] = at, at += counts[r] + 1;
+  std::vector<int> send(counts[me], me * 3), av(displs[p - 1] + counts[p - 1] + 1, -1);
+  ASSERT_EQ(MPI_Allgatherv(send.data(), counts[me], MPI_INT, av.data(), counts.data(), displs.data(), MPI_INT, MPI_COMM_WORLD), MPI_SUCCESS);
+  for (int r = 0; r < p; ++r) {
+    for (int k = 0; k < counts[r]; ++k) EXPECT_EQ(av[displs[r] + k], r * 3);
+    EXPECT_EQ(av[displs[r] + counts[r]], -1);
+  }
+  // Alltoall: block j from rank i is i*100+j.
+  std::vector<int> out(p * 2), in(p * 2, -1);
+  for (int j = 0; j < p; ++j) out[2 * j] = out[2 * j + 1] = me * 100 + j;
+  ASSERT_EQ(MPI_Alltoall(out.data(), 2, MPI_INT, in.data(), 2, MPI_INT, MPI_COMM_WORLD), MPI_SUCCESS);
+  for (int i = 0; i < p; ++i) EXPECT_EQ(in[2 * i + 1], i * 100 + me);
+  // Alltoallv: rank i sends j+1 copies of (i, j) to rank j.
+  std::vector<int> sc(p), sd(p), rc(p), rd(p);
+  int st = 0, rt = 0;
+  for (int j = 0; j < p; ++j) sc[j] = j + 1, sd[j] = st, st += sc[j], rc[j] = me + 1, rd[j] = rt, rt += rc[j];
+  std::vector<int> sbuf(st), rbuf(rt, -1);
+  for (int j = 0; j < p; ++j)
+    for (int k = 0; k < sc[j]; ++k) sbuf[sd[j] + k] = me * 1000 + j;
+  ASSERT_EQ(MPI_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_INT, rbuf.data(), rc.data(), rd.data(), MPI_INT, MPI_COMM_WORLD), MPI_SUCCESS);
+  for (int i = 0; i < p; ++i)
+    for (int k = 0; k < rc[i]; ++k) EXPECT_EQ(rbuf[rd[i] + k], i * 1000 + me);
+}
+
+// On one host CLOCK_MONOTONIC (MPI_Wtime) is shared, so a barrier's exits
+// can be compared with the last entry.
+TEST(Coll, NoRankLeavesTheBarrierBeforeTheLastEnters) {
+  const int p = size(), me = rank();
+  if (me == p - 1) usleep(200000);
+  const double entered = MPI_Wtime();
+  ASSERT_EQ(MPI_Barrier(MPI_COMM_WORLD), MPI_SUCCESS);
+  const double left = MPI_Wtime();
+  double last_entry;
+  MPI_Allreduce(&entered, &last_entry, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_GE(left, last_entry);
+}
+
+}  // namespace
+
+MPI_TEST_MAIN()

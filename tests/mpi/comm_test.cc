@@ -1,0 +1,110 @@
+// MPI-1.1 §5.4, communicators: size and rank, dup, split, compare, free,
+// and the isolation of their traffic (§5.1: a message sent in one
+// communicator is never received in another).
+#include <mpi.h>
+
+#include <vector>
+
+#include "tests/mpi/mpi_main.h"
+
+namespace {
+
+using mpitest::rank;
+using mpitest::size;
+
+TEST(Comm, WorldAndSelf) {
+  EXPECT_EQ(size(MPI_COMM_SELF), 1);
+  EXPECT_EQ(rank(MPI_COMM_SELF), 0);
+  EXPECT_GE(size(), 1);
+  int result;
+  MPI_Comm_compare(MPI_COMM_WORLD, MPI_COMM_WORLD, &result);
+  EXPECT_EQ(result, MPI_IDENT);
+  MPI_Comm_compare(MPI_COMM_WORLD, MPI_COMM_SELF, &result);
+  EXPECT_EQ(result, size() == 1 ? MPI_CONGRUENT : MPI_UNEQUAL);
+}
+
+TEST(Comm, DupIsCongruentAndItsTrafficIsSeparate) {
+  MPI_Comm dup;
+  ASSERT_EQ(MPI_Comm_dup(MPI_COMM_WORLD, &dup), MPI_SUCCESS);
+  int result;
+  MPI_Comm_compare(MPI_COMM_WORLD, dup, &result);
+  EXPECT_EQ(result, MPI_CONGRUENT);
+  EXPECT_EQ(rank(dup), rank());
+  // The same (source, tag) on both: each receive gets its own
+  // communicator's message, whatever the order of sending.
+  const int next = (rank() + 1) % size(), prev = (rank() + size() - 1) % size();
+  int a = 100 + rank(), b = 200 + rank(), got_world = -1, got_dup = -1;
+  MPI_Request r[2];
+  MPI_Irecv(&got_world, 1, MPI_INT, prev, 5, MPI_COMM_WORLD, &r[0]);
+  MPI_Irecv(&got_dup, 1, MPI_INT, prev, 5, dup, &r[1]);
+  MPI_Send(&b, 1, MPI_INT, next, 5, dup);
+  MPI_Send(&a, 1, MPI_INT, next, 5, MPI_COMM_WORLD);
+  MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+  EXPECT_EQ(got_world, 100 + prev);
+  EXPECT_EQ(got_dup, 200 + prev);
+  // Collectives too.
+  int x = rank(), sum = 0;
+  MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, dup);
+  EXPECT_EQ(sum, size() * (size() - 1) / 2);
+  ASSERT_EQ(MPI_Comm_free(&dup), MPI_SUCCESS);
+  EXPECT_EQ(dup, MPI_COMM_NULL);
+}
+
+TEST(Comm, SplitByColourOrdersByKeyThenOldRank) {
+  const int p = size(), me = rank();
+  // Colour: parity; key: reversed rank, so ranks come out in reverse order.
+  MPI_Comm half;
+  ASSERT_EQ(MPI_Comm_split(MPI_COMM_WORLD, me % 2, p - me, &half), MPI_SUCCESS);
+  const int n = (p - me % 2 + 1) / 2;
+  EXPECT_EQ(size(half), n);
+  // Members of my colour in reversed order: the highest old rank is 0.
+  int expect = 0;
+  for (int r = p - 1; r > me; --r) expect += r % 2 == me % 2;
+  EXPECT_EQ(rank(half), expect);
+  // A reduction over the half sees only its members.
+  int x = me, sum = 0, ref = 0;
+  MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, half);
+  for (int r = me % 2; r < p; r += 2) ref += r;
+  EXPECT_EQ(sum, ref);
+  int result;
+  MPI_Comm_compare(MPI_COMM_WORLD, half, &result);
+  EXPECT_EQ(result, p == 1 ? MPI_CONGRUENT : MPI_UNEQUAL);
+  MPI_Comm_free(&half);
+  // Equal keys keep the old order; MPI_UNDEFINED gives MPI_COMM_NULL.
+  MPI_Comm some;
+  MPI_Comm_split(MPI_COMM_WORLD, me == 0 ? MPI_UNDEFINED : 1, 0, &some);
+  if (me == 0) {
+    EXPECT_EQ(some, MPI_COMM_NULL);
+  } else {
+    EXPECT_EQ(rank(some), me - 1);
+    MPI_Comm_free(&some);
+  }
+}
+
+TEST(Comm, SimilarWhenTheSameRanksComeInAnotherOrder) {
+  MPI_Comm reversed;
+  MPI_Comm_split(MPI_COMM_WORLD, 0, size() - rank(), &reversed);
+  int result;
+  MPI_Comm_compare(MPI_COMM_WORLD, reversed, &result);
+  EXPECT_EQ(result, size() == 1 ? MPI_CONGRUENT : MPI_SIMILAR);
+  // Point-to-point ranks are the new ones.
+  const int me = rank(reversed), p = size(reversed);
+  int v = rank(), got = -1;
+  MPI_Status st;
+  MPI_Sendrecv(&v, 1, MPI_INT, (me + 1) % p, 0, &got, 1, MPI_INT, (me + p - 1) % p, 0, reversed, &st);
+  EXPECT_EQ(st.MPI_SOURCE, (me + p - 1) % p);
+  EXPECT_EQ(got, size() - 1 - (me + p - 1) % p);  // the world rank of that member
+  MPI_Comm_free(&reversed);
+}
+
+TEST(Comm, BuiltinCommunicatorsCannotBeFreed) {
+  mpitest::ErrorsReturn er;
+  MPI_Comm w = MPI_COMM_WORLD;
+  EXPECT_EQ(mpitest::error_class(MPI_Comm_free(&w)), MPI_ERR_COMM);
+  int n;
+  EXPECT_EQ(mpitest::error_class(MPI_Comm_size(MPI_COMM_NULL, &n)), MPI_ERR_COMM);
+}
+
+}  // namespace
+
+MPI_TEST_MAIN()

@@ -1,0 +1,312 @@
+// MPI-1.1 §3.12, derived datatypes: every constructor, sent with one type map
+// and received with a different one of the same signature; extents with the
+// MPI_LB/MPI_UB markers and struct alignment; MPI_Get_elements on partial
+// messages; MPI_Pack/MPI_Unpack round trips. Each rank sends to the next
+// around a ring (to itself on one rank).
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "tests/mpi/mpi_main.h"
+
+namespace {
+
+using mpitest::rank;
+using mpitest::size;
+
+int next() { return (rank() + 1) % size(); }
+int prev() { return (rank() + size() - 1) % size(); }
+
+// Sends `count` of `stype` from `sbuf` to the next rank and receives `rcount`
+// of `rtype` into `rbuf` from the previous one.
+void ring(const void* sbuf, int count, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
+          MPI_Status* st = MPI_STATUS_IGNORE) {
+  ASSERT_EQ(MPI_Sendrecv(sbuf, count, stype, next(), 0, rbuf, rcount, rtype, prev(), 0, MPI_COMM_WORLD, st), MPI_SUCCESS);
+}
+
+double value(int who, int i) { return who * 1000.0 + i; }
+
+TEST(Datatype, VectorColumnArrivesAsContiguousAndBack) {
+  // Column 2 of a 6x5 row-major matrix (MPI-1.1 §3.12.7, example 3.30's shape).
+  constexpr int kRows = 6, kCols = 5;
+  std::vector<double> m(kRows * kCols);
+  for (int i = 0; i < kRows * kCols; ++i) m[i] = value(rank(), i);
+  MPI_Datatype column;
+  ASSERT_EQ(MPI_Type_vector(kRows, 1, kCols, MPI_DOUBLE, &column), MPI_SUCCESS);
+  MPI_Type_commit(&column);
+  int sz;
+  MPI_Aint ext;
+  MPI_Type_size(column, &sz);
+  MPI_Type_extent(column, &ext);
+  EXPECT_EQ(sz, kRows * 8);
+  EXPECT_EQ(ext, ((kRows - 1) * kCols + 1) * 8);
+  std::vector<double> got(kRows, -1);
+  ring(&m[2], 1, column, got.data(), kRows, MPI_DOUBLE);
+  for (int r = 0; r < kRows; ++r) EXPECT_EQ(got[r], value(prev(), r * kCols + 2));
+  // And contiguous into a column.
+  std::vector<double> back(kRows * kCols, -1);
+  std::vector<double> col(kRows);
+  for (int r = 0; r < kRows; ++r) col[r] = value(rank(), r);
+  ring(col.data(), kRows, MPI_DOUBLE, &back[4], 1, column);
+  for (int i = 0; i < kRows * kCols; ++i) EXPECT_EQ(back[i], i % kCols == 4 ? value(prev(), i / kCols) : -1) << i;
+  MPI_Type_free(&column);
+  EXPECT_EQ(column, MPI_DATATYPE_NULL);
+}
+
+TEST(Datatype, HvectorOfAVectorIsATransposedMatrix) {
+  constexpr int kN = 4;
+  std::vector<double> a(kN * kN), t(kN * kN, -1);
+  for (int i = 0; i < kN * kN; ++i) a[i] = value(rank(), i);
+  MPI_Datatype column, transposed;
+  MPI_Type_vector(kN, 1, kN, MPI_DOUBLE, &column);
+  MPI_Type_hvector(kN, 1, sizeof(double), column, &transposed);  // §3.12.7 example 3.33
+  MPI_Type_commit(&transposed);
+  ring(a.data(), 1, transposed, t.data(), kN * kN, MPI_DOUBLE);
+  for (int i = 0; i < kN; ++i)
+    for (int j = 0; j < kN; ++j) EXPECT_EQ(t[i * kN + j], value(prev(), j * kN + i));
+  MPI_Type_free(&column);
+  MPI_Type_free(&transposed);
+}
+
+TEST(Datatype, IndexedAndHindexedPickTheSameElements) {
+  std::vector<int> v(40);
+  std::iota(v.begin(), v.end(), rank() * 100);
+  const int lens[] = {3, 1, 4};
+  const int disps[] = {0, 10, 30};
+  const MPI_Aint hdisps[] = {0, 10 * sizeof(int), 30 * sizeof(int)};
+  MPI_Datatype idx, hidx;
+  MPI_Type_indexed(3, lens, disps, MPI_INT, &idx);
+  MPI_Type_hindexed(3, lens, hdisps, MPI_INT, &hidx);
+  MPI_Type_commit(&idx);
+  MPI_Type_commit(&hidx);
+  int sz;
+  MPI_Type_size(idx, &sz);
+  EXPECT_EQ(sz, 8 * 4);
+  MPI_Aint lb, ub;
+  MPI_Type_lb(idx, &lb);
+  MPI_Type_ub(idx, &ub);
+  EXPECT_EQ(lb, 0);
+  EXPECT_EQ(ub, 34 * 4);
+  std::vector<int> got(8, -1), back(40, -1);
+  ring(v.data(), 1, idx, got.data(), 8, MPI_INT);
+  const int expect_idx[] = {0, 1, 2, 10, 30, 31, 32, 33};
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(got[i], prev() * 100 + expect_idx[i]);
+  ring(v.data(), 1, idx, back.data(), 1, hidx);
+  for (int i = 0; i < 40; ++i) {
+    const bool picked = std::find(std::begin(expect_idx), std::end(expect_idx), i) != std::end(expect_idx);
+    EXPECT_EQ(back[i], picked ? prev() * 100 + i : -1) << i;
+  }
+  MPI_Type_free(&idx);
+  MPI_Type_free(&hidx);
+}
+
+struct Particle {
+  double pos[3];
+  char kind;
+  int id;
+};
+
+MPI_Datatype particle_type() {
+  Particle p;
+  MPI_Aint base, a_pos, a_kind, a_id;
+  MPI_Address(&p, &base);
+  MPI_Address(&p.pos, &a_pos);
+  MPI_Address(&p.kind, &a_kind);
+  MPI_Address(&p.id, &a_id);
+  const int lens[] = {3, 1, 1};
+  const MPI_Aint disps[] = {a_pos - base, a_kind - base, a_id - base};
+  const MPI_Datatype types[] = {MPI_DOUBLE, MPI_CHAR, MPI_INT};
+  MPI_Datatype t;
+  MPI_Type_struct(3, lens, disps, types, &t);
+  MPI_Type_commit(&t);
+  return t;
+}
+
+TEST(Datatype, StructArraysMatchTheCLayout) {
+  MPI_Datatype pt = particle_type();
+  MPI_Aint ext;
+  int sz;
+  MPI_Type_extent(pt, &ext);
+  MPI_Type_size(pt, &sz);
+  EXPECT_EQ(ext, static_cast<MPI_Aint>(sizeof(Particle)));  // padded to the double's alignment
+  EXPECT_EQ(sz, 3 * 8 + 1 + 4);
+  std::vector<Particle> out(5), in(5);
+  for (int i = 0; i < 5; ++i) out[i] = {{value(rank(), i), 1.0 * i, -1.0 * i}, static_cast<char>('a' + i), rank() * 10 + i};
+  ring(out.data(), 5, pt, in.data(), 5, pt);
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(in[i].pos[0], value(prev(), i));
+    EXPECT_EQ(in[i].pos[2], -1.0 * i);
+    EXPECT_EQ(in[i].kind, 'a' + i);
+    EXPECT_EQ(in[i].id, prev() * 10 + i);
+  }
+  // The same particles received as a flat list of their members.
+  std::vector<char> raw(5 * 29);
+  ring(out.data(), 5, pt, raw.data(), 5 * 29, MPI_BYTE);
+  double d0;
+  std::memcpy(&d0, raw.data() + 29, sizeof d0);
+  EXPECT_EQ(d0, value(prev(), 1));
+  EXPECT_EQ(raw[29 + 24], 'b');
+  MPI_Type_free(&pt);
+}
+
+TEST(Datatype, LbAndUbMarkersSetTheExtent) {
+  // {MPI_LB at -8, int at 0, MPI_UB at 16}: extent 24, size 4 (§3.12.3).
+  const int lens[] = {1, 1, 1};
+  const MPI_Aint disps[] = {-8, 0, 16};
+  const MPI_Datatype types[] = {MPI_LB, MPI_INT, MPI_UB};
+  MPI_Datatype t;
+  ASSERT_EQ(MPI_Type_struct(3, lens, disps, types, &t), MPI_SUCCESS);
+  MPI_Type_commit(&t);
+  MPI_Aint lb, ub, ext;
+  int sz;
+  MPI_Type_lb(t, &lb);
+  MPI_Type_ub(t, &ub);
+  MPI_Type_extent(t, &ext);
+  MPI_Type_size(t, &sz);
+  EXPECT_EQ(lb, -8);
+  EXPECT_EQ(ub, 16);
+  EXPECT_EQ(ext, 24);
+  EXPECT_EQ(sz, 4);
+  // Three of them take every sixth int, starting two ints in.
+  std::vector<int> v(20);
+  std::iota(v.begin(), v.end(), rank() * 100);
+  int got[3] = {-1, -1, -1};
+  ring(&v[2], 3, t, got, 3, MPI_INT);
+  EXPECT_EQ(got[0], prev() * 100 + 2);
+  EXPECT_EQ(got[1], prev() * 100 + 8);
+  EXPECT_EQ(got[2], prev() * 100 + 14);
+  // A contiguous of it keeps the markers' extent.
+  MPI_Datatype c;
+  MPI_Type_contiguous(2, t, &c);
+  MPI_Type_extent(c, &ext);
+  MPI_Type_lb(c, &lb);
+  EXPECT_EQ(ext, 48);
+  EXPECT_EQ(lb, -8);
+  MPI_Type_free(&c);
+  MPI_Type_free(&t);
+}
+
+TEST(Datatype, PairTypesHaveTheirStructLayout) {
+  struct DI {
+    double v;
+    int i;
+  };
+  struct SI {
+    short v;
+    int i;
+  };
+  MPI_Aint ext;
+  int sz;
+  MPI_Type_extent(MPI_DOUBLE_INT, &ext);
+  MPI_Type_size(MPI_DOUBLE_INT, &sz);
+  EXPECT_EQ(ext, static_cast<MPI_Aint>(sizeof(DI)));
+  EXPECT_EQ(sz, 12);
+  MPI_Type_extent(MPI_SHORT_INT, &ext);
+  MPI_Type_size(MPI_SHORT_INT, &sz);
+  EXPECT_EQ(ext, static_cast<MPI_Aint>(sizeof(SI)));
+  EXPECT_EQ(sz, 6);
+  DI out[2] = {{1.5, rank()}, {2.5, -rank()}}, in[2] = {};
+  ring(out, 2, MPI_DOUBLE_INT, in, 2, MPI_DOUBLE_INT);
+  EXPECT_EQ(in[1].v, 2.5);
+  EXPECT_EQ(in[1].i, -prev());
+}
+
+TEST(Datatype, GetElementsCountsBasicElementsOfPartialInstances) {
+  MPI_Datatype three;
+  MPI_Type_contiguous(3, MPI_INT, &three);
+  MPI_Type_commit(&three);
+  int out[5] = {1, 2, 3, 4, 5}, in[6] = {};
+  MPI_Status st;
+  ring(out, 5, MPI_INT, in, 2, three, &st);
+  int count, elements;
+  MPI_Get_count(&st, three, &count);
+  MPI_Get_elements(&st, three, &elements);
+  EXPECT_EQ(count, MPI_UNDEFINED);
+  EXPECT_EQ(elements, 5);
+  EXPECT_EQ(in[4], 5);
+  EXPECT_EQ(in[5], 0);
+  MPI_Type_free(&three);
+  // Mixed signature: {double, int}; 1 instance + the double of the next.
+  MPI_Get_elements(&st, MPI_INT, &elements);
+  EXPECT_EQ(elements, 5);
+  char raw[12 + 8] = {};
+  MPI_Status st2;
+  ring(raw, 20, MPI_BYTE, raw, 2, MPI_DOUBLE_INT, &st2);
+  MPI_Get_elements(&st2, MPI_DOUBLE_INT, &elements);
+  EXPECT_EQ(elements, 3);
+}
+
+TEST(Datatype, PackUnpackRoundTrips) {
+  MPI_Datatype pt = particle_type();
+  Particle ps[3];
+  for (int i = 0; i < 3; ++i) ps[i] = {{1.0 * i, 2.0 * i, 3.0 * i}, static_cast<char>('x' + i), 7 * i};
+  int sizes[3];
+  MPI_Pack_size(3, pt, MPI_COMM_WORLD, &sizes[0]);
+  MPI_Pack_size(4, MPI_INT, MPI_COMM_WORLD, &sizes[1]);
+  EXPECT_GE(sizes[0], 3 * 29);
+  EXPECT_GE(sizes[1], 16);
+  std::vector<char> buf(sizes[0] + sizes[1]);
+  int pos = 0;
+  const int header[4] = {3, 1, 4, 1};
+  ASSERT_EQ(MPI_Pack(header, 4, MPI_INT, buf.data(), static_cast<int>(buf.size()), &pos, MPI_COMM_WORLD), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Pack(ps, 3, pt, buf.data(), static_cast<int>(buf.size()), &pos, MPI_COMM_WORLD), MPI_SUCCESS);
+  // Sent as MPI_PACKED, unpacked on the other side.
+  std::vector<char> got(buf.size());
+  MPI_Status st;
+  ring(buf.data(), pos, MPI_PACKED, got.data(), static_cast<int>(got.size()), MPI_PACKED, &st);
+  int n;
+  MPI_Get_count(&st, MPI_PACKED, &n);
+  EXPECT_EQ(n, pos);
+  int h[4];
+  Particle q[3] = {};
+  int upos = 0;
+  ASSERT_EQ(MPI_Unpack(got.data(), n, &upos, h, 4, MPI_INT, MPI_COMM_WORLD), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Unpack(got.data(), n, &upos, q, 3, pt, MPI_COMM_WORLD), MPI_SUCCESS);
+  EXPECT_EQ(upos, pos);
+  EXPECT_EQ(h[2], 4);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(q[i].pos[2], 3.0 * i);
+    EXPECT_EQ(q[i].kind, 'x' + i);
+    EXPECT_EQ(q[i].id, 7 * i);
+  }
+  // Too small an output buffer is refused, and nothing is written past it.
+  mpitest::ErrorsReturn er;
+  int small_pos = 0;
+  char small[10];
+  EXPECT_EQ(mpitest::error_class(MPI_Pack(ps, 1, pt, small, 10, &small_pos, MPI_COMM_WORLD)), MPI_ERR_TRUNCATE);
+  EXPECT_EQ(small_pos, 0);
+  MPI_Type_free(&pt);
+}
+
+TEST(Datatype, AFreedTypeStillCompletesAPendingReceive) {
+  MPI_Datatype every_other;
+  MPI_Type_vector(4, 1, 2, MPI_INT, &every_other);
+  MPI_Type_commit(&every_other);
+  int in[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+  MPI_Request r;
+  MPI_Irecv(in, 1, every_other, prev(), 7, MPI_COMM_WORLD, &r);
+  MPI_Type_free(&every_other);
+  const int out[4] = {rank(), 1, 2, 3};
+  MPI_Send(out, 4, MPI_INT, next(), 7, MPI_COMM_WORLD);
+  MPI_Wait(&r, MPI_STATUS_IGNORE);
+  EXPECT_EQ(in[0], prev());
+  EXPECT_EQ(in[1], -1);
+  EXPECT_EQ(in[6], 3);
+}
+
+TEST(Datatype, MisuseIsRefused) {
+  mpitest::ErrorsReturn er;
+  MPI_Datatype t;
+  EXPECT_EQ(mpitest::error_class(MPI_Type_contiguous(-1, MPI_INT, &t)), MPI_ERR_COUNT);
+  EXPECT_EQ(mpitest::error_class(MPI_Type_vector(2, 1, 2, MPI_DATATYPE_NULL, &t)), MPI_ERR_TYPE);
+  MPI_Datatype predefined = MPI_INT;
+  EXPECT_EQ(mpitest::error_class(MPI_Type_free(&predefined)), MPI_ERR_TYPE);
+}
+
+}  // namespace
+
+MPI_TEST_MAIN()

@@ -1,0 +1,135 @@
+// MPI-1.1 §7, the environment: initialisation state, version, clock,
+// processor name, error classes and strings, error handlers (predefined and
+// user), and the predefined attributes.
+#include <mpi.h>
+#include <unistd.h>
+
+#include <set>
+#include <string>
+
+#include "tests/mpi/mpi_main.h"
+
+namespace {
+
+using mpitest::error_class;
+
+TEST(Env, ReportsItsStateAndVersion) {
+  int flag = 0;
+  MPI_Initialized(&flag);
+  EXPECT_TRUE(flag);
+  MPI_Finalized(&flag);
+  EXPECT_FALSE(flag);
+  int v, sv;
+  MPI_Get_version(&v, &sv);
+  EXPECT_EQ(v, 1);
+  EXPECT_EQ(sv, 1);
+  EXPECT_EQ(MPI_Pcontrol(1), MPI_SUCCESS);
+}
+
+TEST(Env, WtimeAdvancesAtWtickResolution) {
+  const double tick = MPI_Wtick();
+  EXPECT_GT(tick, 0.0);
+  EXPECT_LE(tick, 1e-3);
+  const double t0 = MPI_Wtime();
+  usleep(20000);
+  const double t1 = MPI_Wtime();
+  EXPECT_GE(t1 - t0, 0.019);
+}
+
+TEST(Env, ProcessorNameIsTheHostName) {
+  char name[MPI_MAX_PROCESSOR_NAME];
+  int len = -1;
+  ASSERT_EQ(MPI_Get_processor_name(name, &len), MPI_SUCCESS);
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  EXPECT_EQ(std::string(name, len), std::string(host));
+}
+
+TEST(Env, EveryErrorClassHasItsOwnString) {
+  const int classes[] = {MPI_SUCCESS, MPI_ERR_BUFFER, MPI_ERR_COUNT, MPI_ERR_TYPE, MPI_ERR_TAG, MPI_ERR_COMM,
+                         MPI_ERR_RANK, MPI_ERR_REQUEST, MPI_ERR_ROOT, MPI_ERR_GROUP, MPI_ERR_OP, MPI_ERR_TOPOLOGY,
+                         MPI_ERR_DIMS, MPI_ERR_ARG, MPI_ERR_UNKNOWN, MPI_ERR_TRUNCATE, MPI_ERR_OTHER, MPI_ERR_INTERN,
+                         MPI_ERR_IN_STATUS, MPI_ERR_PENDING};
+  std::set<std::string> texts;
+  for (int c : classes) {
+    EXPECT_EQ(error_class(c), c);
+    EXPECT_LE(c, MPI_ERR_LASTCODE);
+    char s[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    ASSERT_EQ(MPI_Error_string(c, s, &len), MPI_SUCCESS);
+    EXPECT_GT(len, 0);
+    EXPECT_EQ(static_cast<int>(std::string(s).size()), len);
+    texts.insert(s);
+  }
+  EXPECT_EQ(texts.size(), std::size(classes));
+}
+
+TEST(Env, ErrorHandlersAreSetPerCommunicator) {
+  MPI_Errhandler h;
+  MPI_Errhandler_get(MPI_COMM_WORLD, &h);
+  EXPECT_EQ(h, MPI_ERRORS_ARE_FATAL);  // the default (§7.2)
+  MPI_Comm dup;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  MPI_Errhandler_set(dup, MPI_ERRORS_RETURN);
+  MPI_Errhandler_get(dup, &h);
+  EXPECT_EQ(h, MPI_ERRORS_RETURN);
+  MPI_Errhandler_get(MPI_COMM_WORLD, &h);
+  EXPECT_EQ(h, MPI_ERRORS_ARE_FATAL);
+  int x = 0;
+  const int err = MPI_Send(&x, 1, MPI_INT, 0, -1, dup);
+  EXPECT_EQ(error_class(err), MPI_ERR_TAG);
+  char s[MPI_MAX_ERROR_STRING];
+  int len;
+  MPI_Error_string(err, s, &len);
+  EXPECT_NE(std::string(s).find("MPI_Send: tag = -1"), std::string::npos) << s;
+  MPI_Comm_free(&dup);
+}
+
+int g_calls = 0, g_last_code = 0;
+MPI_Comm g_last_comm = MPI_COMM_NULL;
+void count_errors(MPI_Comm* comm, int* code, ...) {
+  ++g_calls;
+  g_last_code = *code;
+  g_last_comm = *comm;
+}
+
+TEST(Env, UserErrorHandlersGetTheCommunicatorAndTheCode) {
+  MPI_Errhandler mine;
+  ASSERT_EQ(MPI_Errhandler_create(count_errors, &mine), MPI_SUCCESS);
+  MPI_Comm dup;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  MPI_Errhandler_set(dup, mine);
+  int x = 0;
+  const int err = MPI_Recv(&x, 1, MPI_INT, mpitest::size(dup) + 1, 0, dup, MPI_STATUS_IGNORE);
+  EXPECT_EQ(g_calls, 1);
+  EXPECT_EQ(g_last_code, err);
+  EXPECT_EQ(g_last_comm, dup);
+  EXPECT_EQ(error_class(err), MPI_ERR_RANK);
+  const int err2 = MPI_Bcast(&x, 1, MPI_INT, -3, dup);
+  EXPECT_EQ(g_calls, 2);
+  EXPECT_EQ(error_class(err2), MPI_ERR_ROOT);
+  MPI_Errhandler_free(&mine);
+  EXPECT_EQ(mine, MPI_ERRHANDLER_NULL);
+  MPI_Comm_free(&dup);
+}
+
+TEST(Env, TagUbAttributeBoundsTheTags) {
+  int* tag_ub = nullptr;
+  int flag = 0;
+  ASSERT_EQ(MPI_Attr_get(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag), MPI_SUCCESS);
+  ASSERT_TRUE(flag);
+  EXPECT_GE(*tag_ub, 32767);  // the standard's minimum (§7.1.1)
+  int* wtime_global;
+  MPI_Attr_get(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &wtime_global, &flag);
+  EXPECT_TRUE(flag);
+  const int me = mpitest::rank();
+  int in = -1;
+  MPI_Sendrecv(&me, 1, MPI_INT, me, *tag_ub, &in, 1, MPI_INT, me, *tag_ub, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  EXPECT_EQ(in, me);
+  mpitest::ErrorsReturn er;
+  EXPECT_EQ(error_class(MPI_Send(&me, 1, MPI_INT, me, *tag_ub + 1, MPI_COMM_WORLD)), MPI_ERR_TAG);
+}
+
+}  // namespace
+
+MPI_TEST_MAIN()
