@@ -2,7 +2,9 @@
 # Installs meshmp with the same script as `bazel run //:install`, then builds
 # hello_qmp.c the ways QMP users do -- plain cc with qmp-config (shared and
 # static libqmp), pkg-config, CMake find_package(QMP) -- and runs each build
-# on 4 ranks with the installed qmprun.
+# on 4 ranks with the installed qmprun; then builds hello_mpi.c the way MPI
+# users do -- the installed mpicc and mpicxx, pkg-config mpi -- and runs it
+# with the installed mpirun.
 set -euo pipefail
 prefix=$(mktemp -d)
 work=$(mktemp -d)
@@ -24,7 +26,7 @@ cc $("$cfg" --cflags) "$src" -o "$work/shared" $("$cfg" --ldflags --libs)
 run "cc + qmp-config (shared)" "$work/shared"
 
 cc $("$cfg" --cflags) "$src" -o "$work/static" "$prefix/lib/libqmp.a" -lstdc++ -lm -lrt -lpthread
-if ldd "$work/static" | grep -q libqmp; then echo "static build still links libqmp.so" >&2; exit 1; fi
+if ldd "$work/static" | grep -q 'libqmp\|libmeshmp'; then echo "static build still links libqmp.so" >&2; exit 1; fi
 run "cc + libqmp.a (static)" "$work/static"
 
 PKG_CONFIG_PATH="$prefix/lib/pkgconfig" cc $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags qmp) \
@@ -35,3 +37,28 @@ cp tests/install/CMakeLists.txt "$src" "$work/"
 cmake -S "$work" -B "$work/build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$work/build" >/dev/null
 run "cmake find_package(QMP)" "$work/build/hello_qmp"
+
+# MPI: the wrappers, their -show forms, and the same core under libmpi.
+mpisrc=tests/install/hello_mpi.c
+runmpi() {  # label, program
+  out=$("$prefix/bin/mpirun" -np 4 --timeout 60 "$2")
+  echo "$out" | grep -q "hello_mpi: 4 ranks, ring, column and sum ok" || { echo "$1: unexpected output: $out" >&2; exit 1; }
+  echo "$1: ok"
+}
+show=$("$prefix/bin/mpicc" -show -O2 x.c -o x)
+[ "$show" = "cc -I$prefix/include -O2 x.c -o x -L$prefix/lib -Wl,-rpath,$prefix/lib -lmpi" ] || { echo "mpicc -show: $show" >&2; exit 1; }
+[ "$("$prefix/bin/mpicxx" -compile_info -c x.cc)" = "c++ -I$prefix/include -c x.cc" ]
+[ "$("$prefix/bin/mpicc" -link_info x.o)" = "cc x.o -L$prefix/lib -Wl,-rpath,$prefix/lib -lmpi" ]
+
+"$prefix/bin/mpicc" -O2 -Wall -Werror "$mpisrc" -o "$work/mpi_c"
+runmpi "mpicc" "$work/mpi_c"
+"$prefix/bin/mpicc" -c "$mpisrc" -o "$work/mpi.o" && "$prefix/bin/mpicc" "$work/mpi.o" -o "$work/mpi_two_step"
+runmpi "mpicc -c, then link" "$work/mpi_two_step"
+cp "$mpisrc" "$work/hello_mpi.cc"
+"$prefix/bin/mpicxx" -O2 "$work/hello_mpi.cc" -o "$work/mpi_cxx"
+runmpi "mpicxx" "$work/mpi_cxx"
+PKG_CONFIG_PATH="$prefix/lib/pkgconfig" cc $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags mpi) \
+  "$mpisrc" -o "$work/mpi_pc" $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --libs mpi)
+runmpi "pkg-config mpi" "$work/mpi_pc"
+cc -I"$prefix/include" "$mpisrc" -o "$work/mpi_static" "$prefix/lib/libmpi.a" -lstdc++ -lm -lrt -lpthread
+runmpi "cc + libmpi.a (static)" "$work/mpi_static"

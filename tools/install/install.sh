@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs meshmp's QMP: bazel run //:install -- --prefix DIR
-# Lays out DIR/include/qmp.h, DIR/lib/libqmp.{a,so}, DIR/bin/{qmprun,mpirun,
-# mpiexec,qmp-config,qmp-mesh}, DIR/lib/pkgconfig/qmp.pc, DIR/lib/cmake/QMP/.
+# Installs meshmp's QMP and MPI: bazel run //:install -- --prefix DIR
+# Lays out DIR/include/{qmp,mpi}.h, DIR/lib/libmeshmp.{a,so} (linked as
+# libqmp.* and libmpi.*), DIR/bin/{qmprun,mpirun,mpiexec,mpicc,mpicxx,
+# qmp-config,qmp-mesh}, DIR/lib/pkgconfig/{qmp,mpi}.pc, DIR/lib/cmake/QMP/.
 set -euo pipefail
 usage() { echo "usage: bazel run //:install -- --prefix DIR" >&2; exit 2; }
 [ $# -eq 2 ] && [ "$1" = "--prefix" ] || usage
@@ -12,11 +13,17 @@ r="$here/install.runfiles/meshmp"
 [ -d "$r" ] || r="$PWD"
 mkdir -p "$prefix/include" "$prefix/lib/pkgconfig" "$prefix/lib/cmake/QMP" "$prefix/bin"
 install -m 0644 "$r/qmp/qmp.h" "$prefix/include/qmp.h"
-install -m 0644 "$r/tools/install/libqmp.a" "$prefix/lib/libqmp.a"
-install -m 0755 "$r/tools/install/libqmp.so" "$prefix/lib/libqmp.so"
+install -m 0644 "$r/mpi11/mpi.h" "$prefix/include/mpi.h"
+install -m 0644 "$r/tools/install/libmeshmp.a" "$prefix/lib/libmeshmp.a"
+install -m 0755 "$r/tools/install/libmeshmp.so" "$prefix/lib/libmeshmp.so"
+for l in qmp mpi; do
+  ln -sfn libmeshmp.a "$prefix/lib/lib$l.a"
+  ln -sfn libmeshmp.so "$prefix/lib/lib$l.so"
+done
+for w in mpicc mpicxx; do install -m 0755 "$r/tools/install/mpicc.sh" "$prefix/bin/$w"; done
 for b in qmprun mpirun mpiexec; do install -m 0755 "$r/tools/qmprun/$b" "$prefix/bin/$b"; done
 install -m 0755 "$r/tools/qmp_config/qmp-config" "$prefix/bin/qmp-config"
 install -m 0755 "$r/tools/qmp_mesh/qmp-mesh" "$prefix/bin/qmp-mesh"
-sed "s|@PREFIX@|$prefix|" "$r/tools/install/qmp.pc.in" > "$prefix/lib/pkgconfig/qmp.pc"
+for pc in qmp mpi; do sed "s|@PREFIX@|$prefix|" "$r/tools/install/$pc.pc.in" > "$prefix/lib/pkgconfig/$pc.pc"; done
 install -m 0644 "$r/tools/install/QMPConfig.cmake" "$r/tools/install/QMPConfigVersion.cmake" "$prefix/lib/cmake/QMP/"
-echo "meshmp QMP installed in $prefix"
+echo "meshmp QMP and MPI installed in $prefix"

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# mpicc / mpicxx: compile and link MPI programs against meshmp's MPI-1.1
+# library, the way MPICH's wrappers do. Installed as PREFIX/bin/mpicc and
+# PREFIX/bin/mpicxx (the name picks the compiler); the prefix is found from
+# the script's own location, so an installed tree can be moved.
+#   -show          print the command instead of running it
+#   -compile_info  print the command used to compile only (MPICH's name)
+#   -link_info     print the command used to link (MPICH's name)
+# The compiler is cc / c++, or $MESHMP_CC / $MESHMP_CXX.
+set -euo pipefail
+here=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
+prefix=$(dirname "$here")
+case "$(basename "$0")" in
+  *cxx|*c++|*CC) compiler=${MESHMP_CXX:-c++} ;;
+  *) compiler=${MESHMP_CC:-cc} ;;
+esac
+cflags=(-I"$prefix/include")
+libs=(-L"$prefix/lib" -Wl,-rpath,"$prefix/lib" -lmpi)
+
+show=0 mode=link args=()
+for a in "$@"; do
+  case "$a" in
+    -show) show=1 ;;
+    -compile_info) show=1 mode=compile ;;
+    -link_info) show=1 mode=link_only ;;
+    -c|-E|-S|-M|-MM) mode=compile; args+=("$a") ;;
+    *) args+=("$a") ;;
+  esac
+done
+case $mode in
+  compile) cmd=("$compiler" "${cflags[@]}" "${args[@]}") ;;
+  link_only) cmd=("$compiler" "${args[@]}" "${libs[@]}") ;;
+  *) cmd=("$compiler" "${cflags[@]}" "${args[@]}" "${libs[@]}") ;;
+esac
+if [ $show = 1 ]; then
+  echo "${cmd[*]}"
+else
+  exec "${cmd[@]}"
+fi
