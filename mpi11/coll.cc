@@ -152,7 +152,7 @@ struct Operand {
 int reduction_args(Call& k, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
                    bool recv_needed, Reduction* red) {
   if (!k.ok()) return k.err;
-  if (k.data(sendbuf, count, type, "send")) return k.err;
+  if (k.data(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, type, "send")) return k.err;
   if (recv_needed && !recvbuf && count > 0 && type_info(type)->true_lb == 0 && type_info(type)->size > 0)
     return k.err = raise(k.comm, k.name, MPI_ERR_BUFFER, "recvbuf is NULL");
   return k.err = make_reduction(k.comm, k.name, op, type, red);
@@ -326,7 +326,7 @@ MESHMP_MPI_FN(int, Reduce, (const void* sendbuf, void* recvbuf, int count, MPI_D
   const Operand o{type_info(datatype), &red};
   const std::size_t n = static_cast<std::size_t>(count);
   char* w = scratch(kWork, n * o.unit());
-  o.load(sendbuf, n, w);
+  o.load(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, n, w);
   const mesh::Error e = collectives::reduce(k.c->group, w, o.elems(n), red.op, root);
   if (me_root) o.store(w, n, recvbuf);
   return k.finish(e);
@@ -341,11 +341,11 @@ MESHMP_MPI_FN(int, Allreduce, (const void* sendbuf, void* recvbuf, int count, MP
   const std::size_t n = static_cast<std::size_t>(count);
   if (red.packed && t.contiguous) {  // the common case: combine in the user's receive buffer
     char* r = const_cast<char*>(data_start(t, recvbuf));
-    std::memmove(r, data_start(t, sendbuf), n * t.size);
+    if (sendbuf != MPI_IN_PLACE) std::memmove(r, data_start(t, sendbuf), n * t.size);
     return k.finish(collectives::allreduce(k.c->group, r, o.elems(n), red.op));
   }
   char* w = scratch(kWork, n * o.unit());
-  o.load(sendbuf, n, w);
+  o.load(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, n, w);
   const mesh::Error e = collectives::allreduce(k.c->group, w, o.elems(n), red.op);
   o.store(w, n, recvbuf);
   return k.finish(e);
@@ -383,7 +383,7 @@ MESHMP_MPI_FN(int, Scan, (const void* sendbuf, void* recvbuf, int count, MPI_Dat
   const Operand o{type_info(datatype), &red};
   const std::size_t n = static_cast<std::size_t>(count);
   char* w = scratch(kWork, n * o.unit());
-  o.load(sendbuf, n, w);
+  o.load(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, n, w);
   const mesh::Error e = collectives::scan(k.c->group, w, o.elems(n), red.op);
   o.store(w, n, recvbuf);
   return k.finish(e);

@@ -81,6 +81,9 @@ typedef struct MPI_Status {
 /* MPI-2 names real MPI-1 programs use: no status is returned. */
 #define MPI_STATUS_IGNORE ((MPI_Status*)0)
 #define MPI_STATUSES_IGNORE ((MPI_Status*)0)
+/* MPI-2's in-place reductions: the send buffer argument of MPI_Allreduce,
+ * MPI_Scan, and MPI_Reduce at the root; the data are taken from recvbuf. */
+#define MPI_IN_PLACE ((void*)-1)
 #define MPI_BSEND_OVERHEAD 96
 #define MPI_MAX_PROCESSOR_NAME 256
 #define MPI_MAX_ERROR_STRING 512

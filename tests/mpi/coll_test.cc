@@ -317,6 +317,23 @@ TEST(Coll, AllgatherAlltoallAndTheirVForms) {
     for (int k = 0; k < rc[i]; ++k) EXPECT_EQ(rbuf[rd[i] + k], i * 1000 + me);
 }
 
+TEST(Coll, InPlaceReductionsTakeTheirDataFromTheReceiveBuffer) {
+  const int p = size(), me = rank();
+  double v[3] = {1.0 * me, 2.0, -1.0 * me};
+  ASSERT_EQ(MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), MPI_SUCCESS);
+  EXPECT_EQ(v[0], p * (p - 1) / 2.0);
+  EXPECT_EQ(v[1], 2.0 * p);
+  int x = me + 1;
+  ASSERT_EQ(MPI_Scan(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_PROD, MPI_COMM_WORLD), MPI_SUCCESS);
+  int fact = 1;
+  for (int r = 1; r <= me + 1; ++r) fact *= r;
+  EXPECT_EQ(x, fact);
+  int y = me, root = p - 1, out = -1;
+  if (me == root) ASSERT_EQ(MPI_Reduce(MPI_IN_PLACE, &y, 1, MPI_INT, MPI_MAX, root, MPI_COMM_WORLD), MPI_SUCCESS);
+  else ASSERT_EQ(MPI_Reduce(&y, &out, 1, MPI_INT, MPI_MAX, root, MPI_COMM_WORLD), MPI_SUCCESS);
+  if (me == root) EXPECT_EQ(y, p - 1);
+}
+
 // On one host CLOCK_MONOTONIC (MPI_Wtime) is shared, so a barrier's exits
 // can be compared with the last entry.
 TEST(Coll, NoRankLeavesTheBarrierBeforeTheLastEnters) {
