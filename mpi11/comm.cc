@@ -15,11 +15,6 @@
 
 namespace meshmp::mpi {
 
-State& state() {
-  static State s;
-  return s;
-}
-
 bool check_init(const char* call, int* err) {
   const State& s = state();
   if (s.initialized && !s.finalized) return true;
@@ -27,7 +22,7 @@ bool check_init(const char* call, int* err) {
   return false;
 }
 
-CommInfo* check_comm(MPI_Comm comm, const char* call, int* err) {
+CommInfo* bad_comm(MPI_Comm comm, const char* call, int* err) {
   if (!check_init(call, err)) return nullptr;
   State& s = state();
   if (comm <= 0 || static_cast<std::size_t>(comm) >= s.comms.size() || !s.comms[comm].in_use) {

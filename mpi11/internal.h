@@ -109,10 +109,21 @@ struct State {
   std::deque<CommInfo> comms;      ///< handle = index
   std::uint32_t next_context = 0x40000000;  ///< MPI contexts come in pairs: p2p, collectives
 };
-State& state();
+/// The one MPI state of this process (inline: it is on every call's path).
+inline State g_state;
+inline State& state() { return g_state; }
 
+/// check_comm's error path: raises MPI_ERR_OTHER (not initialized) or
+/// MPI_ERR_COMM and returns nullptr.
+CommInfo* bad_comm(MPI_Comm comm, const char* call, int* err);
 /// The communicator behind a handle or nullptr (after raising MPI_ERR_COMM).
-CommInfo* check_comm(MPI_Comm comm, const char* call, int* err);
+inline CommInfo* check_comm(MPI_Comm comm, const char* call, int* err) {
+  State& s = g_state;
+  if (s.initialized && !s.finalized && comm > 0 && static_cast<std::size_t>(comm) < s.comms.size() &&
+      s.comms[static_cast<std::size_t>(comm)].in_use) [[likely]]
+    return &s.comms[static_cast<std::size_t>(comm)];
+  return bad_comm(comm, call, err);
+}
 /// Communicator lookup without checks (a handle already validated).
 inline CommInfo& comm_ref(MPI_Comm comm) { return state().comms[static_cast<std::size_t>(comm)]; }
 /// A new communicator over `members` (world ranks in rank order) of which this

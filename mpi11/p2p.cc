@@ -34,7 +34,9 @@ struct Req {
   std::size_t count = 0;
   int peer = MPI_PROC_NULL, tag = 0;
   SendMode mode = SendMode::kStandard;
-  std::shared_ptr<const TypeInfo> type;
+  const TypeInfo* type = nullptr;
+  bool contiguous = true;  ///< of `type`, which only non-contiguous and persistent requests keep alive
+  std::shared_ptr<const TypeInfo> keep;  ///< holds `type` past MPI_Type_free when it is used later
   std::vector<char> stage;  ///< packed data of a non-contiguous type
   MPI_Status st{};
 };
@@ -60,18 +62,17 @@ struct Requests {
   void release(MPI_Request h) {
     Req& r = at(h);
     r.in_use = false;
-    r.type.reset();
+    r.keep.reset();
+    r.type = nullptr;
     r.stage.clear();
-    r.stage.shrink_to_fit();
+    if (r.stage.capacity() > (std::size_t{1} << 20)) r.stage.shrink_to_fit();
     r.core = nullptr;
     free.push_back(h);
   }
 };
 
-Requests& requests() {
-  static Requests r;
-  return r;
-}
+Requests g_requests;
+inline Requests& requests() { return g_requests; }
 
 mesh::Engine& engine() { return *state().engine; }
 
@@ -169,9 +170,10 @@ int make_request(const char* call, bool is_send, bool persistent, bool buffered,
   if (!request) return raise(comm, call, MPI_ERR_REQUEST, "request is NULL");
   Requests& rs = requests();
   const MPI_Request h = rs.alloc();
-  Req& r = rs.at(h);
-  r = Req{};
+  Req& r = rs.at(h);  // a released or new entry: stage empty, keep null
   r.in_use = true;
+  r.active = r.done = false;
+  r.core = nullptr;
   r.is_send = is_send;
   r.persistent = persistent;
   r.buffered = buffered;
@@ -181,7 +183,9 @@ int make_request(const char* call, bool is_send, bool persistent, bool buffered,
   r.count = static_cast<std::size_t>(count);
   r.peer = peer;
   r.tag = tag;
-  r.type = keep_type(type);
+  r.type = a.t;
+  r.contiguous = a.t->contiguous;
+  if (persistent || !r.contiguous) r.keep = keep_type(type);
   if (!a.t->contiguous && !buffered) r.stage.resize(a.bytes);
   if (persistent && peer != MPI_PROC_NULL && !buffered) {
     const CommInfo& c = *a.c;
@@ -213,7 +217,7 @@ int conclude(MPI_Request* h, const mesh::Status* cs, MPI_Status* st, const char*
     code = r.st.MPI_ERROR;
   } else {
     code = code_of(cs->error, call);
-    if (!r.is_send && !r.type->contiguous && !cs->cancelled) unpack(*r.type, r.stage.data(), cs->bytes, r.buf, r.count);
+    if (!r.is_send && !r.contiguous && !cs->cancelled) unpack(*r.type, r.stage.data(), cs->bytes, r.buf, r.count);
     fill_status(st, comm_ref(r.comm), *cs, code);
   }
   r.active = false;
@@ -225,7 +229,7 @@ int conclude(MPI_Request* h, const mesh::Status* cs, MPI_Status* st, const char*
   return code;
 }
 
-bool is_live(MPI_Request h) { return h != MPI_REQUEST_NULL && requests().valid(h) && requests().at(h).active; }
+inline bool is_live(MPI_Request h) { return h != MPI_REQUEST_NULL && requests().valid(h) && requests().at(h).active; }
 
 // Completes live request *h, blocking if `block`; false if not complete.
 bool complete(MPI_Request* h, MPI_Status* st, bool block, const char* call, int* code) {
@@ -262,7 +266,7 @@ void reap_orphans(bool block) {
       ++i;
       continue;
     }
-    if (!r.is_send && !r.type->contiguous && !cs.cancelled) unpack(*r.type, r.stage.data(), cs.bytes, r.buf, r.count);
+    if (!r.is_send && !r.contiguous && !cs.cancelled) unpack(*r.type, r.stage.data(), cs.bytes, r.buf, r.count);
     if (r.persistent) engine().free(r.core);
     requests().release(o[i]);
     o[i] = o.back();
@@ -415,8 +419,9 @@ namespace {
 // The core requests of the live requests still in flight (nullptr for the
 // others); *any_live says whether there is any live request at all, *done
 // the index of one already complete without a core request (or -1).
-std::vector<mesh::Request*> in_flight(int count, const MPI_Request* reqs, bool* any_live, int* done) {
-  std::vector<mesh::Request*> cores(static_cast<std::size_t>(count), nullptr);
+std::vector<mesh::Request*>& in_flight(int count, const MPI_Request* reqs, bool* any_live, int* done) {
+  static std::vector<mesh::Request*> cores;  // reused: no allocation per call
+  cores.assign(static_cast<std::size_t>(count), nullptr);
   *any_live = false;
   *done = -1;
   for (int i = 0; i < count; ++i) {
@@ -498,7 +503,7 @@ MESHMP_MPI_FN(int, Waitany, (int count, MPI_Request* array_of_requests, int* ind
   if (!index) return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "index is NULL");
   bool any;
   int i;
-  std::vector<mesh::Request*> cores = in_flight(count, array_of_requests, &any, &i);
+  std::vector<mesh::Request*>& cores = in_flight(count, array_of_requests, &any, &i);
   *index = MPI_UNDEFINED;
   if (!any) {
     set_empty_status(status, MPI_ANY_SOURCE);
@@ -522,7 +527,7 @@ MESHMP_MPI_FN(int, Testany, (int count, MPI_Request* array_of_requests, int* ind
   if (!index || !flag) return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "index or flag is NULL");
   bool any;
   int i;
-  std::vector<mesh::Request*> cores = in_flight(count, array_of_requests, &any, &i);
+  std::vector<mesh::Request*>& cores = in_flight(count, array_of_requests, &any, &i);
   *index = MPI_UNDEFINED;
   if (!any) {  // no live request: flag true, index undefined (§3.7.5)
     *flag = 1;
@@ -548,8 +553,9 @@ MESHMP_MPI_FN(int, Waitall, (int count, MPI_Request* array_of_requests, MPI_Stat
   if (int err = check_request_array(call, count, array_of_requests)) return err;
   bool any;
   int done;
-  std::vector<mesh::Request*> cores = in_flight(count, array_of_requests, &any, &done);
-  std::vector<mesh::Status> cs(cores.size());
+  std::vector<mesh::Request*>& cores = in_flight(count, array_of_requests, &any, &done);
+  static std::vector<mesh::Status> cs;
+  cs.resize(cores.size());
   engine().waitall(cores.size(), cores.data(), cs.data());
   int failed = 0;
   MPI_Comm failed_comm = MPI_COMM_NULL;
@@ -592,7 +598,7 @@ MESHMP_MPI_FN(int, Waitsome, (int incount, MPI_Request* array_of_requests, int* 
     return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "outcount or array_of_indices is NULL");
   bool any;
   int done;
-  std::vector<mesh::Request*> cores = in_flight(incount, array_of_requests, &any, &done);
+  std::vector<mesh::Request*>& cores = in_flight(incount, array_of_requests, &any, &done);
   if (!any) {
     *outcount = MPI_UNDEFINED;
     return MPI_SUCCESS;
