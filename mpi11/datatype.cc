@@ -248,7 +248,7 @@ int check_count(MPI_Comm comm, const char* call, int count, const char* arg) {
 void pack(const TypeInfo& t, const void* buf, std::size_t count, char* out) {
   const char* base = static_cast<const char*>(buf);
   if (t.contiguous) {
-    if (count * t.size) std::memcpy(out, base + t.true_lb, count * t.size);
+    if (count * t.size != 0) std::memcpy(out, base + t.true_lb, count * t.size);
     return;
   }
   const MPI_Aint ext = t.extent();

@@ -603,29 +603,25 @@ MESHMP_MPI_FN(int, Waitsome, (int incount, MPI_Request* array_of_requests, int* 
     *outcount = MPI_UNDEFINED;
     return MPI_SUCCESS;
   }
-  if (done < 0) {
-    // Block until one is complete, then take it and whatever else is.
-    mesh::Engine& e = engine();
-    for (;;) {
-      bool ready = false;
-      for (mesh::Request* c : cores) ready |= c && e.is_complete(c);
-      if (ready) break;
-      mesh::Status cs;
-      const int k = e.waitany(cores.size(), cores.data(), &cs);
-      // waitany completed request k in the core; finish it on the MPI side.
-      const MPI_Comm c = requests().at(array_of_requests[k]).comm;
-      MPI_Status first;
-      const int code = conclude(&array_of_requests[k], &cs, &first, call);
-      first.MPI_ERROR = code;
-      int n = 0;
-      const int err = complete_some(call, incount, array_of_requests, &n, array_of_indices + 1,
-                                    array_of_statuses ? array_of_statuses + 1 : nullptr);
-      array_of_indices[0] = k;
-      if (array_of_statuses) array_of_statuses[0] = first;
-      *outcount = n + 1;
-      if (code) return in_status(call, c, 1);
-      return err;
-    }
+  mesh::Engine& e = engine();
+  bool ready = done >= 0;
+  for (mesh::Request* c : cores) ready |= c && e.is_complete(c);
+  if (!ready) {
+    // Block until one completes; the core hands it over completed, so it is
+    // concluded here and joined by whatever else has completed meanwhile.
+    mesh::Status cs;
+    const int k = e.waitany(cores.size(), cores.data(), &cs);
+    const MPI_Comm c = requests().at(array_of_requests[k]).comm;
+    MPI_Status first;
+    const int code = conclude(&array_of_requests[k], &cs, &first, call);
+    first.MPI_ERROR = code;
+    int n = 0;
+    const int err = complete_some(call, incount, array_of_requests, &n, array_of_indices + 1,
+                                  array_of_statuses ? array_of_statuses + 1 : nullptr);
+    array_of_indices[0] = k;
+    if (array_of_statuses) array_of_statuses[0] = first;
+    *outcount = n + 1;
+    return code ? in_status(call, c, 1) : err;
   }
   return complete_some(call, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }

@@ -71,8 +71,9 @@ void check_reductions(MPI_Datatype type, MPI_Op op, const char* what) {
   const int root = p - 1;
   std::fill(out.begin(), out.end(), T{});
   ASSERT_EQ(MPI_Reduce(in.data(), out.data(), kCount, type, op, root, MPI_COMM_WORLD), MPI_SUCCESS);
-  if (me == root)
+  if (me == root) {
     for (int i = 0; i < kCount; ++i) EXPECT_TRUE(near(out[i], reference<T>(op, 0, p - 1, i))) << "reduce " << i;
+  }
   ASSERT_EQ(MPI_Scan(in.data(), out.data(), kCount, type, op, MPI_COMM_WORLD), MPI_SUCCESS);
   for (int i = 0; i < kCount; ++i) EXPECT_TRUE(near(out[i], reference<T>(op, 0, me, i))) << "scan " << i;
   // Reduce_scatter: rank r gets r % 3 + 1 elements of a vector of the sum.
@@ -191,8 +192,9 @@ TEST(Coll, NonCommutativeUserOpCombinesInRankOrder) {
   for (int root : {0, p - 1}) {
     std::memset(out, 0, sizeof out);
     ASSERT_EQ(MPI_Reduce(in, out, 3, mat, op, root, MPI_COMM_WORLD), MPI_SUCCESS);
-    if (me == root)
+    if (me == root) {
       for (int k = 0; k < 3; ++k) EXPECT_TRUE(same(out[k], product(0, p - 1, k))) << "reduce to " << root;
+    }
   }
   ASSERT_EQ(MPI_Scan(in, out, 3, mat, op, MPI_COMM_WORLD), MPI_SUCCESS);
   for (int k = 0; k < 3; ++k) EXPECT_TRUE(same(out[k], product(0, me, k))) << "scan " << k;
@@ -252,15 +254,18 @@ TEST(Coll, GatherScatterAndTheirVForms) {
   int mine[3] = {me, me * 10, me * 100};
   std::vector<int> all(3 * p, -1);
   ASSERT_EQ(MPI_Gather(mine, 3, MPI_INT, all.data(), 3, MPI_INT, root, MPI_COMM_WORLD), MPI_SUCCESS);
-  if (me == root)
+  if (me == root) {
     for (int r = 0; r < p; ++r) EXPECT_EQ(all[3 * r + 1], r * 10);
+  }
   // Gather received as one vector-typed element per rank (type maps differ).
   MPI_Datatype three;
   MPI_Type_contiguous(3, MPI_INT, &three);
   MPI_Type_commit(&three);
   std::fill(all.begin(), all.end(), -1);
   ASSERT_EQ(MPI_Gather(mine, 3, MPI_INT, all.data(), 1, three, root, MPI_COMM_WORLD), MPI_SUCCESS);
-  if (me == root) EXPECT_EQ(all[3 * (p - 1) + 2], (p - 1) * 100);
+  if (me == root) {
+    EXPECT_EQ(all[3 * (p - 1) + 2], (p - 1) * 100);
+  }
   // Gatherv: rank r sends r+1 ints, placed with a gap of one.
   std::vector<int> counts(p), displs(p);
   for (int r = 0, at = 0; r < p; ++r) counts[r] = r + 1, displs[r] = at, at += r + 2;
@@ -329,9 +334,12 @@ TEST(Coll, InPlaceReductionsTakeTheirDataFromTheReceiveBuffer) {
   for (int r = 1; r <= me + 1; ++r) fact *= r;
   EXPECT_EQ(x, fact);
   int y = me, root = p - 1, out = -1;
-  if (me == root) ASSERT_EQ(MPI_Reduce(MPI_IN_PLACE, &y, 1, MPI_INT, MPI_MAX, root, MPI_COMM_WORLD), MPI_SUCCESS);
-  else ASSERT_EQ(MPI_Reduce(&y, &out, 1, MPI_INT, MPI_MAX, root, MPI_COMM_WORLD), MPI_SUCCESS);
-  if (me == root) EXPECT_EQ(y, p - 1);
+  if (me == root) {
+    ASSERT_EQ(MPI_Reduce(MPI_IN_PLACE, &y, 1, MPI_INT, MPI_MAX, root, MPI_COMM_WORLD), MPI_SUCCESS);
+    EXPECT_EQ(y, p - 1);
+  } else {
+    ASSERT_EQ(MPI_Reduce(&y, &out, 1, MPI_INT, MPI_MAX, root, MPI_COMM_WORLD), MPI_SUCCESS);
+  }
 }
 
 // On one host CLOCK_MONOTONIC (MPI_Wtime) is shared, so a barrier's exits

@@ -212,28 +212,7 @@ TEST(P2p, ProcNullCompletesAtOnceWithAnEmptyStatus) {
 TEST(P2p, MessagesDoNotOvertake) {
   const int other = partner();
   const std::size_t sizes[] = {100000, 1, 5000, 1, 200000, 3};
-  if (sender() || other == rank()) {
-    std::vector<MPI_Request> rs;
-    std::vector<std::vector<int>> bufs;
-    for (std::size_t i = 0; i < std::size(sizes); ++i) bufs.push_back(payload(sizes[i], static_cast<int>(i)));
-    for (auto& b : bufs) {
-      rs.emplace_back();
-      MPI_Isend(b.data(), static_cast<int>(b.size()), MPI_INT, other, 5, MPI_COMM_WORLD, &rs.back());
-    }
-    if (other != rank()) MPI_Waitall(static_cast<int>(rs.size()), rs.data(), MPI_STATUSES_IGNORE);
-    else {
-      for (std::size_t i = 0; i < std::size(sizes); ++i) {
-        std::vector<int> got(200000);
-        MPI_Status st;
-        MPI_Recv(got.data(), 200000, MPI_INT, other, 5, MPI_COMM_WORLD, &st);
-        int n;
-        MPI_Get_count(&st, MPI_INT, &n);
-        got.resize(n);
-        EXPECT_EQ(got, payload(sizes[i], static_cast<int>(i))) << "message " << i;
-      }
-      MPI_Waitall(static_cast<int>(rs.size()), rs.data(), MPI_STATUSES_IGNORE);
-    }
-  } else {
+  auto receive_all_in_order = [&] {
     for (std::size_t i = 0; i < std::size(sizes); ++i) {
       std::vector<int> got(200000);
       MPI_Status st;
@@ -243,6 +222,19 @@ TEST(P2p, MessagesDoNotOvertake) {
       got.resize(n);
       EXPECT_EQ(got, payload(sizes[i], static_cast<int>(i))) << "message " << i;
     }
+  };
+  if (sender() || other == rank()) {
+    std::vector<MPI_Request> rs;
+    std::vector<std::vector<int>> bufs;
+    for (std::size_t i = 0; i < std::size(sizes); ++i) bufs.push_back(payload(sizes[i], static_cast<int>(i)));
+    for (auto& b : bufs) {
+      rs.emplace_back();
+      MPI_Isend(b.data(), static_cast<int>(b.size()), MPI_INT, other, 5, MPI_COMM_WORLD, &rs.back());
+    }
+    if (other == rank()) receive_all_in_order();
+    MPI_Waitall(static_cast<int>(rs.size()), rs.data(), MPI_STATUSES_IGNORE);
+  } else {
+    receive_all_in_order();
   }
 }
 
@@ -347,8 +339,9 @@ TEST(P2p, BufferedSendsOverflowingTheAttachedBufferFail) {
   MPI_Buffer_detach(&addr, &bytes);  // waits for the buffered sends
   EXPECT_EQ(bytes, static_cast<int>(buf.size()));
   // Without an attached buffer, a buffered send has nowhere to go.
-  if (sender() || other == rank())
+  if (sender() || other == rank()) {
     EXPECT_EQ(error_class(MPI_Bsend(v.data(), 1, MPI_INT, other, 1, MPI_COMM_WORLD)), MPI_ERR_BUFFER);
+  }
 }
 
 TEST(P2p, CancelledReceiveCompletesCancelled) {
@@ -430,7 +423,9 @@ TEST(P2p, WaitanyWaitsomeTestsomeTestallFindEveryRequest) {
   while (!flag) MPI_Testall(kN, r, &flag, sts);
   for (int i = 0; i < kN; ++i) {
     EXPECT_EQ(r[i], MPI_REQUEST_NULL);
-    if (i != 2) EXPECT_EQ(in[i], 100 * other + i);
+    if (i != 2) {
+      EXPECT_EQ(in[i], 100 * other + i);
+    }
   }
   ASSERT_EQ(MPI_Testsome(kN, r, &outcount, indices, sts), MPI_SUCCESS);
   EXPECT_EQ(outcount, MPI_UNDEFINED);  // nothing live
