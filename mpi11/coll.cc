@@ -262,8 +262,10 @@ MESHMP_MPI_FN(int, Scatterv, (const void* sendbuf, const int* sendcounts, const 
   return k.finish(e);
 }
 
-MESHMP_MPI_FN(int, Allgatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm)) {
-  Call k("MPI_Allgatherv", comm);
+namespace {
+int allgatherv(const char* name, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+               const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm) {
+  Call k(name, comm);
   if (!k.ok() || k.data(sendbuf, sendcount, sendtype, "send") || k.data(recvbuf, 0, recvtype, "recv") ||
       k.counts(recvcounts, "recvcounts"))
     return k.err;
@@ -281,16 +283,26 @@ MESHMP_MPI_FN(int, Allgatherv, (const void* sendbuf, int sendcount, MPI_Datatype
   return k.finish(e);
 }
 
-MESHMP_MPI_FN(int, Allgather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)) {
-  int p = 0;
-  if (int err = PMPI_Comm_size(comm, &p)) return err;
-  std::vector<int> counts(p, recvcount), displs(p);
-  for (int i = 0; i < p; ++i) displs[i] = i * recvcount;
-  return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, counts.data(), displs.data(), recvtype, comm);
+}  // namespace
+
+MESHMP_MPI_FN(int, Allgatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm)) {
+  return allgatherv("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
 
-MESHMP_MPI_FN(int, Alltoallv, (const void* sendbuf, const int* sendcounts, const int* sdispls, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm)) {
-  Call k("MPI_Alltoallv", comm);
+MESHMP_MPI_FN(int, Allgather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)) {
+  int err;
+  const CommInfo* c = check_comm(comm, "MPI_Allgather", &err);
+  if (!c) return err;
+  const int p = c->size();
+  std::vector<int> counts(p, recvcount), displs(p);
+  for (int i = 0; i < p; ++i) displs[i] = i * recvcount;
+  return allgatherv("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, counts.data(), displs.data(), recvtype, comm);
+}
+
+namespace {
+int alltoallv(const char* name, const void* sendbuf, const int* sendcounts, const int* sdispls, MPI_Datatype sendtype,
+              void* recvbuf, const int* recvcounts, const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm) {
+  Call k(name, comm);
   if (!k.ok() || k.data(sendbuf, 0, sendtype, "send") || k.data(recvbuf, 0, recvtype, "recv") ||
       k.counts(sendcounts, "sendcounts") || k.counts(recvcounts, "recvcounts"))
     return k.err;
@@ -308,13 +320,21 @@ MESHMP_MPI_FN(int, Alltoallv, (const void* sendbuf, const int* sendcounts, const
   return k.finish(e);
 }
 
+}  // namespace
+
+MESHMP_MPI_FN(int, Alltoallv, (const void* sendbuf, const int* sendcounts, const int* sdispls, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm)) {
+  return alltoallv("MPI_Alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+}
+
 MESHMP_MPI_FN(int, Alltoall, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)) {
-  int p = 0;
-  if (int err = PMPI_Comm_size(comm, &p)) return err;
+  int err;
+  const CommInfo* c = check_comm(comm, "MPI_Alltoall", &err);
+  if (!c) return err;
+  const int p = c->size();
   std::vector<int> scounts(p, sendcount), sdispls(p), rcounts(p, recvcount), rdispls(p);
   for (int i = 0; i < p; ++i) sdispls[i] = i * sendcount, rdispls[i] = i * recvcount;
-  return PMPI_Alltoallv(sendbuf, scounts.data(), sdispls.data(), sendtype, recvbuf, rcounts.data(), rdispls.data(),
-                        recvtype, comm);
+  return alltoallv("MPI_Alltoall", sendbuf, scounts.data(), sdispls.data(), sendtype, recvbuf, rcounts.data(),
+                   rdispls.data(), recvtype, comm);
 }
 
 MESHMP_MPI_FN(int, Reduce, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)) {

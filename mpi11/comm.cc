@@ -58,11 +58,16 @@ void set_empty_status(MPI_Status* st, int source) {
 
 namespace {
 
+// Marks c in use and indexes its members by world rank.
+void index_members(CommInfo& c) {
+  c.in_use = true;
+  c.rank_of_world.assign(static_cast<std::size_t>(state().engine->size()), -1);
+  for (int i = 0; i < c.size(); ++i) c.rank_of_world[c.group.ranks[i]] = i;
+}
+
 MPI_Comm add_comm(CommInfo c) {
   State& s = state();
-  c.in_use = true;
-  c.rank_of_world.assign(static_cast<std::size_t>(s.engine->size()), -1);
-  for (int i = 0; i < c.size(); ++i) c.rank_of_world[c.group.ranks[i]] = i;
+  index_members(c);
   for (std::size_t i = MPI_COMM_SELF + 1; i < s.comms.size(); ++i)
     if (!s.comms[i].in_use) {
       s.comms[i] = std::move(c);
@@ -122,9 +127,7 @@ void make_builtin_comms() {
   s.comms.emplace_back();
   s.comms.emplace_back();
   for (auto [h, c] : {std::pair{MPI_COMM_WORLD, &world}, std::pair{MPI_COMM_SELF, &self}}) {
-    c->in_use = true;
-    c->rank_of_world.assign(static_cast<std::size_t>(s.engine->size()), -1);
-    for (int i = 0; i < c->size(); ++i) c->rank_of_world[c->group.ranks[i]] = i;
+    index_members(*c);
     s.comms[h] = std::move(*c);
   }
 }

@@ -306,49 +306,55 @@ MESHMP_MPI_FN(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Dataty
   return make_type(call, build({{0, static_cast<std::size_t>(count), o}}, false), newtype);
 }
 
-MESHMP_MPI_FN(int, Type_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
-  const char* call = "MPI_Type_hvector";
+namespace {
+
+// The vector and indexed constructors (§3.12.1-3.12.4): `count` blocks of
+// oldtype, block i holding len(i) instances from byte disp(extent, i).
+template <typename Len, typename Disp>
+int blocks_of(const char* call, int count, MPI_Datatype oldtype, MPI_Datatype* newtype, Len len, Disp disp) {
   int err;
   if ((err = check_count(MPI_COMM_NULL, call, count))) return err;
-  if ((err = check_count(MPI_COMM_NULL, call, blocklength, "blocklength"))) return err;
-  const TypeInfo* o = old_type(call, oldtype, &err);
-  if (!o) return err;
-  std::vector<Block> blocks;
-  for (int i = 0; i < count; ++i) blocks.push_back({i * stride, static_cast<std::size_t>(blocklength), o});
-  return make_type(call, build(blocks, false), newtype);
-}
-
-MESHMP_MPI_FN(int, Type_vector, (int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
-  const TypeInfo* o = type_info(oldtype);
-  if (!o) return raise(MPI_COMM_NULL, "MPI_Type_vector", MPI_ERR_TYPE, "oldtype is not a valid datatype");
-  return PMPI_Type_hvector(count, blocklength, stride * o->extent(), oldtype, newtype);
-}
-
-MESHMP_MPI_FN(int, Type_hindexed, (int count, const int* array_of_blocklengths, const MPI_Aint* array_of_displacements, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
-  const char* call = "MPI_Type_hindexed";
-  int err;
-  if ((err = check_count(MPI_COMM_NULL, call, count))) return err;
-  if (count > 0 && (!array_of_blocklengths || !array_of_displacements))
-    return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "array_of_blocklengths or array_of_displacements is NULL");
   const TypeInfo* o = old_type(call, oldtype, &err);
   if (!o) return err;
   std::vector<Block> blocks;
   for (int i = 0; i < count; ++i) {
-    if (array_of_blocklengths[i] < 0)
+    if (len(i) < 0)
       return raise(MPI_COMM_NULL, call, MPI_ERR_COUNT, "array_of_blocklengths[" + std::to_string(i) + "] is negative");
-    blocks.push_back({array_of_displacements[i], static_cast<std::size_t>(array_of_blocklengths[i]), o});
+    blocks.push_back({disp(o->extent(), i), static_cast<std::size_t>(len(i)), o});
   }
   return make_type(call, build(blocks, false), newtype);
 }
 
+int check_arrays(const char* call, int count, const void* lens, const void* disps) {
+  if (count > 0 && (!lens || !disps))
+    return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "array_of_blocklengths or array_of_displacements is NULL");
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+MESHMP_MPI_FN(int, Type_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
+  if (int err = check_count(MPI_COMM_NULL, "MPI_Type_hvector", blocklength, "blocklength")) return err;
+  return blocks_of("MPI_Type_hvector", count, oldtype, newtype, [&](int) { return blocklength; },
+                   [&](MPI_Aint, int i) { return i * stride; });
+}
+
+MESHMP_MPI_FN(int, Type_vector, (int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
+  if (int err = check_count(MPI_COMM_NULL, "MPI_Type_vector", blocklength, "blocklength")) return err;
+  return blocks_of("MPI_Type_vector", count, oldtype, newtype, [&](int) { return blocklength; },
+                   [&](MPI_Aint extent, int i) { return static_cast<MPI_Aint>(i) * stride * extent; });
+}
+
+MESHMP_MPI_FN(int, Type_hindexed, (int count, const int* array_of_blocklengths, const MPI_Aint* array_of_displacements, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
+  if (int err = check_arrays("MPI_Type_hindexed", count, array_of_blocklengths, array_of_displacements)) return err;
+  return blocks_of("MPI_Type_hindexed", count, oldtype, newtype, [&](int i) { return array_of_blocklengths[i]; },
+                   [&](MPI_Aint, int i) { return array_of_displacements[i]; });
+}
+
 MESHMP_MPI_FN(int, Type_indexed, (int count, const int* array_of_blocklengths, const int* array_of_displacements, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
-  const TypeInfo* o = type_info(oldtype);
-  if (!o) return raise(MPI_COMM_NULL, "MPI_Type_indexed", MPI_ERR_TYPE, "oldtype is not a valid datatype");
-  if (count < 0) return raise(MPI_COMM_NULL, "MPI_Type_indexed", MPI_ERR_COUNT, "count = " + std::to_string(count) + " is negative");
-  if (count > 0 && !array_of_displacements) return raise(MPI_COMM_NULL, "MPI_Type_indexed", MPI_ERR_ARG, "array_of_displacements is NULL");
-  std::vector<MPI_Aint> disp(static_cast<std::size_t>(count));
-  for (int i = 0; i < count; ++i) disp[i] = array_of_displacements[i] * o->extent();
-  return PMPI_Type_hindexed(count, array_of_blocklengths, disp.data(), oldtype, newtype);
+  if (int err = check_arrays("MPI_Type_indexed", count, array_of_blocklengths, array_of_displacements)) return err;
+  return blocks_of("MPI_Type_indexed", count, oldtype, newtype, [&](int i) { return array_of_blocklengths[i]; },
+                   [&](MPI_Aint extent, int i) { return array_of_displacements[i] * extent; });
 }
 
 MESHMP_MPI_FN(int, Type_struct, (int count, const int* array_of_blocklengths, const MPI_Aint* array_of_displacements, const MPI_Datatype* array_of_types, MPI_Datatype* newtype)) {

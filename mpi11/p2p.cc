@@ -205,6 +205,11 @@ int make_request(const char* call, bool is_send, bool persistent, bool buffered,
 
 // ---- completing ------------------------------------------------------------------
 
+// A non-contiguous receive arrived in the staging buffer: into the user's layout.
+void unpack_received(const Req& r, const mesh::Status& cs) {
+  if (!r.is_send && !r.contiguous && !cs.cancelled) unpack(*r.type, r.stage.data(), cs.bytes, r.buf, r.count);
+}
+
 // Concludes live request *h whose core part completed with *cs (nullptr: it
 // had none, its status is r.st): unpacks a non-contiguous receive, fills
 // *st, frees a nonpersistent request (nulling *h) or deactivates a
@@ -217,7 +222,7 @@ int conclude(MPI_Request* h, const mesh::Status* cs, MPI_Status* st, const char*
     code = r.st.MPI_ERROR;
   } else {
     code = code_of(cs->error, call);
-    if (!r.is_send && !r.contiguous && !cs->cancelled) unpack(*r.type, r.stage.data(), cs->bytes, r.buf, r.count);
+    unpack_received(r, *cs);
     fill_status(st, comm_ref(r.comm), *cs, code);
   }
   r.active = false;
@@ -266,7 +271,7 @@ void reap_orphans(bool block) {
       ++i;
       continue;
     }
-    if (!r.is_send && !r.contiguous && !cs.cancelled) unpack(*r.type, r.stage.data(), cs.bytes, r.buf, r.count);
+    unpack_received(r, cs);
     if (r.persistent) engine().free(r.core);
     requests().release(o[i]);
     o[i] = o.back();
@@ -378,8 +383,8 @@ MESHMP_MPI_FN(int, Recv_init, (void* buf, int count, MPI_Datatype datatype, int 
   return make_request("MPI_Recv_init", false, true, false, SendMode::kStandard, buf, count, datatype, source, tag, comm, request);
 }
 
-MESHMP_MPI_FN(int, Start, (MPI_Request* request)) {
-  const char* call = "MPI_Start";
+namespace {
+int start_persistent(MPI_Request* request, const char* call) {
   if (!request || !requests().valid(*request))
     return raise(MPI_COMM_NULL, call, MPI_ERR_REQUEST, "request is not a request");
   Req& r = requests().at(*request);
@@ -387,11 +392,14 @@ MESHMP_MPI_FN(int, Start, (MPI_Request* request)) {
   if (r.active) return raise(r.comm, call, MPI_ERR_REQUEST, "request is already active");
   return start(*request, call);
 }
+}  // namespace
+
+MESHMP_MPI_FN(int, Start, (MPI_Request* request)) { return start_persistent(request, "MPI_Start"); }
 
 MESHMP_MPI_FN(int, Startall, (int count, MPI_Request* array_of_requests)) {
   if (int err = check_request_array("MPI_Startall", count, array_of_requests)) return err;
   for (int i = 0; i < count; ++i)
-    if (int err = PMPI_Start(&array_of_requests[i])) return err;
+    if (int err = start_persistent(&array_of_requests[i], "MPI_Startall")) return err;
   return MPI_SUCCESS;
 }
 
@@ -548,9 +556,9 @@ MESHMP_MPI_FN(int, Testany, (int count, MPI_Request* array_of_requests, int* ind
   return report(comm, code);
 }
 
-MESHMP_MPI_FN(int, Waitall, (int count, MPI_Request* array_of_requests, MPI_Status* array_of_statuses)) {
-  const char* call = "MPI_Waitall";
-  if (int err = check_request_array(call, count, array_of_requests)) return err;
+namespace {
+// Completes every live request of the array (the array is checked).
+int wait_all(const char* call, int count, MPI_Request* array_of_requests, MPI_Status* array_of_statuses) {
   bool any;
   int done;
   std::vector<mesh::Request*>& cores = in_flight(count, array_of_requests, &any, &done);
@@ -573,6 +581,13 @@ MESHMP_MPI_FN(int, Waitall, (int count, MPI_Request* array_of_requests, MPI_Stat
   return in_status(call, failed_comm, failed);
 }
 
+}  // namespace
+
+MESHMP_MPI_FN(int, Waitall, (int count, MPI_Request* array_of_requests, MPI_Status* array_of_statuses)) {
+  if (int err = check_request_array("MPI_Waitall", count, array_of_requests)) return err;
+  return wait_all("MPI_Waitall", count, array_of_requests, array_of_statuses);
+}
+
 MESHMP_MPI_FN(int, Testall, (int count, MPI_Request* array_of_requests, int* flag, MPI_Status* array_of_statuses)) {
   const char* call = "MPI_Testall";
   if (int err = check_request_array(call, count, array_of_requests)) return err;
@@ -588,7 +603,7 @@ MESHMP_MPI_FN(int, Testall, (int count, MPI_Request* array_of_requests, int* fla
     }
   }
   *flag = 1;
-  return PMPI_Waitall(count, array_of_requests, array_of_statuses);
+  return wait_all(call, count, array_of_requests, array_of_statuses);
 }
 
 MESHMP_MPI_FN(int, Waitsome, (int incount, MPI_Request* array_of_requests, int* outcount, int* array_of_indices, MPI_Status* array_of_statuses)) {
