@@ -136,6 +136,8 @@ struct Unexpected : UnexpectedMsg {
 
 struct LinkState {
   std::unique_ptr<Link> link;
+  int peer = -1;                 // link->peer() and link->max_payload(), fixed for the
+  std::size_t max_payload = 0;   // link's life: kept here off the per-frame path
   CreditLedger ledger{1};
   Fifo<PendingFrame> sendq;
   LinkStats stats;
@@ -235,9 +237,11 @@ struct Engine::Impl {
   LinkState* add_link(std::unique_ptr<Link> link) {
     auto ls = std::make_unique<LinkState>();
     ls->ledger = CreditLedger(link->slots());
+    ls->peer = link->peer();
+    ls->max_payload = link->max_payload();
     ls->link = std::move(link);
     LinkState* p = ls.get();
-    peers[p->link->peer()].links.push_back(p);
+    peers[p->peer].links.push_back(p);
     links.push_back(std::move(ls));
     return p;
   }
@@ -281,6 +285,21 @@ struct Engine::Impl {
     ls.sendq.push_back(f);
   }
 
+  // A standard eager frame written now, from `buf`, if the link is up, idle
+  // and holds a credit; false (nothing written) otherwise.
+  bool write_eager_now(int peer, const void* buf, std::size_t len, int tag, std::uint32_t context) {
+    LinkState& ls = *primary_link(peer);
+    if (!(ls.up && ls.sendq.empty() && ls.ledger.can_send_data() && len <= ls.max_payload))
+      return false;
+    FrameHeader h = make_header(FrameType::kEager, peer);
+    h.context = context;
+    h.tag = tag;
+    h.length = len;
+    write_frame(ls, h, buf, len);
+    ++ls.stats.eager_sent;
+    return true;
+  }
+
   // Puts one queued/ready frame on the wire. Returns true if the frame is
   // finished (a DATA stream may need more frames).
   bool emit(LinkState& ls, const FrameHeader& h, Request* req) {
@@ -301,7 +320,7 @@ struct Engine::Impl {
     if (type == FrameType::kData) {
       if (req->offset < req->granted) {
         FrameHeader d = h;
-        std::size_t n = std::min(req->granted - req->offset, ls.link->max_payload());
+        std::size_t n = std::min(req->granted - req->offset, ls.max_payload);
         d.addr = req->offset;
         d.length = n;
         write_frame(ls, d, req->buf + req->offset, n);
@@ -583,7 +602,7 @@ struct Engine::Impl {
   }
 
   bool poll_link(LinkState& ls) {
-    const int peer = ls.link->peer();
+    const int peer = ls.peer;
     if (peers[peer].failed != Error::kOk) return false;
     bool any = false;
     if (!ls.up) {
@@ -594,7 +613,7 @@ struct Engine::Impl {
     FrameHeader h;
     const char* payload = nullptr;
     for (int budget = 0; budget < 64 && ls.link->peek(&h, &payload); ++budget) {
-      LinkView view{e.rank_, peer, ls.link->recv_seq(), ls.link->max_payload(), ls.ledger.slots()};
+      LinkView view{e.rank_, peer, ls.link->recv_seq(), ls.max_payload, ls.ledger.slots()};
       std::string bad = validate_header(h, view);
       // A frame left waiting (unexpected buffer full) is peeked again later:
       // apply its credits only once.
@@ -691,7 +710,7 @@ struct Engine::Impl {
     }
     LinkState& ls = *primary_link(r->peer);
     r->state = State::kQueued;
-    const bool eager = r->len < e.opt_.eager_limit && r->len <= ls.link->max_payload();
+    const bool eager = r->len < e.opt_.eager_limit && r->len <= ls.max_payload;
     if (r->channel) {
       SendChannel& ch = send_channels[ChannelKey{r->peer, r->context, r->tag}];
       r->chan_gen = ch.next_gen++;
@@ -941,7 +960,7 @@ void Engine::finalize() {
   // Drain queued frames (DONE, SYNC_ACK, credits) before leaving.
   im.block_until([&] {
     for (auto& ls : im.links)
-      if (!ls->sendq.empty() && im.peers[ls->link->peer()].failed == Error::kOk) return false;
+      if (!ls->sendq.empty() && im.peers[ls->peer].failed == Error::kOk) return false;
     return true;
   });
   if (im.boot) im.boot->fence("", e->size_);
@@ -1011,6 +1030,21 @@ Request* Engine::isend(const void* buf, std::size_t len, int dst, int tag, std::
   r->persistent = false;
   start(r);
   return r;
+}
+
+void Engine::send(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context, SendMode mode,
+                  Status* st) {
+  if (mode == SendMode::kStandard && dst != rank_ && len < opt_.eager_limit &&
+      impl_->peers[dst].failed == Error::kOk && impl_->write_eager_now(dst, buf, len, tag, context)) {
+    if (st) {
+      *st = Status{};
+      st->source = rank_;
+      st->tag = tag;
+      st->bytes = len;
+    }
+    return;
+  }
+  wait(isend(buf, len, dst, tag, context, mode), st);
 }
 
 Request* Engine::irecv(void* buf, std::size_t len, int src, int tag, std::uint32_t context) {

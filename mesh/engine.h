@@ -77,6 +77,12 @@ class Engine {
   /// Nonblocking receive of up to `len` bytes from `src` (or kAnySource) with
   /// `tag` (or kAnyTag). A longer message is truncated: status.error = kTruncate.
   Request* irecv(void* buf, std::size_t len, int src, int tag, std::uint32_t context);
+  /// Blocking send: wait(isend(...)), except that a standard-mode eager
+  /// message to another rank that finds its link idle and a credit free is
+  /// written straight into the slot, with no request at all (the common
+  /// small-message case; seed 002 §2.1 eager copy). Fills *st (may be nullptr).
+  void send(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context,
+            SendMode mode, Status* st);
 
   /// Persistent requests: created inactive, started any number of times.
   Request* send_init(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context,

@@ -1,6 +1,7 @@
 #include "mesh/shm_provider.h"
 
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -21,6 +22,16 @@ namespace {
 constexpr std::uint32_t kControlMagic = 0x6d73'6843;  // "Chsm"
 constexpr std::uint32_t kLinkMagic = 0x6d73'684c;     // "Lhsm"
 constexpr std::uint32_t kLinkVersion = 1;
+
+long membarrier(int cmd) { return ::syscall(SYS_membarrier, cmd, 0u, 0); }
+
+// Registers this process for membarrier GLOBAL_EXPEDITED, so that a sleeping
+// peer's barrier reaches it; false where the kernel lacks the command.
+bool register_asymmetric_fence() {
+  const long cmds = membarrier(MEMBARRIER_CMD_QUERY);
+  const long need = MEMBARRIER_CMD_GLOBAL_EXPEDITED | MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED;
+  return cmds >= 0 && (cmds & need) == need && membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0;
+}
 }  // namespace
 
 // One per rank, mapped by every rank of the job.
@@ -145,6 +156,7 @@ class ShmLink final : public Link {
 ShmProvider::ShmProvider(const Options& o) : o_(o), registry_(o.job, o.rank) {
   // Yama may restrict process_vm_writev to ancestors; allow our peers.
   ::prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+  asymmetric_fence_ = register_asymmetric_fence();
   control_bytes_ = round_page(sizeof(ShmControl) + static_cast<std::size_t>(o.nranks));
   std::size_t mapped = 0;
   void* p = map_segment(control_name(o.rank), control_bytes_, true, &mapped);
@@ -291,7 +303,10 @@ bool ShmProvider::collect(int r, std::uint64_t seq, void* out, std::size_t bytes
 
 std::uint32_t ShmProvider::arm() {
   own_->sleeping.store(1, std::memory_order_seq_cst);
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  // Every sender either sees `sleeping` or has its last publish visible to
+  // the re-poll that follows (a barrier on every CPU running a peer).
+  if (!asymmetric_fence_ || membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) != 0)
+    std::atomic_thread_fence(std::memory_order_seq_cst);
   return own_->doorbell.load(std::memory_order_seq_cst);
 }
 
@@ -304,7 +319,10 @@ void ShmProvider::disarm() { own_->sleeping.store(0, std::memory_order_relaxed);
 
 void ShmProvider::wake(int peer) {
   ShmControl* c = controls_[peer];
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  // Publish, then read `sleeping`: the store-load order the sleeper's
+  // membarrier provides for us (see arm()), or a full fence.
+  if (asymmetric_fence_) std::atomic_signal_fence(std::memory_order_seq_cst);
+  else std::atomic_thread_fence(std::memory_order_seq_cst);
   if (c->sleeping.load(std::memory_order_seq_cst)) {
     c->doorbell.fetch_add(1, std::memory_order_seq_cst);
     ::syscall(SYS_futex, &c->doorbell, FUTEX_WAKE, 1, nullptr, nullptr, 0);

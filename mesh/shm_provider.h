@@ -61,7 +61,12 @@ class ShmProvider {
 
   /// Doorbell. arm() announces that this rank is about to sleep and returns
   /// the doorbell value to sleep on; the caller re-polls its links, then
-  /// sleep()s unless something arrived, then disarm()s.
+  /// sleep()s unless something arrived, then disarm()s. The store-load
+  /// ordering this needs on both sides (sender: publish, then read
+  /// `sleeping`; sleeper: set `sleeping`, then re-poll) is an asymmetric
+  /// fence where the kernel has membarrier(2) GLOBAL_EXPEDITED: the rare
+  /// sleeper pays a system call so the sender, on every message, pays only a
+  /// compiler barrier. Without it both sides use a full fence.
   std::uint32_t arm();
   void sleep(std::uint32_t seen, int timeout_ms);
   void disarm();
@@ -96,6 +101,7 @@ class ShmProvider {
   std::vector<ShmControl*> controls_;
   std::vector<int> pids_;
   bool own_name_linked_ = false;
+  bool asymmetric_fence_ = false;  // this process is registered for membarrier
   ShmRegistry registry_;
 };
 

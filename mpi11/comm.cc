@@ -33,16 +33,12 @@ CommInfo* bad_comm(MPI_Comm comm, const char* call, int* err) {
   return &s.comms[comm];
 }
 
-int check_rank(MPI_Comm comm, const CommInfo& c, const char* call, int rank, const char* arg, bool any_ok) {
-  if (rank == MPI_PROC_NULL || (any_ok && rank == MPI_ANY_SOURCE)) return MPI_SUCCESS;
-  if (rank < 0 || rank >= c.size())
-    return raise(comm, call, MPI_ERR_RANK,
-                 std::string(arg) + " = " + std::to_string(rank) + " is out of range: the communicator has " + std::to_string(c.size()) + " ranks");
-  return MPI_SUCCESS;
+int bad_rank(MPI_Comm comm, const CommInfo& c, const char* call, int rank, const char* arg) {
+  return raise(comm, call, MPI_ERR_RANK,
+               std::string(arg) + " = " + std::to_string(rank) + " is out of range: the communicator has " + std::to_string(c.size()) + " ranks");
 }
 
-int check_tag(MPI_Comm comm, const char* call, int tag, bool any_ok) {
-  if ((any_ok && tag == MPI_ANY_TAG) || (tag >= 0 && tag <= mesh::kTagUb)) return MPI_SUCCESS;
+int bad_tag(MPI_Comm comm, const char* call, int tag) {
   return raise(comm, call, MPI_ERR_TAG,
                "tag = " + std::to_string(tag) + " is outside 0..MPI_TAG_UB (" + std::to_string(mesh::kTagUb) + ")");
 }

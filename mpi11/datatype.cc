@@ -17,26 +17,12 @@
 namespace meshmp::mpi {
 namespace {
 
-constexpr int kFirstDerived = 64;  // handles below are predefined (some reserved)
+constexpr int kFirstDerived = Types::kFirstDerived;
 
 template <typename A, typename B>
 struct Pair {
   A a;
   B b;
-};
-
-struct Types {
-  std::vector<std::shared_ptr<TypeInfo>> table;
-  Types();
-  MPI_Datatype add(std::shared_ptr<TypeInfo> t) {
-    for (std::size_t i = kFirstDerived; i < table.size(); ++i)
-      if (!table[i]) {
-        table[i] = std::move(t);
-        return static_cast<MPI_Datatype>(i);
-      }
-    table.push_back(std::move(t));
-    return static_cast<MPI_Datatype>(table.size() - 1);
-  }
 };
 
 std::shared_ptr<TypeInfo> basic(MPI_Datatype self, const char* name, std::size_t size, std::size_t align) {
@@ -76,6 +62,8 @@ std::shared_ptr<TypeInfo> pair(MPI_Datatype self, const char* name, MPI_Datatype
   return t;
 }
 
+}  // namespace
+
 Types::Types() : table(kFirstDerived) {
   table[MPI_CHAR] = basic(MPI_CHAR, "MPI_CHAR", 1, 1);
   table[MPI_SIGNED_CHAR] = basic(MPI_SIGNED_CHAR, "MPI_SIGNED_CHAR", 1, 1);
@@ -113,13 +101,20 @@ Types::Types() : table(kFirstDerived) {
       pair<long double, int>(MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT", MPI_LONG_DOUBLE, MPI_INT);
 }
 
-Types& types() {
-  static Types t;
-  return t;
+MPI_Datatype Types::add(std::shared_ptr<TypeInfo> t) {
+  for (std::size_t i = kFirstDerived; i < table.size(); ++i)
+    if (!table[i]) {
+      table[i] = std::move(t);
+      return static_cast<MPI_Datatype>(i);
+    }
+  table.push_back(std::move(t));
+  return static_cast<MPI_Datatype>(table.size() - 1);
 }
 
+namespace {
+
 std::shared_ptr<TypeInfo> shared_type(MPI_Datatype t) {
-  Types& ts = types();
+  Types& ts = g_types;
   if (t <= 0 || static_cast<std::size_t>(t) >= ts.table.size()) return nullptr;
   return ts.table[t];
 }
@@ -210,7 +205,7 @@ std::shared_ptr<TypeInfo> build(const std::vector<Block>& blocks, bool pad_to_al
 
 int make_type(const char* call, std::shared_ptr<TypeInfo> t, MPI_Datatype* newtype) {
   if (!newtype) return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "newtype is NULL");
-  *newtype = types().add(std::move(t));
+  *newtype = g_types.add(std::move(t));
   return MPI_SUCCESS;
 }
 
@@ -223,26 +218,17 @@ const TypeInfo* old_type(const char* call, MPI_Datatype t, int* err, const char*
 
 }  // namespace
 
-const TypeInfo* type_info(MPI_Datatype t) {
-  Types& ts = types();
-  if (t <= 0 || static_cast<std::size_t>(t) >= ts.table.size() || !ts.table[t]) return nullptr;
-  return ts.table[t].get();
-}
-
 std::shared_ptr<const TypeInfo> keep_type(MPI_Datatype t) { return shared_type(t); }
 
-int check_type(MPI_Comm comm, const char* call, MPI_Datatype t, const char* arg) {
+int bad_type(MPI_Comm comm, const char* call, MPI_Datatype t, const char* arg) {
   const TypeInfo* ti = type_info(t);
   if (!ti) return raise(comm, call, MPI_ERR_TYPE, std::string(arg) + " is not a valid datatype (" + std::to_string(t) + ")");
   if (!ti->committed) return raise(comm, call, MPI_ERR_TYPE, std::string(arg) + " has not been committed");
-  if (ti->predefined && (t == MPI_LB || t == MPI_UB))
-    return raise(comm, call, MPI_ERR_TYPE, std::string(arg) + " MPI_LB/MPI_UB carry no data");
-  return MPI_SUCCESS;
+  return raise(comm, call, MPI_ERR_TYPE, std::string(arg) + " MPI_LB/MPI_UB carry no data");
 }
 
-int check_count(MPI_Comm comm, const char* call, int count, const char* arg) {
-  if (count < 0) return raise(comm, call, MPI_ERR_COUNT, std::string(arg) + " = " + std::to_string(count) + " is negative");
-  return MPI_SUCCESS;
+int bad_count(MPI_Comm comm, const char* call, int count, const char* arg) {
+  return raise(comm, call, MPI_ERR_COUNT, std::string(arg) + " = " + std::to_string(count) + " is negative");
 }
 
 void pack(const TypeInfo& t, const void* buf, std::size_t count, char* out) {
@@ -385,7 +371,7 @@ MESHMP_MPI_FN(int, Type_free, (MPI_Datatype* datatype)) {
   if (!datatype || !type_info(*datatype)) return raise(MPI_COMM_NULL, "MPI_Type_free", MPI_ERR_TYPE, "datatype is not a valid datatype");
   if (*datatype < kFirstDerived) return raise(MPI_COMM_NULL, "MPI_Type_free", MPI_ERR_TYPE, "a predefined datatype cannot be freed");
   // Requests still using it hold their own reference (keep_type).
-  types().table[*datatype].reset();
+  g_types.table[*datatype].reset();
   *datatype = MPI_DATATYPE_NULL;
   return MPI_SUCCESS;
 }

@@ -66,13 +66,38 @@ struct TypeInfo {
   MPI_Aint extent() const { return ub - lb; }
 };
 
+/// The datatype table: handle -> type; handles below kFirstDerived are the
+/// predefined types (some reserved), freed derived handles are reused.
+struct Types {
+  static constexpr int kFirstDerived = 64;
+  std::vector<std::shared_ptr<TypeInfo>> table;
+  Types();  // the predefined types (datatype.cc)
+  MPI_Datatype add(std::shared_ptr<TypeInfo> t);
+};
+/// Inline: looked up on every call's path.
+inline Types g_types;
+
 /// The type behind a handle, or nullptr.
-const TypeInfo* type_info(MPI_Datatype t);
+inline const TypeInfo* type_info(MPI_Datatype t) {
+  const auto& tb = g_types.table;
+  return t > 0 && static_cast<std::size_t>(t) < tb.size() ? tb[static_cast<std::size_t>(t)].get() : nullptr;
+}
 /// A reference that keeps a type alive after MPI_Type_free (pending requests).
 std::shared_ptr<const TypeInfo> keep_type(MPI_Datatype t);
+/// check_type's error path: raises MPI_ERR_TYPE naming `arg` of `call`.
+int bad_type(MPI_Comm comm, const char* call, MPI_Datatype t, const char* arg);
 /// MPI_SUCCESS or the error code of a bad datatype/count argument for `call`.
-int check_type(MPI_Comm comm, const char* call, MPI_Datatype t, const char* arg = "datatype");
-int check_count(MPI_Comm comm, const char* call, int count, const char* arg = "count");
+inline int check_type(MPI_Comm comm, const char* call, MPI_Datatype t, const char* arg = "datatype") {
+  const TypeInfo* ti = type_info(t);
+  if (ti && ti->committed && t != MPI_LB && t != MPI_UB) [[likely]] return MPI_SUCCESS;
+  return bad_type(comm, call, t, arg);
+}
+/// check_count's error path: raises MPI_ERR_COUNT.
+int bad_count(MPI_Comm comm, const char* call, int count, const char* arg);
+inline int check_count(MPI_Comm comm, const char* call, int count, const char* arg = "count") {
+  if (count >= 0) [[likely]] return MPI_SUCCESS;
+  return bad_count(comm, call, count, arg);
+}
 
 /// Packs `count` instances of `t` at `buf` into `out` (count * t.size bytes).
 void pack(const TypeInfo& t, const void* buf, std::size_t count, char* out);
@@ -134,9 +159,19 @@ MPI_Comm make_comm(MPI_Comm parent, std::vector<int> members, int me);
 void make_builtin_comms();
 /// MPI_ERR_NOT_INITIALIZED-style check: false after raising if MPI is not running.
 bool check_init(const char* call, int* err);
+/// The error paths of check_rank / check_tag: raise MPI_ERR_RANK / MPI_ERR_TAG.
+int bad_rank(MPI_Comm comm, const CommInfo& c, const char* call, int rank, const char* arg);
+int bad_tag(MPI_Comm comm, const char* call, int tag);
 /// The error code of an MPI_ERR_RANK / MPI_ERR_TAG check, or MPI_SUCCESS.
-int check_rank(MPI_Comm comm, const CommInfo& c, const char* call, int rank, const char* arg, bool any_ok);
-int check_tag(MPI_Comm comm, const char* call, int tag, bool any_ok);
+inline int check_rank(MPI_Comm comm, const CommInfo& c, const char* call, int rank, const char* arg, bool any_ok) {
+  if ((rank >= 0 && rank < c.size()) || rank == MPI_PROC_NULL || (any_ok && rank == MPI_ANY_SOURCE)) [[likely]]
+    return MPI_SUCCESS;
+  return bad_rank(comm, c, call, rank, arg);
+}
+inline int check_tag(MPI_Comm comm, const char* call, int tag, bool any_ok) {
+  if ((tag >= 0 && tag <= mesh::kTagUb) || (any_ok && tag == MPI_ANY_TAG)) [[likely]] return MPI_SUCCESS;
+  return bad_tag(comm, call, tag);
+}
 
 /// An empty status (MPI-1.1 §3.7.3): from `source` (MPI_ANY_SOURCE for a null
 /// or inactive request, MPI_PROC_NULL for a receive from it, §3.11), tag

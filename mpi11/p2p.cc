@@ -308,9 +308,8 @@ int blocking_send(const char* call, SendMode mode, const void* buf, int count, M
     pack(*a.t, buf, static_cast<std::size_t>(count), s.data());
     data = s.data();
   }
-  mesh::Engine& e = engine();
   mesh::Status cs;
-  e.wait(e.isend(data, a.bytes, a.c->group.ranks[dest], tag, a.c->p2p_context, mode), &cs);
+  engine().send(data, a.bytes, a.c->group.ranks[dest], tag, a.c->p2p_context, mode, &cs);
   return cs.error == mesh::Error::kOk ? MPI_SUCCESS : report(comm, code_of(cs.error, call));
 }
 
