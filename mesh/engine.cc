@@ -851,6 +851,7 @@ struct Engine::Impl {
 
 namespace {
 Engine* g_engine = nullptr;
+int g_engine_users = 0;  // inits not yet finalized (QMP and MPI share the engine)
 }
 
 Engine::Engine() = default;
@@ -859,7 +860,10 @@ Engine::~Engine() = default;
 Engine* Engine::get() { return g_engine; }
 
 Engine& Engine::init() {
-  if (g_engine) return *g_engine;
+  if (g_engine) {
+    ++g_engine_users;
+    return *g_engine;
+  }
   std::unique_ptr<Engine> eng(new Engine());
   Engine& e = *eng;
   e.rank_ = static_cast<int>(env_long(env::kRank, 0, 0, 1 << 24));
@@ -950,12 +954,13 @@ Engine& Engine::init() {
     im.shm->unlink_own_control();
   }
   g_engine = eng.release();
+  g_engine_users = 1;
   return *g_engine;
 }
 
 void Engine::finalize() {
   Engine* e = g_engine;
-  if (!e) return;
+  if (!e || --g_engine_users > 0) return;
   Impl& im = *e->impl_;
   // Drain queued frames (DONE, SYNC_ACK, credits) before leaving.
   im.block_until([&] {

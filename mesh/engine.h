@@ -51,13 +51,15 @@ class Engine {
  public:
   /// Starts the core for this process from the launcher's environment
   /// (MESHMP_RANK, MESHMP_SIZE, ...; a process started without qmprun is a
-  /// job of one). Idempotent. Throws std::runtime_error with a readable
+  /// job of one). Counted: QMP and MPI each init and finalize once, in any
+  /// order, over one engine. Throws std::runtime_error with a readable
   /// message if the environment or the config is wrong.
   static Engine& init();
-  /// The running engine, or nullptr before init / after finalize.
+  /// The running engine, or nullptr before init / after the last finalize.
   static Engine* get();
-  /// Completes outstanding link traffic, synchronises with every rank and
-  /// releases all resources. Idempotent.
+  /// Drops one init; the last completes outstanding link traffic,
+  /// synchronises with every rank and releases all resources. Without a
+  /// running engine it does nothing.
   static void finalize();
   /// Ends the whole job through the launcher with `code`; does not return.
   [[noreturn]] void abort(int code, const std::string& message);

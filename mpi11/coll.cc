@@ -5,6 +5,7 @@
 // rings and pairwise exchanges. Data of contiguous datatypes moves straight
 // from and into the user's buffers; other datatypes are packed once.
 // Non-commutative reductions combine in rank order (§4.9.4).
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 #include <string>
@@ -31,7 +32,14 @@ struct Call {
   MPI_Comm comm;
   CommInfo* c = nullptr;
   int err = MPI_SUCCESS;
-  Call(const char* n, MPI_Comm cm) : name(n), comm(cm) { c = check_comm(cm, n, &err); }
+  // MPI-1.1 defines collectives on intracommunicators only (§4.2).
+  Call(const char* n, MPI_Comm cm) : name(n), comm(cm) {
+    c = check_comm(cm, n, &err);
+    if (c && c->inter) {
+      err = raise(cm, n, MPI_ERR_COMM, "comm is an intercommunicator");
+      c = nullptr;
+    }
+  }
   bool ok() const { return c != nullptr; }
   int root(int r) {
     if (r < 0 || r >= c->size())
@@ -184,8 +192,14 @@ MESHMP_MPI_FN(int, Bcast, (void* buffer, int count, MPI_Datatype datatype, int r
 
 MESHMP_MPI_FN(int, Gather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)) {
   Call k("MPI_Gather", comm);
-  if (!k.ok() || k.root(root) || k.data(sendbuf, sendcount, sendtype, "send")) return k.err;
+  if (!k.ok() || k.root(root)) return k.err;
   const bool me_root = k.c->rank() == root;
+  if (me_root && sendbuf == MPI_IN_PLACE && type_info(recvtype)) {  // the root's block is in place already
+    sendbuf = static_cast<char*>(recvbuf) + static_cast<MPI_Aint>(root) * recvcount * type_info(recvtype)->extent();
+    sendcount = recvcount;
+    sendtype = recvtype;
+  }
+  if (k.data(sendbuf, sendcount, sendtype, "send")) return k.err;
   if (me_root && k.data(recvbuf, recvcount, recvtype, "recv")) return k.err;
   const TypeInfo& st = *type_info(sendtype);
   const char* send = packed_in(st, sendbuf, static_cast<std::size_t>(sendcount), kSend);
@@ -203,8 +217,14 @@ MESHMP_MPI_FN(int, Gather, (const void* sendbuf, int sendcount, MPI_Datatype sen
 
 MESHMP_MPI_FN(int, Gatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root, MPI_Comm comm)) {
   Call k("MPI_Gatherv", comm);
-  if (!k.ok() || k.root(root) || k.data(sendbuf, sendcount, sendtype, "send")) return k.err;
+  if (!k.ok() || k.root(root)) return k.err;
   const bool me_root = k.c->rank() == root;
+  if (me_root && sendbuf == MPI_IN_PLACE && type_info(recvtype) && recvcounts && displs) {
+    sendbuf = static_cast<char*>(recvbuf) + static_cast<MPI_Aint>(displs[root]) * type_info(recvtype)->extent();
+    sendcount = recvcounts[root];
+    sendtype = recvtype;
+  }
+  if (k.data(sendbuf, sendcount, sendtype, "send")) return k.err;
   const TypeInfo& st = *type_info(sendtype);
   const char* send = packed_in(st, sendbuf, static_cast<std::size_t>(sendcount), kSend);
   const std::size_t bytes = static_cast<std::size_t>(sendcount) * st.size;
@@ -222,12 +242,16 @@ MESHMP_MPI_FN(int, Gatherv, (const void* sendbuf, int sendcount, MPI_Datatype se
 
 MESHMP_MPI_FN(int, Scatter, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)) {
   Call k("MPI_Scatter", comm);
-  if (!k.ok() || k.root(root) || k.data(recvbuf, recvcount, recvtype, "recv")) return k.err;
+  if (!k.ok() || k.root(root)) return k.err;
   const bool me_root = k.c->rank() == root;
+  const bool in_place = me_root && recvbuf == MPI_IN_PLACE;  // the root keeps its block where it is
+  if (in_place) recvcount = 0, recvtype = MPI_BYTE;
+  if (k.data(recvbuf, recvcount, recvtype, "recv")) return k.err;
   if (me_root && k.data(sendbuf, sendcount, sendtype, "send")) return k.err;
   const TypeInfo& rt = *type_info(recvtype);
   const std::size_t rn = static_cast<std::size_t>(recvcount);
-  char* recv = packed_out(rt, recvbuf, rn, kRecv);
+  char* recv = in_place ? scratch(kRecv, static_cast<std::size_t>(sendcount) * type_info(sendtype)->size)
+                        : packed_out(rt, recvbuf, rn, kRecv);
   const char* send = nullptr;
   std::size_t block = rn * rt.size;
   if (me_root) {
@@ -236,16 +260,19 @@ MESHMP_MPI_FN(int, Scatter, (const void* sendbuf, int sendcount, MPI_Datatype se
     send = packed_in(st, sendbuf, static_cast<std::size_t>(sendcount) * k.c->size(), kSend);
   }
   const mesh::Error e = collectives::scatter(k.c->group, send, recv, block, root);
-  if (!rt.contiguous) unpack(rt, recv, rn * rt.size, recvbuf, rn);
+  if (!rt.contiguous && !in_place) unpack(rt, recv, rn * rt.size, recvbuf, rn);
   return k.finish(e);
 }
 
 MESHMP_MPI_FN(int, Scatterv, (const void* sendbuf, const int* sendcounts, const int* displs, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)) {
   Call k("MPI_Scatterv", comm);
-  if (!k.ok() || k.root(root) || k.data(recvbuf, recvcount, recvtype, "recv")) return k.err;
+  if (!k.ok() || k.root(root)) return k.err;
   const bool me_root = k.c->rank() == root;
+  const bool in_place = me_root && recvbuf == MPI_IN_PLACE;  // the root keeps its block where it is
+  if (in_place) recvcount = 0, recvtype = MPI_BYTE;
+  if (k.data(recvbuf, recvcount, recvtype, "recv")) return k.err;
   const TypeInfo& rt = *type_info(recvtype);
-  const std::size_t rn = static_cast<std::size_t>(recvcount);
+  std::size_t rn = static_cast<std::size_t>(recvcount);
   char* recv = packed_out(rt, recvbuf, rn, kRecv);
   Blocks b;
   char* base = nullptr;
@@ -256,9 +283,10 @@ MESHMP_MPI_FN(int, Scatterv, (const void* sendbuf, const int* sendcounts, const 
     b = blocks(st, k.c->size(), sendcounts, displs);
     base = block_base(st, const_cast<void*>(sendbuf), scratch(kSend, b.total));
     if (!st.contiguous) pack_blocks(st, sendbuf, b, sendcounts, displs, base, k.c->size());
+    if (in_place) rn = b.counts[root], recv = scratch(kRecv, rn);
   }
   const mesh::Error e = collectives::scatterv(k.c->group, base, b.counts.data(), b.displs.data(), recv, rn * rt.size, root);
-  if (!rt.contiguous) unpack(rt, recv, rn * rt.size, recvbuf, rn);
+  if (!rt.contiguous && !in_place) unpack(rt, recv, rn * rt.size, recvbuf, rn);
   return k.finish(e);
 }
 
@@ -266,10 +294,14 @@ namespace {
 int allgatherv(const char* name, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm) {
   Call k(name, comm);
-  if (!k.ok() || k.data(sendbuf, sendcount, sendtype, "send") || k.data(recvbuf, 0, recvtype, "recv") ||
-      k.counts(recvcounts, "recvcounts"))
-    return k.err;
+  if (!k.ok() || k.data(recvbuf, 0, recvtype, "recv") || k.counts(recvcounts, "recvcounts")) return k.err;
   if (!displs) return raise(comm, k.name, MPI_ERR_ARG, "displs is NULL");
+  if (sendbuf == MPI_IN_PLACE) {  // my block is in recvbuf already
+    sendbuf = static_cast<char*>(recvbuf) + static_cast<MPI_Aint>(displs[k.c->rank()]) * type_info(recvtype)->extent();
+    sendcount = recvcounts[k.c->rank()];
+    sendtype = recvtype;
+  }
+  if (k.data(sendbuf, sendcount, sendtype, "send")) return k.err;
   const TypeInfo& st = *type_info(sendtype);
   const TypeInfo& rt = *type_info(recvtype);
   const int p = k.c->size(), me = k.c->rank();
@@ -303,6 +335,22 @@ namespace {
 int alltoallv(const char* name, const void* sendbuf, const int* sendcounts, const int* sdispls, MPI_Datatype sendtype,
               void* recvbuf, const int* recvcounts, const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm) {
   Call k(name, comm);
+  std::vector<char> sent_copy;
+  if (k.ok() && sendbuf == MPI_IN_PLACE && type_info(recvtype) && recvcounts && rdispls) {
+    // MPI-2.2: the data to send are in recvbuf, laid out as received.
+    const TypeInfo& rt = *type_info(recvtype);
+    MPI_Aint lo = 0, hi = 0;
+    for (int i = 0; i < k.c->size(); ++i)
+      if (recvcounts[i] > 0) {
+        lo = std::min<MPI_Aint>(lo, rdispls[i] * rt.extent() + rt.lb);
+        hi = std::max<MPI_Aint>(hi, (rdispls[i] + recvcounts[i]) * rt.extent() + rt.lb);
+      }
+    sent_copy.assign(static_cast<char*>(recvbuf) + lo, static_cast<char*>(recvbuf) + hi);
+    sendbuf = sent_copy.data() - lo;
+    sendcounts = recvcounts;
+    sdispls = rdispls;
+    sendtype = recvtype;
+  }
   if (!k.ok() || k.data(sendbuf, 0, sendtype, "send") || k.data(recvbuf, 0, recvtype, "recv") ||
       k.counts(sendcounts, "sendcounts") || k.counts(recvcounts, "recvcounts"))
     return k.err;
@@ -381,7 +429,7 @@ MESHMP_MPI_FN(int, Reduce_scatter, (const void* sendbuf, void* recvbuf, const in
   const Operand o{type_info(datatype), &red};
   // Reduce the whole vector to rank 0, then scatter block i to rank i (§4.10).
   char* w = scratch(kWork, static_cast<std::size_t>(total) * o.unit());
-  o.load(sendbuf, static_cast<std::size_t>(total), w);
+  o.load(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, static_cast<std::size_t>(total), w);
   mesh::Error e = collectives::reduce(k.c->group, w, o.elems(static_cast<std::size_t>(total)), red.op, 0);
   std::vector<std::size_t> counts(p), displs(p);
   std::size_t at = 0;
@@ -407,4 +455,24 @@ MESHMP_MPI_FN(int, Scan, (const void* sendbuf, void* recvbuf, int count, MPI_Dat
   const mesh::Error e = collectives::scan(k.c->group, w, o.elems(n), red.op);
   o.store(w, n, recvbuf);
   return k.finish(e);
+}
+
+// MPI-2.2 §5.9.7: inoutbuf = inbuf (op) inoutbuf, locally.
+MESHMP_MPI_FN(int, Reduce_local, (const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)) {
+  const char* call = "MPI_Reduce_local";
+  int err;
+  if (!check_init(call, &err)) return err;
+  if ((err = check_count(MPI_COMM_NULL, call, count)) || (err = check_type(MPI_COMM_NULL, call, datatype))) return err;
+  if (count > 0 && (!inbuf || !inoutbuf)) return raise(MPI_COMM_NULL, call, MPI_ERR_BUFFER, "inbuf or inoutbuf is NULL");
+  Reduction red;
+  if ((err = make_reduction(MPI_COMM_NULL, call, op, datatype, &red))) return err;
+  const Operand o{type_info(datatype), &red};
+  const std::size_t n = static_cast<std::size_t>(count);
+  char* left = scratch(kSend, n * o.unit());
+  char* right = scratch(kWork, n * o.unit());
+  o.load(inbuf, n, left);
+  o.load(inoutbuf, n, right);
+  red.op.combine(left, right, o.elems(n), red.op.ctx);  // left = inbuf (op) inoutbuf
+  o.store(left, n, inoutbuf);
+  return MPI_SUCCESS;
 }

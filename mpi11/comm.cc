@@ -6,6 +6,7 @@
 // apart from QMP's.
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -35,7 +36,7 @@ CommInfo* bad_comm(MPI_Comm comm, const char* call, int* err) {
 
 int bad_rank(MPI_Comm comm, const CommInfo& c, const char* call, int rank, const char* arg) {
   return raise(comm, call, MPI_ERR_RANK,
-               std::string(arg) + " = " + std::to_string(rank) + " is out of range: the communicator has " + std::to_string(c.size()) + " ranks");
+               std::string(arg) + " = " + std::to_string(rank) + " is out of range: the " + (c.inter ? "remote group" : "communicator") + " has " + std::to_string(c.peer_count()) + " ranks");
 }
 
 int bad_tag(MPI_Comm comm, const char* call, int tag) {
@@ -58,8 +59,10 @@ namespace {
 void index_members(CommInfo& c) {
   c.in_use = true;
   c.rank_of_world.assign(static_cast<std::size_t>(state().engine->size()), -1);
-  for (int i = 0; i < c.size(); ++i) c.rank_of_world[c.group.ranks[i]] = i;
+  for (int i = 0; i < c.peer_count(); ++i) c.rank_of_world[c.peer_world(i)] = i;
 }
+
+}  // namespace
 
 MPI_Comm add_comm(CommInfo c) {
   State& s = state();
@@ -73,6 +76,8 @@ MPI_Comm add_comm(CommInfo c) {
   return static_cast<MPI_Comm>(s.comms.size() - 1);
 }
 
+namespace {
+
 void max_u32(void* io, const void* in, std::size_t n, void*) {
   for (std::size_t i = 0; i < n; ++i)
     static_cast<std::uint32_t*>(io)[i] = std::max(static_cast<std::uint32_t*>(io)[i], static_cast<const std::uint32_t*>(in)[i]);
@@ -80,23 +85,32 @@ void max_u32(void* io, const void* in, std::size_t n, void*) {
 
 }  // namespace
 
-MPI_Comm make_comm(MPI_Comm parent, std::vector<int> members, int me) {
+std::uint32_t agree_context(const collectives::Group& g) {
   State& s = state();
   std::uint32_t ctx = s.next_context;
   collectives::ReduceOp op;
   op.combine = max_u32;
   op.elem_size = sizeof ctx;
-  collectives::allreduce(comm_ref(parent).group, &ctx, 1, op);
+  collectives::allreduce(g, &ctx, 1, op);
   s.next_context = ctx + 2;
-  if (me < 0) return MPI_COMM_NULL;
+  return ctx;
+}
+
+MPI_Comm comm_from(std::vector<int> members, int me, std::uint32_t ctx, MPI_Errhandler errhandler) {
   CommInfo c;
-  c.group.engine = s.engine;
+  c.group.engine = state().engine;
   c.group.ranks = std::move(members);
   c.group.me = me;
   c.p2p_context = ctx;
   c.group.context = ctx + 1;
-  c.errhandler = comm_ref(parent).errhandler;
+  c.errhandler = errhandler;
   return add_comm(std::move(c));
+}
+
+MPI_Comm make_comm(MPI_Comm parent, std::vector<int> members, int me) {
+  const std::uint32_t ctx = agree_context(comm_ref(parent).group);
+  if (me < 0) return MPI_COMM_NULL;
+  return comm_from(std::move(members), me, ctx, comm_ref(parent).errhandler);
 }
 
 // MPI_Init's part: the world (on the launcher's torus) and self.
@@ -111,12 +125,14 @@ void make_builtin_comms() {
   world.group.ranks.resize(static_cast<std::size_t>(s.engine->size()));
   std::iota(world.group.ranks.begin(), world.group.ranks.end(), 0);
   world.group.torus = s.engine->torus();
+  world.name = "MPI_COMM_WORLD";
   world.p2p_context = s.next_context;
   world.group.context = s.next_context + 1;
   CommInfo self;
   self.builtin = true;
   self.group.engine = s.engine;
   self.group.ranks = {s.engine->rank()};
+  self.name = "MPI_COMM_SELF";
   self.p2p_context = s.next_context + 2;
   self.group.context = s.next_context + 3;
   s.next_context += 4;
@@ -152,17 +168,26 @@ MESHMP_MPI_FN(int, Comm_rank, (MPI_Comm comm, int* rank)) {
 }
 
 MESHMP_MPI_FN(int, Comm_dup, (MPI_Comm comm, MPI_Comm* newcomm)) {
+  const char* call = "MPI_Comm_dup";
   int err;
-  CommInfo* c = check_comm(comm, "MPI_Comm_dup", &err);
+  CommInfo* c = check_comm(comm, call, &err);
   if (!c) return err;
-  if (!newcomm) return raise(comm, "MPI_Comm_dup", MPI_ERR_ARG, "newcomm is NULL");
-  const MPI_Comm n = make_comm(comm, c->group.ranks, c->rank());
+  if (!newcomm) return raise(comm, call, MPI_ERR_ARG, "newcomm is NULL");
+  const MPI_Comm n = c->inter ? dup_intercomm(comm) : make_comm(comm, c->group.ranks, c->rank());
+  if (n == MPI_COMM_NULL) return raise(comm, call, MPI_ERR_OTHER, "agreeing on a context with the remote group failed");
   CommInfo& d = comm_ref(n);
   const CommInfo& o = comm_ref(comm);  // make_comm may have moved the deque's end, not its elements
   d.group.torus = o.group.torus;
   d.topo = o.topo;
   d.dims = o.dims;
   d.periods = o.periods;
+  d.index = o.index;
+  d.edges = o.edges;
+  if ((err = copy_attributes(comm, n, call))) {
+    delete_attributes(n, call);
+    comm_ref(n) = CommInfo{};
+    return err;
+  }
   *newcomm = n;
   return MPI_SUCCESS;
 }
@@ -173,6 +198,7 @@ MESHMP_MPI_FN(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm* new
   CommInfo* c = check_comm(comm, call, &err);
   if (!c) return err;
   if (!newcomm) return raise(comm, call, MPI_ERR_ARG, "newcomm is NULL");
+  if (c->inter) return raise(comm, call, MPI_ERR_COMM, "comm is an intercommunicator (MPI-1.1 splits intracommunicators only)");
   if (color < 0 && color != MPI_UNDEFINED)
     return raise(comm, call, MPI_ERR_ARG, "color = " + std::to_string(color) + " is negative and not MPI_UNDEFINED");
   // Everyone's (color, key), then the members of my colour ordered by key,
@@ -199,12 +225,14 @@ MESHMP_MPI_FN(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm* new
 }
 
 MESHMP_MPI_FN(int, Comm_free, (MPI_Comm* comm)) {
+  const char* call = "MPI_Comm_free";
   int err;
-  if (!comm) return raise(MPI_COMM_NULL, "MPI_Comm_free", MPI_ERR_ARG, "comm is NULL");
-  CommInfo* c = check_comm(*comm, "MPI_Comm_free", &err);
+  if (!comm) return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "comm is NULL");
+  CommInfo* c = check_comm(*comm, call, &err);
   if (!c) return err;
-  if (c->builtin) return raise(*comm, "MPI_Comm_free", MPI_ERR_COMM, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
-  *c = CommInfo{};
+  if (c->builtin) return raise(*comm, call, MPI_ERR_COMM, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
+  if ((err = delete_attributes(*comm, call))) return err;
+  comm_ref(*comm) = CommInfo{};
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;
 }
@@ -216,29 +244,34 @@ MESHMP_MPI_FN(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int* result)) 
   CommInfo* b = check_comm(comm2, "MPI_Comm_compare", &err);
   if (!b) return err;
   if (!result) return raise(comm1, "MPI_Comm_compare", MPI_ERR_ARG, "result is NULL");
+  // Same members in the same order (for intercommunicators: both groups).
+  auto sorted = [](std::vector<int> v) {
+    std::sort(v.begin(), v.end());
+    return v;
+  };
   if (comm1 == comm2) *result = MPI_IDENT;
-  else if (a->group.ranks == b->group.ranks) *result = MPI_CONGRUENT;
-  else {
-    std::vector<int> x = a->group.ranks, y = b->group.ranks;
-    std::sort(x.begin(), x.end());
-    std::sort(y.begin(), y.end());
-    *result = x == y ? MPI_SIMILAR : MPI_UNEQUAL;
-  }
+  else if (a->inter != b->inter) *result = MPI_UNEQUAL;
+  else if (a->group.ranks == b->group.ranks && a->remote == b->remote) *result = MPI_CONGRUENT;
+  else if (sorted(a->group.ranks) == sorted(b->group.ranks) && sorted(a->remote) == sorted(b->remote)) *result = MPI_SIMILAR;
+  else *result = MPI_UNEQUAL;
   return MPI_SUCCESS;
 }
 
-MESHMP_MPI_FN(int, Attr_get, (MPI_Comm comm, int keyval, void* attribute_val, int* flag)) {
-  const char* call = "MPI_Attr_get";
+MESHMP_MPI_FN(int, Comm_set_name, (MPI_Comm comm, const char* comm_name)) {
   int err;
-  if (!check_comm(comm, call, &err)) return err;
-  if (!attribute_val || !flag) return raise(comm, call, MPI_ERR_ARG, "attribute_val or flag is NULL");
-  // The predefined attributes of §7.1.1, held by MPI_COMM_WORLD (and, as in
-  // MPICH, readable on any communicator).
-  static int tag_ub = mesh::kTagUb, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0;
-  int* v = keyval == MPI_TAG_UB ? &tag_ub : keyval == MPI_HOST ? &host : keyval == MPI_IO ? &io
-           : keyval == MPI_WTIME_IS_GLOBAL ? &wtime_global : nullptr;
-  if (!v) return raise(comm, call, MPI_ERR_ARG, "keyval " + std::to_string(keyval) + " is not an attribute key");
-  *static_cast<int**>(attribute_val) = v;
-  *flag = 1;
+  CommInfo* c = check_comm(comm, "MPI_Comm_set_name", &err);
+  if (!c) return err;
+  if (!comm_name) return raise(comm, "MPI_Comm_set_name", MPI_ERR_ARG, "comm_name is NULL");
+  c->name.assign(comm_name, strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1));
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Comm_get_name, (MPI_Comm comm, char* comm_name, int* resultlen)) {
+  int err;
+  CommInfo* c = check_comm(comm, "MPI_Comm_get_name", &err);
+  if (!c) return err;
+  if (!comm_name || !resultlen) return raise(comm, "MPI_Comm_get_name", MPI_ERR_ARG, "comm_name or resultlen is NULL");
+  std::memcpy(comm_name, c->name.c_str(), c->name.size() + 1);
+  *resultlen = static_cast<int>(c->name.size());
   return MPI_SUCCESS;
 }

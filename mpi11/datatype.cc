@@ -343,8 +343,10 @@ MESHMP_MPI_FN(int, Type_indexed, (int count, const int* array_of_blocklengths, c
                    [&](MPI_Aint extent, int i) { return array_of_displacements[i] * extent; });
 }
 
-MESHMP_MPI_FN(int, Type_struct, (int count, const int* array_of_blocklengths, const MPI_Aint* array_of_displacements, const MPI_Datatype* array_of_types, MPI_Datatype* newtype)) {
-  const char* call = "MPI_Type_struct";
+namespace {
+// MPI_Type_struct and MPI_Type_create_struct (§3.12.5).
+int struct_of(const char* call, int count, const int* array_of_blocklengths, const MPI_Aint* array_of_displacements,
+              const MPI_Datatype* array_of_types, MPI_Datatype* newtype) {
   int err;
   if ((err = check_count(MPI_COMM_NULL, call, count))) return err;
   if (count > 0 && (!array_of_blocklengths || !array_of_displacements || !array_of_types))
@@ -359,6 +361,11 @@ MESHMP_MPI_FN(int, Type_struct, (int count, const int* array_of_blocklengths, co
     blocks.push_back({array_of_displacements[i], static_cast<std::size_t>(array_of_blocklengths[i]), o});
   }
   return make_type(call, build(blocks, true), newtype);
+}
+}  // namespace
+
+MESHMP_MPI_FN(int, Type_struct, (int count, const int* array_of_blocklengths, const MPI_Aint* array_of_displacements, const MPI_Datatype* array_of_types, MPI_Datatype* newtype)) {
+  return struct_of("MPI_Type_struct", count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
 }
 
 MESHMP_MPI_FN(int, Type_commit, (MPI_Datatype* datatype)) {
@@ -481,5 +488,73 @@ MESHMP_MPI_FN(int, Get_elements, (const MPI_Status* status, MPI_Datatype datatyp
   if (!status || !count) return raise(MPI_COMM_NULL, "MPI_Get_elements", MPI_ERR_ARG, "status or count is NULL");
   const std::size_t n = elements_in(*t, static_cast<std::size_t>(status->meshmp_bytes));
   *count = n > static_cast<std::size_t>(INT_MAX) ? MPI_UNDEFINED : static_cast<int>(n);
+  return MPI_SUCCESS;
+}
+
+// ---- MPI-2 names real MPI-1 programs use ------------------------------------------
+
+MESHMP_MPI_FN(int, Get_address, (const void* location, MPI_Aint* address)) {
+  if (!address) return raise(MPI_COMM_NULL, "MPI_Get_address", MPI_ERR_ARG, "address is NULL");
+  *address = reinterpret_cast<MPI_Aint>(location);
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Type_create_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
+  if (int err = check_count(MPI_COMM_NULL, "MPI_Type_create_hvector", blocklength, "blocklength")) return err;
+  return blocks_of("MPI_Type_create_hvector", count, oldtype, newtype, [&](int) { return blocklength; },
+                   [&](MPI_Aint, int i) { return i * stride; });
+}
+
+MESHMP_MPI_FN(int, Type_create_hindexed, (int count, const int* array_of_blocklengths, const MPI_Aint* array_of_displacements, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
+  if (int err = check_arrays("MPI_Type_create_hindexed", count, array_of_blocklengths, array_of_displacements)) return err;
+  return blocks_of("MPI_Type_create_hindexed", count, oldtype, newtype,
+                   [&](int i) { return array_of_blocklengths[i]; }, [&](MPI_Aint, int i) { return array_of_displacements[i]; });
+}
+
+MESHMP_MPI_FN(int, Type_create_struct, (int count, const int* array_of_blocklengths, const MPI_Aint* array_of_displacements, const MPI_Datatype* array_of_types, MPI_Datatype* newtype)) {
+  return struct_of("MPI_Type_create_struct", count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+}
+
+// MPI-2 §4.1.7: oldtype's map with lb and ub markers at lb and lb + extent.
+MESHMP_MPI_FN(int, Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype)) {
+  const char* call = "MPI_Type_create_resized";
+  int err;
+  const TypeInfo* o = old_type(call, oldtype, &err);
+  if (!o) return err;
+  return make_type(call, build({{lb, 1, type_info(MPI_LB)}, {0, 1, o}, {lb + extent, 1, type_info(MPI_UB)}}, false),
+                   newtype);
+}
+
+MESHMP_MPI_FN(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent)) {
+  int err;
+  const TypeInfo* t = query("MPI_Type_get_extent", datatype, lb && extent ? lb : nullptr, &err);
+  if (!t) return err;
+  *lb = t->lb;
+  *extent = t->extent();
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Type_get_true_extent, (MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent)) {
+  int err;
+  const TypeInfo* t = query("MPI_Type_get_true_extent", datatype, true_lb && true_extent ? true_lb : nullptr, &err);
+  if (!t) return err;
+  *true_lb = t->true_lb;
+  *true_extent = t->true_ub - t->true_lb;
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Type_get_name, (MPI_Datatype datatype, char* type_name, int* resultlen)) {
+  int err;
+  const TypeInfo* t = query("MPI_Type_get_name", datatype, type_name && resultlen ? type_name : nullptr, &err);
+  if (!t) return err;
+  std::memcpy(type_name, t->name.c_str(), t->name.size() + 1);
+  *resultlen = static_cast<int>(t->name.size());
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Type_set_name, (MPI_Datatype datatype, const char* type_name)) {
+  int err;
+  if (!query("MPI_Type_set_name", datatype, type_name, &err)) return err;
+  shared_type(datatype)->name.assign(type_name, strnlen(type_name, MPI_MAX_OBJECT_NAME - 1));
   return MPI_SUCCESS;
 }

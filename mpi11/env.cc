@@ -3,32 +3,81 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <string>
+#include <thread>
 
 #include "mpi11/internal.h"
+#include "mpi11/qmp_bridge.h"
 
 using namespace meshmp;
 using namespace meshmp::mpi;
 
-MESHMP_MPI_FN(int, Init, (int* argc, char*** argv)) {
-  (void)argc;
-  (void)argv;
+namespace meshmp::mpi {
+namespace {
+
+std::thread::id g_main_thread;
+
+// MPI_Init's work, shared with MPI_Init_thread and QMP's init.
+int start_mpi(const char* call) {
   State& s = state();
+  if (s.initialized && s.started_by_qmp && !s.finalized) {  // QMP started it: the program takes it over
+    s.started_by_qmp = false;
+    return MPI_SUCCESS;
+  }
   if (s.initialized || s.finalized)
-    return raise(MPI_COMM_NULL, "MPI_Init", MPI_ERR_OTHER, s.finalized ? "MPI was finalized; it cannot be started again" : "MPI is already initialized");
+    return raise(MPI_COMM_NULL, call, MPI_ERR_OTHER, s.finalized ? "MPI was finalized; it cannot be started again" : "MPI is already initialized");
   try {
     s.engine = &mesh::Engine::init();
   } catch (const std::exception& e) {
-    return raise(MPI_COMM_NULL, "MPI_Init", MPI_ERR_OTHER, e.what());
+    return raise(MPI_COMM_NULL, call, MPI_ERR_OTHER, e.what());
   }
   make_builtin_comms();
+  g_main_thread = std::this_thread::get_id();
   s.initialized = true;
   return MPI_SUCCESS;
 }
 
+}  // namespace
+
+bool start_for_qmp(const char** why) {
+  State& s = state();
+  if (s.initialized) return true;  // the program started MPI first
+  if (s.finalized) {
+    *why = "MPI was finalized; it cannot be started again";
+    return false;
+  }
+  static std::string message;
+  try {
+    s.engine = &mesh::Engine::init();
+  } catch (const std::exception& e) {
+    message = e.what();
+    *why = message.c_str();
+    return false;
+  }
+  make_builtin_comms();
+  g_main_thread = std::this_thread::get_id();
+  s.initialized = s.started_by_qmp = true;
+  return true;
+}
+
+void finish_for_qmp() {
+  if (state().started_by_qmp && state().initialized && !state().finalized) PMPI_Finalize();
+}
+
+}  // namespace meshmp::mpi
+
+MESHMP_MPI_FN(int, Init, (int* argc, char*** argv)) {
+  (void)argc;
+  (void)argv;
+  return start_mpi("MPI_Init");
+}
+
+// The engine stays up while QMP still uses it (Engine::finalize is counted).
 MESHMP_MPI_FN(int, Finalize, (void)) {
   int err;
   if (!check_init("MPI_Finalize", &err)) return err;
@@ -37,6 +86,52 @@ MESHMP_MPI_FN(int, Finalize, (void)) {
   mesh::Engine::finalize();
   s.finalized = true;
   s.engine = nullptr;
+  return MPI_SUCCESS;
+}
+
+// MPI-2 §8.7: meshmp's progress runs in the calling thread, so SINGLE and
+// FUNNELED are what it provides; a request for more gets FUNNELED.
+MESHMP_MPI_FN(int, Init_thread, (int* argc, char*** argv, int required, int* provided)) {
+  (void)argc;
+  (void)argv;
+  if (!provided) return raise(MPI_COMM_NULL, "MPI_Init_thread", MPI_ERR_ARG, "provided is NULL");
+  if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
+    return raise(MPI_COMM_NULL, "MPI_Init_thread", MPI_ERR_ARG, "required = " + std::to_string(required) + " is not a thread level");
+  if (int err = start_mpi("MPI_Init_thread")) return err;
+  state().thread_level = *provided = std::min(required, MPI_THREAD_FUNNELED);
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Query_thread, (int* provided)) {
+  int err;
+  if (!check_init("MPI_Query_thread", &err)) return err;
+  if (!provided) return raise(MPI_COMM_NULL, "MPI_Query_thread", MPI_ERR_ARG, "provided is NULL");
+  *provided = state().thread_level;
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Is_thread_main, (int* flag)) {
+  int err;
+  if (!check_init("MPI_Is_thread_main", &err)) return err;
+  if (!flag) return raise(MPI_COMM_NULL, "MPI_Is_thread_main", MPI_ERR_ARG, "flag is NULL");
+  *flag = std::this_thread::get_id() == g_main_thread;
+  return MPI_SUCCESS;
+}
+
+// MPI-2 §4.11: ordinary memory (any memory is fine for meshmp's transfers);
+// no info keys are interpreted.
+MESHMP_MPI_FN(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void* baseptr)) {
+  (void)info;
+  if (size < 0) return raise(MPI_COMM_NULL, "MPI_Alloc_mem", MPI_ERR_ARG, "size = " + std::to_string(size) + " is negative");
+  if (!baseptr) return raise(MPI_COMM_NULL, "MPI_Alloc_mem", MPI_ERR_ARG, "baseptr is NULL");
+  void* p = std::malloc(size ? static_cast<std::size_t>(size) : 1);
+  if (!p) return raise(MPI_COMM_NULL, "MPI_Alloc_mem", MPI_ERR_OTHER, "out of memory (" + std::to_string(size) + " bytes)");  // MPI_ERR_NO_MEM is MPI-2
+  *static_cast<void**>(baseptr) = p;
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Free_mem, (void* base)) {
+  std::free(base);
   return MPI_SUCCESS;
 }
 

@@ -147,30 +147,52 @@ MESHMP_MPI_FN(int, Error_string, (int errorcode, char* string, int* resultlen)) 
   return MPI_SUCCESS;
 }
 
-MESHMP_MPI_FN(int, Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler)) {
+namespace {
+// MPI-1's Errhandler_set/get/create and MPI-2's Comm_set/get/create_errhandler.
+int set_handler(const char* call, MPI_Comm comm, MPI_Errhandler errhandler) {
   int err;
-  CommInfo* c = check_comm(comm, "MPI_Errhandler_set", &err);
+  CommInfo* c = check_comm(comm, call, &err);
   if (!c) return err;
   if (!valid_handler(errhandler))
-    return raise(comm, "MPI_Errhandler_set", MPI_ERR_ARG, "errhandler " + std::to_string(errhandler) + " is not an error handler");
+    return raise(comm, call, MPI_ERR_ARG, "errhandler " + std::to_string(errhandler) + " is not an error handler");
   c->errhandler = errhandler;
   return MPI_SUCCESS;
 }
 
-MESHMP_MPI_FN(int, Errhandler_get, (MPI_Comm comm, MPI_Errhandler* errhandler)) {
+int get_handler(const char* call, MPI_Comm comm, MPI_Errhandler* errhandler) {
   int err;
-  CommInfo* c = check_comm(comm, "MPI_Errhandler_get", &err);
+  CommInfo* c = check_comm(comm, call, &err);
   if (!c) return err;
-  if (!errhandler) return raise(comm, "MPI_Errhandler_get", MPI_ERR_ARG, "errhandler is NULL");
+  if (!errhandler) return raise(comm, call, MPI_ERR_ARG, "errhandler is NULL");
   *errhandler = c->errhandler;
   return MPI_SUCCESS;
 }
 
-MESHMP_MPI_FN(int, Errhandler_create, (MPI_Handler_function* function, MPI_Errhandler* errhandler)) {
-  if (!function || !errhandler) return raise(MPI_COMM_NULL, "MPI_Errhandler_create", MPI_ERR_ARG, "function or errhandler is NULL");
+int create_handler(const char* call, MPI_Handler_function* function, MPI_Errhandler* errhandler) {
+  if (!function || !errhandler) return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "function or errhandler is NULL");
   handlers().user.push_back(function);
   *errhandler = static_cast<int>(handlers().user.size()) - 1;
   return MPI_SUCCESS;
+}
+}  // namespace
+
+MESHMP_MPI_FN(int, Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler)) {
+  return set_handler("MPI_Errhandler_set", comm, errhandler);
+}
+MESHMP_MPI_FN(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler)) {
+  return set_handler("MPI_Comm_set_errhandler", comm, errhandler);
+}
+MESHMP_MPI_FN(int, Errhandler_get, (MPI_Comm comm, MPI_Errhandler* errhandler)) {
+  return get_handler("MPI_Errhandler_get", comm, errhandler);
+}
+MESHMP_MPI_FN(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler* errhandler)) {
+  return get_handler("MPI_Comm_get_errhandler", comm, errhandler);
+}
+MESHMP_MPI_FN(int, Errhandler_create, (MPI_Handler_function* function, MPI_Errhandler* errhandler)) {
+  return create_handler("MPI_Errhandler_create", function, errhandler);
+}
+MESHMP_MPI_FN(int, Comm_create_errhandler, (MPI_Comm_errhandler_function* function, MPI_Errhandler* errhandler)) {
+  return create_handler("MPI_Comm_create_errhandler", function, errhandler);
 }
 
 MESHMP_MPI_FN(int, Errhandler_free, (MPI_Errhandler* errhandler)) {

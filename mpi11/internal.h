@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -112,7 +113,7 @@ inline const char* data_start(const TypeInfo& t, const void* buf) {
 
 // ---- communicators (comm.cc) ---------------------------------------------------
 
-enum class Topo { kNone, kCart };
+enum class Topo { kNone, kCart, kGraph };
 
 struct CommInfo {
   bool in_use = false;
@@ -123,15 +124,46 @@ struct CommInfo {
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   Topo topo = Topo::kNone;
   std::vector<int> dims, periods;  ///< Cartesian topology (row-major rank order)
+  std::vector<int> index, edges;   ///< graph topology, as given to MPI_Graph_create
+  /// Intercommunicator (§5.6): the remote group's world ranks. Then `group`
+  /// is the local group (its context carries the leaders' set-up traffic),
+  /// ranks in point-to-point calls name remote processes, and rank_of_world
+  /// indexes the remote group.
+  bool inter = false;
+  std::vector<int> remote;
+  std::map<int, void*> attributes;  ///< keyval -> value (§5.7)
+  std::string name;                 ///< MPI_Comm_set_name
 
   int size() const { return group.size(); }
   int rank() const { return group.me; }
+  /// The number of processes point-to-point ranks name, and the world rank of one.
+  int peer_count() const { return inter ? static_cast<int>(remote.size()) : group.size(); }
+  int peer_world(int rank) const { return inter ? remote[rank] : group.ranks[rank]; }
+};
+
+/// A process group (§5.3): world ranks in group-rank order.
+struct GroupInfo {
+  bool in_use = false;
+  std::vector<int> ranks;
+};
+
+/// An attribute key (MPI_Keyval_create / MPI_Comm_create_keyval).
+struct Keyval {
+  bool in_use = false;      ///< false once freed by the user (attributes may still refer to it)
+  int refs = 0;             ///< attributes set with it, plus one while not freed
+  MPI_Copy_function* copy = nullptr;
+  MPI_Delete_function* del = nullptr;
+  void* extra_state = nullptr;
 };
 
 struct State {
   bool initialized = false, finalized = false;
+  bool started_by_qmp = false;  ///< QMP_init started MPI; the program has not called MPI_Init
+  int thread_level = MPI_THREAD_SINGLE;  ///< as granted by MPI_Init_thread
   mesh::Engine* engine = nullptr;
   std::deque<CommInfo> comms;      ///< handle = index
+  std::deque<GroupInfo> groups;    ///< handle = index: 0 null, 1 MPI_GROUP_EMPTY
+  std::vector<Keyval> keyvals;     ///< keyval handle = index; 1..4 predefined
   std::uint32_t next_context = 0x40000000;  ///< MPI contexts come in pairs: p2p, collectives
 };
 /// The one MPI state of this process (inline: it is on every call's path).
@@ -155,6 +187,21 @@ inline CommInfo& comm_ref(MPI_Comm comm) { return state().comms[static_cast<std:
 /// process is `me` (-1: not a member, returns MPI_COMM_NULL after taking part
 /// in the context agreement over `parent`).
 MPI_Comm make_comm(MPI_Comm parent, std::vector<int> members, int me);
+/// The context agreement alone: the largest next free context pair of the
+/// members of `g` (collective over g); every member moves past it.
+std::uint32_t agree_context(const collectives::Group& g);
+/// An intracommunicator with an agreed context pair (no communication).
+MPI_Comm comm_from(std::vector<int> members, int me, std::uint32_t ctx, MPI_Errhandler errhandler);
+/// MPI_Comm_dup's part: runs each attribute's copy callback (attr.cc).
+int copy_attributes(MPI_Comm from, MPI_Comm to, const char* call);
+/// MPI_Comm_free's part: runs every delete callback and drops the attributes.
+int delete_attributes(MPI_Comm comm, const char* call);
+/// MPI_Comm_dup of an intercommunicator (collective over both groups).
+MPI_Comm dup_intercomm(MPI_Comm comm);
+/// A new group handle over `ranks` (world ranks); MPI_GROUP_EMPTY if none.
+MPI_Group add_group(std::vector<int> ranks);
+/// Registers a finished communicator (members indexed) and returns its handle.
+MPI_Comm add_comm(CommInfo c);
 /// MPI_Init's part: MPI_COMM_WORLD over the launcher's torus, MPI_COMM_SELF.
 void make_builtin_comms();
 /// MPI_ERR_NOT_INITIALIZED-style check: false after raising if MPI is not running.
@@ -163,8 +210,9 @@ bool check_init(const char* call, int* err);
 int bad_rank(MPI_Comm comm, const CommInfo& c, const char* call, int rank, const char* arg);
 int bad_tag(MPI_Comm comm, const char* call, int tag);
 /// The error code of an MPI_ERR_RANK / MPI_ERR_TAG check, or MPI_SUCCESS.
+/// Ranks name peers: members, or on an intercommunicator the remote group's.
 inline int check_rank(MPI_Comm comm, const CommInfo& c, const char* call, int rank, const char* arg, bool any_ok) {
-  if ((rank >= 0 && rank < c.size()) || rank == MPI_PROC_NULL || (any_ok && rank == MPI_ANY_SOURCE)) [[likely]]
+  if ((rank >= 0 && rank < c.peer_count()) || rank == MPI_PROC_NULL || (any_ok && rank == MPI_ANY_SOURCE)) [[likely]]
     return MPI_SUCCESS;
   return bad_rank(comm, c, call, rank, arg);
 }

@@ -33,6 +33,7 @@ typedef int MPI_Op;
 typedef int MPI_Request;
 typedef int MPI_Errhandler;
 typedef int MPI_Group;
+typedef int MPI_Info;
 typedef long MPI_Aint;
 typedef int MPI_Fint;
 
@@ -99,6 +100,12 @@ typedef struct MPI_Status {
 #define MPI_CART 1
 #define MPI_GRAPH 2
 
+/* MPI-2 thread levels (MPI_Init_thread): SINGLE and FUNNELED are provided. */
+#define MPI_THREAD_SINGLE 0
+#define MPI_THREAD_FUNNELED 1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE 3
+
 /* Predefined attribute keys on MPI_COMM_WORLD (§7.1.1). */
 #define MPI_KEYVAL_INVALID 0
 #define MPI_TAG_UB 1
@@ -113,6 +120,8 @@ typedef struct MPI_Status {
 
 #define MPI_REQUEST_NULL ((MPI_Request)0)
 #define MPI_GROUP_NULL ((MPI_Group)0)
+#define MPI_GROUP_EMPTY ((MPI_Group)1)
+#define MPI_INFO_NULL ((MPI_Info)0)
 
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0)
 #define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)1)
@@ -163,6 +172,27 @@ typedef struct MPI_Status {
 
 typedef void(MPI_User_function)(void* invec, void* inoutvec, int* len, MPI_Datatype* datatype);
 typedef void(MPI_Handler_function)(MPI_Comm* comm, int* error_code, ...);
+/* MPI-2 names of the same handler type. */
+typedef MPI_Handler_function MPI_Comm_errhandler_fn;
+typedef MPI_Handler_function MPI_Comm_errhandler_function;
+
+/* Attribute callbacks (§5.7.1): copy runs on MPI_Comm_dup (set *flag to keep
+ * the attribute in the new communicator), delete on MPI_Comm_free and
+ * MPI_Attr_delete. A non-MPI_SUCCESS return fails the call with that code. */
+typedef int(MPI_Copy_function)(MPI_Comm oldcomm, int keyval, void* extra_state, void* attribute_val_in,
+                               void* attribute_val_out, int* flag);
+typedef int(MPI_Delete_function)(MPI_Comm comm, int keyval, void* attribute_val, void* extra_state);
+typedef MPI_Copy_function MPI_Comm_copy_attr_function;
+typedef MPI_Delete_function MPI_Comm_delete_attr_function;
+/* The predefined callbacks: copy nothing, copy the value, do nothing. */
+int MPI_NULL_COPY_FN(MPI_Comm oldcomm, int keyval, void* extra_state, void* attribute_val_in,
+                     void* attribute_val_out, int* flag);
+int MPI_DUP_FN(MPI_Comm oldcomm, int keyval, void* extra_state, void* attribute_val_in, void* attribute_val_out,
+               int* flag);
+int MPI_NULL_DELETE_FN(MPI_Comm comm, int keyval, void* attribute_val, void* extra_state);
+#define MPI_COMM_NULL_COPY_FN MPI_NULL_COPY_FN
+#define MPI_COMM_DUP_FN MPI_DUP_FN
+#define MPI_COMM_NULL_DELETE_FN MPI_NULL_DELETE_FN
 
 /* The prototypes, each for MPI_ and PMPI_. */
 #define MESHMP_DECLARE(ret, name, params) \
@@ -186,7 +216,28 @@ MESHMP_DECLARE(int, Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler))
 MESHMP_DECLARE(int, Errhandler_get, (MPI_Comm comm, MPI_Errhandler* errhandler))
 MESHMP_DECLARE(int, Errhandler_create, (MPI_Handler_function* function, MPI_Errhandler* errhandler))
 MESHMP_DECLARE(int, Errhandler_free, (MPI_Errhandler* errhandler))
+MESHMP_DECLARE(int, Init_thread, (int* argc, char*** argv, int required, int* provided))
+MESHMP_DECLARE(int, Query_thread, (int* provided))
+MESHMP_DECLARE(int, Is_thread_main, (int* flag))
+MESHMP_DECLARE(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void* baseptr))
+MESHMP_DECLARE(int, Free_mem, (void* base))
+MESHMP_DECLARE(int, Comm_create_errhandler, (MPI_Comm_errhandler_function* function, MPI_Errhandler* errhandler))
+MESHMP_DECLARE(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler))
+MESHMP_DECLARE(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler* errhandler))
+
+/* Attributes (§5.7), and their MPI-2 names */
+MESHMP_DECLARE(int, Keyval_create, (MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval,
+                                    void* extra_state))
+MESHMP_DECLARE(int, Keyval_free, (int* keyval))
+MESHMP_DECLARE(int, Attr_put, (MPI_Comm comm, int keyval, void* attribute_val))
 MESHMP_DECLARE(int, Attr_get, (MPI_Comm comm, int keyval, void* attribute_val, int* flag))
+MESHMP_DECLARE(int, Attr_delete, (MPI_Comm comm, int keyval))
+MESHMP_DECLARE(int, Comm_create_keyval, (MPI_Comm_copy_attr_function* copy_fn,
+                                         MPI_Comm_delete_attr_function* delete_fn, int* keyval, void* extra_state))
+MESHMP_DECLARE(int, Comm_free_keyval, (int* keyval))
+MESHMP_DECLARE(int, Comm_set_attr, (MPI_Comm comm, int keyval, void* attribute_val))
+MESHMP_DECLARE(int, Comm_get_attr, (MPI_Comm comm, int keyval, void* attribute_val, int* flag))
+MESHMP_DECLARE(int, Comm_delete_attr, (MPI_Comm comm, int keyval))
 
 /* Point-to-point (§3) */
 MESHMP_DECLARE(int, Send, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
@@ -268,6 +319,22 @@ MESHMP_DECLARE(int, Pack, (const void* inbuf, int incount, MPI_Datatype datatype
 MESHMP_DECLARE(int, Unpack, (const void* inbuf, int insize, int* position, void* outbuf, int outcount,
                              MPI_Datatype datatype, MPI_Comm comm))
 MESHMP_DECLARE(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int* size))
+/* MPI-2 datatype names and queries */
+MESHMP_DECLARE(int, Get_address, (const void* location, MPI_Aint* address))
+MESHMP_DECLARE(int, Type_create_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                                          MPI_Datatype* newtype))
+MESHMP_DECLARE(int, Type_create_hindexed, (int count, const int* array_of_blocklengths,
+                                           const MPI_Aint* array_of_displacements, MPI_Datatype oldtype,
+                                           MPI_Datatype* newtype))
+MESHMP_DECLARE(int, Type_create_struct, (int count, const int* array_of_blocklengths,
+                                         const MPI_Aint* array_of_displacements, const MPI_Datatype* array_of_types,
+                                         MPI_Datatype* newtype))
+MESHMP_DECLARE(int, Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                                          MPI_Datatype* newtype))
+MESHMP_DECLARE(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent))
+MESHMP_DECLARE(int, Type_get_true_extent, (MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent))
+MESHMP_DECLARE(int, Type_get_name, (MPI_Datatype datatype, char* type_name, int* resultlen))
+MESHMP_DECLARE(int, Type_set_name, (MPI_Datatype datatype, const char* type_name))
 
 /* Communicators (§5.4) */
 MESHMP_DECLARE(int, Comm_size, (MPI_Comm comm, int* size))
@@ -276,6 +343,33 @@ MESHMP_DECLARE(int, Comm_dup, (MPI_Comm comm, MPI_Comm* newcomm))
 MESHMP_DECLARE(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm* newcomm))
 MESHMP_DECLARE(int, Comm_free, (MPI_Comm* comm))
 MESHMP_DECLARE(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int* result))
+MESHMP_DECLARE(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm))
+MESHMP_DECLARE(int, Comm_get_name, (MPI_Comm comm, char* comm_name, int* resultlen))
+MESHMP_DECLARE(int, Comm_set_name, (MPI_Comm comm, const char* comm_name))
+
+/* Groups (§5.3) */
+MESHMP_DECLARE(int, Comm_group, (MPI_Comm comm, MPI_Group* group))
+MESHMP_DECLARE(int, Group_size, (MPI_Group group, int* size))
+MESHMP_DECLARE(int, Group_rank, (MPI_Group group, int* rank))
+MESHMP_DECLARE(int, Group_translate_ranks, (MPI_Group group1, int n, const int* ranks1, MPI_Group group2,
+                                            int* ranks2))
+MESHMP_DECLARE(int, Group_compare, (MPI_Group group1, MPI_Group group2, int* result))
+MESHMP_DECLARE(int, Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group* newgroup))
+MESHMP_DECLARE(int, Group_intersection, (MPI_Group group1, MPI_Group group2, MPI_Group* newgroup))
+MESHMP_DECLARE(int, Group_difference, (MPI_Group group1, MPI_Group group2, MPI_Group* newgroup))
+MESHMP_DECLARE(int, Group_incl, (MPI_Group group, int n, const int* ranks, MPI_Group* newgroup))
+MESHMP_DECLARE(int, Group_excl, (MPI_Group group, int n, const int* ranks, MPI_Group* newgroup))
+MESHMP_DECLARE(int, Group_range_incl, (MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup))
+MESHMP_DECLARE(int, Group_range_excl, (MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup))
+MESHMP_DECLARE(int, Group_free, (MPI_Group* group))
+
+/* Intercommunicators (§5.6) */
+MESHMP_DECLARE(int, Comm_test_inter, (MPI_Comm comm, int* flag))
+MESHMP_DECLARE(int, Comm_remote_size, (MPI_Comm comm, int* size))
+MESHMP_DECLARE(int, Comm_remote_group, (MPI_Comm comm, MPI_Group* group))
+MESHMP_DECLARE(int, Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                                       int remote_leader, int tag, MPI_Comm* newintercomm))
+MESHMP_DECLARE(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm* newintracomm))
 
 /* Collectives (§4) */
 MESHMP_DECLARE(int, Barrier, (MPI_Comm comm))
@@ -309,8 +403,9 @@ MESHMP_DECLARE(int, Scan, (const void* sendbuf, void* recvbuf, int count, MPI_Da
                            MPI_Comm comm))
 MESHMP_DECLARE(int, Op_create, (MPI_User_function* function, int commute, MPI_Op* op))
 MESHMP_DECLARE(int, Op_free, (MPI_Op* op))
+MESHMP_DECLARE(int, Reduce_local, (const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op))
 
-/* Cartesian topologies (§6) */
+/* Process topologies (§6): Cartesian and graph */
 MESHMP_DECLARE(int, Dims_create, (int nnodes, int ndims, int* dims))
 MESHMP_DECLARE(int, Cart_create, (MPI_Comm comm_old, int ndims, const int* dims, const int* periods, int reorder,
                                   MPI_Comm* comm_cart))
@@ -322,6 +417,13 @@ MESHMP_DECLARE(int, Cart_sub, (MPI_Comm comm, const int* remain_dims, MPI_Comm* 
 MESHMP_DECLARE(int, Cart_map, (MPI_Comm comm, int ndims, const int* dims, const int* periods, int* newrank))
 MESHMP_DECLARE(int, Cartdim_get, (MPI_Comm comm, int* ndims))
 MESHMP_DECLARE(int, Topo_test, (MPI_Comm comm, int* status))
+MESHMP_DECLARE(int, Graph_create, (MPI_Comm comm_old, int nnodes, const int* index, const int* edges, int reorder,
+                                   MPI_Comm* comm_graph))
+MESHMP_DECLARE(int, Graphdims_get, (MPI_Comm comm, int* nnodes, int* nedges))
+MESHMP_DECLARE(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int* index, int* edges))
+MESHMP_DECLARE(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int* nneighbors))
+MESHMP_DECLARE(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int* neighbors))
+MESHMP_DECLARE(int, Graph_map, (MPI_Comm comm, int nnodes, const int* index, const int* edges, int* newrank))
 
 #undef MESHMP_DECLARE
 

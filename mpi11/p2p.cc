@@ -104,7 +104,7 @@ int check_args(const char* call, const void* buf, int count, MPI_Datatype type, 
   return MPI_SUCCESS;
 }
 
-int world_of(const CommInfo& c, int rank) { return rank == MPI_ANY_SOURCE ? mesh::kAnySource : c.group.ranks[rank]; }
+int world_of(const CommInfo& c, int rank) { return rank == MPI_ANY_SOURCE ? mesh::kAnySource : c.peer_world(rank); }
 
 // ---- statuses --------------------------------------------------------------------
 
@@ -142,7 +142,7 @@ int start(MPI_Request h, const char* call) {
                    "the attached buffer has no room for " + std::to_string(bytes) + " bytes (+ MPI_BSEND_OVERHEAD)");
     }
     pack(t, r.buf, r.count, space);
-    buffer_track(space, engine().isend(space, bytes, c.group.ranks[r.peer], r.tag, c.p2p_context));
+    buffer_track(space, engine().isend(space, bytes, c.peer_world(r.peer), r.tag, c.p2p_context));
     r.done = true;  // the user's buffer is free: the send now belongs to the attached buffer
     set_empty_status(&r.st, MPI_ANY_SOURCE);
     return MPI_SUCCESS;
@@ -155,7 +155,7 @@ int start(MPI_Request h, const char* call) {
   if (r.is_send) {
     const char* data = t.contiguous ? data_start(t, r.buf) : r.stage.data();
     if (!t.contiguous) pack(t, r.buf, r.count, r.stage.data());
-    r.core = engine().isend(data, bytes, c.group.ranks[r.peer], r.tag, c.p2p_context, r.mode);
+    r.core = engine().isend(data, bytes, c.peer_world(r.peer), r.tag, c.p2p_context, r.mode);
   } else {
     char* data = t.contiguous ? const_cast<char*>(data_start(t, r.buf)) : r.stage.data();
     r.core = engine().irecv(data, bytes, world_of(c, r.peer), r.tag, c.p2p_context);
@@ -190,7 +190,7 @@ int make_request(const char* call, bool is_send, bool persistent, bool buffered,
   if (persistent && peer != MPI_PROC_NULL && !buffered) {
     const CommInfo& c = *a.c;
     char* data = a.t->contiguous ? const_cast<char*>(data_start(*a.t, buf)) : r.stage.data();
-    r.core = is_send ? engine().send_init(data, a.bytes, c.group.ranks[peer], tag, c.p2p_context, mode)
+    r.core = is_send ? engine().send_init(data, a.bytes, c.peer_world(peer), tag, c.p2p_context, mode)
                      : engine().recv_init(data, a.bytes, world_of(c, peer), tag, c.p2p_context);
   }
   *request = h;
@@ -309,7 +309,7 @@ int blocking_send(const char* call, SendMode mode, const void* buf, int count, M
     data = s.data();
   }
   mesh::Status cs;
-  engine().send(data, a.bytes, a.c->group.ranks[dest], tag, a.c->p2p_context, mode, &cs);
+  engine().send(data, a.bytes, a.c->peer_world(dest), tag, a.c->p2p_context, mode, &cs);
   return cs.error == mesh::Error::kOk ? MPI_SUCCESS : report(comm, code_of(cs.error, call));
 }
 

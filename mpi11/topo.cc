@@ -143,6 +143,7 @@ MESHMP_MPI_FN(int, Cart_create, (MPI_Comm comm_old, int ndims, const int* dims, 
   int err;
   CommInfo* c = check_comm(comm_old, call, &err);
   if (!c) return err;
+  if (c->inter) return raise(comm_old, call, MPI_ERR_COMM, "comm_old is an intercommunicator");
   if ((err = check_dims(comm_old, call, ndims, dims, periods, c->size()))) return err;
   if (!comm_cart) return raise(comm_old, call, MPI_ERR_ARG, "comm_cart is NULL");
   std::vector<int> d(dims, dims + ndims), per(periods, periods + ndims);
@@ -281,6 +282,6 @@ MESHMP_MPI_FN(int, Topo_test, (MPI_Comm comm, int* status)) {
   CommInfo* c = check_comm(comm, "MPI_Topo_test", &err);
   if (!c) return err;
   if (!status) return raise(comm, "MPI_Topo_test", MPI_ERR_ARG, "status is NULL");
-  *status = c->topo == Topo::kCart ? MPI_CART : MPI_UNDEFINED;
+  *status = c->topo == Topo::kCart ? MPI_CART : c->topo == Topo::kGraph ? MPI_GRAPH : MPI_UNDEFINED;
   return MPI_SUCCESS;
 }

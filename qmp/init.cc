@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "collectives/collectives.h"
+#include "mpi11/qmp_bridge.h"
 #include "qmp/internal.h"
 
 namespace meshmp::qmp {
@@ -179,10 +180,16 @@ QMP_status_t set_up_machine(const Options& o, State& s) {
 void delete_comm(QMP_comm_t c) { delete c; }
 
 }  // namespace
+}  // namespace meshmp::qmp
+
+QMP_comm_struct::~QMP_comm_struct() { meshmp::mpi::release_comm_for_qmp(hidden_comm); }
+
+namespace meshmp::qmp {
 
 QMP_comm_t make_comm(QMP_comm_t parent, std::vector<int> members, int me) {
   State& s = state();
-  // Agree on a context pair unused by every member of the parent.
+  // Agree on a context pair unused by every member of the parent. (QMP's
+  // contexts stay far below mpi::kQmpHiddenBase: one pair per communicator.)
   unsigned long ctx = s.next_context;
   collectives::ReduceOp max_op;
   max_op.elem_size = sizeof(unsigned long);
@@ -220,6 +227,11 @@ QMP_status_t QMP_init_msg_passing(int* argc, char*** argv, QMP_thread_level_t re
   } catch (const std::exception& e) {
     return fail(QMP_RTENV_ERR, "QMP_init_msg_passing", e.what());
   }
+  // One init serves both: MPI comes up too unless the program started it.
+  if (const char* why = nullptr; !mpi::start_for_qmp(&why)) {
+    mesh::Engine::finalize();
+    return fail(QMP_RTENV_ERR, "QMP_init_msg_passing", std::string("starting MPI: ") + why);
+  }
   // The allocated communicator: every rank, on the physical torus.
   auto* world = new QMP_comm_struct;
   world->builtin = true;
@@ -248,6 +260,7 @@ void QMP_finalize_msg_passing(void) {
   if (!s.initialized) return;
   if (s.job != s.allocated) delete_comm(s.job);
   delete_comm(s.allocated);
+  mpi::finish_for_qmp();
   mesh::Engine::finalize();
   const int verbose = s.verbose;
   s = State{};
@@ -341,9 +354,12 @@ int QMP_comm_get_key(QMP_comm_t comm) { return check_comm(comm, "QMP_comm_get_ke
 
 QMP_status_t QMP_get_hidden_comm(QMP_comm_t comm, void** hidden) {
   if (!check_comm(comm, "QMP_get_hidden_comm")) return state().last_error;
-  if (hidden) *hidden = nullptr;
-  return fail(QMP_NOTSUPPORTED, "QMP_get_hidden_comm",
-              "meshmp's MPI facade is not built yet, so there is no MPI_Comm to return");
+  if (!hidden) return fail(QMP_INVALID_ARG, "QMP_get_hidden_comm", "hidden is NULL");
+  if (!comm->hidden_comm) comm->hidden_comm = mpi::comm_for_qmp(comm->group, comm->p2p_context);
+  if (!comm->hidden_comm)
+    return fail(QMP_ERROR, "QMP_get_hidden_comm", "MPI has been finalized, so there is no MPI_Comm to return");
+  *hidden = &comm->hidden_comm;
+  return QMP_SUCCESS;
 }
 
 // ---- machine and job -----------------------------------------------------------

@@ -37,6 +37,8 @@ struct QMP_comm_struct {
   std::optional<meshmp::qmp::Topology> topo;
   std::vector<int> subgrid;          ///< QMP_layout_grid's per-node lattice extent
   int subgrid_sites = 0;
+  int hidden_comm = 0;               ///< the matching MPI_Comm (QMP_get_hidden_comm), made on first use
+  ~QMP_comm_struct();                ///< frees hidden_comm
 };
 
 struct QMP_mem_struct {

@@ -128,9 +128,10 @@ int QMP_comm_get_number_of_colors(QMP_comm_t comm);
 /** The color and key this node gave when comm was split (0 otherwise). */
 int QMP_comm_get_color(QMP_comm_t comm);
 int QMP_comm_get_key(QMP_comm_t comm);
-/** The matching communicator of the underlying MPI (*hidden receives a
- *  pointer to an MPI_Comm). QMP_NOTSUPPORTED until meshmp's MPI facade is
- *  built in. */
+/** The matching communicator of meshmp's MPI: *hidden receives a pointer
+ *  to an MPI_Comm over the same nodes in the same order, whose traffic is
+ *  separate from QMP's. QMP_INVALID_ARG if hidden is NULL; QMP_ERROR after
+ *  MPI_Finalize. */
 QMP_status_t QMP_get_hidden_comm(QMP_comm_t comm, void** hidden);
 
 /* ---- machine and job ----------------------------------------------------- */

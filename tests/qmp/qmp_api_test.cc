@@ -381,9 +381,7 @@ TEST(Qmp, MisuseReturnsTheFittingStatus) {
   EXPECT_EQ(QMP_start(nullptr), QMP_INVALID_ARG);
   EXPECT_EQ(QMP_clear_to_send(nullptr, QMP_CTS_READY), QMP_INVALID_ARG);
   EXPECT_EQ(QMP_sum_float_array(nullptr, -1), QMP_INVALID_ARG);
-  void* hidden = &v;
-  EXPECT_EQ(QMP_get_hidden_comm(QMP_comm_get_default(), &hidden), QMP_NOTSUPPORTED);
-  EXPECT_EQ(hidden, nullptr);
+  EXPECT_EQ(QMP_get_hidden_comm(QMP_comm_get_default(), nullptr), QMP_INVALID_ARG);
   QMP_free_msgmem(m);
   for (int code = QMP_SUCCESS; code <= QMP_MAX_STATUS; code = code == 0 ? QMP_ERROR : code + 1)
     EXPECT_NE(std::string(QMP_error_string(static_cast<QMP_status_t>(code))), "") << code;

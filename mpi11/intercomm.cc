@@ -1,0 +1,179 @@
+// Intercommunicators (MPI-1.1 §5.6): a local and a disjoint remote group.
+// Point-to-point ranks name the remote group (p2p.cc goes through
+// CommInfo::peer_world). Creation, duplication and merging agree on a
+// context pair across both groups: a max-allreduce in each local group, an
+// exchange between the two leaders, a broadcast back (§5.6.2's protocol;
+// creation uses the user's tag on peer_comm, later exchanges the
+// intercommunicator's own collective context, which no user message uses).
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "collectives/collectives.h"
+#include "mpi11/internal.h"
+
+namespace meshmp::mpi {
+namespace {
+
+constexpr int kLeaderTag = 0;
+
+// Leaders swap `n` words over the intercommunicator's collective context;
+// then every member of each group has the other group's words.
+mesh::Error swap_with_remote(const CommInfo& ic, const std::uint32_t* mine, std::uint32_t* theirs, std::size_t n) {
+  mesh::Engine& e = *state().engine;
+  const std::size_t bytes = n * sizeof(std::uint32_t);
+  if (ic.rank() == 0) {
+    mesh::Request* r = e.irecv(theirs, bytes, ic.remote[0], kLeaderTag, ic.group.context);
+    mesh::Status ss, rs;
+    e.send(mine, bytes, ic.remote[0], kLeaderTag, ic.group.context, mesh::SendMode::kStandard, &ss);
+    e.wait(r, &rs);
+    if (ss.error != mesh::Error::kOk) return ss.error;
+    if (rs.error != mesh::Error::kOk) return rs.error;
+  }
+  return collectives::broadcast(ic.group, theirs, bytes, 0);
+}
+
+// A context pair free in both groups of `ic` (collective over both).
+std::uint32_t agree_across(const CommInfo& ic, std::uint32_t word, std::uint32_t* remote_word, mesh::Error* err) {
+  const std::uint32_t mine[2] = {agree_context(ic.group), word};
+  std::uint32_t theirs[2] = {0, 0};
+  *err = swap_with_remote(ic, mine, theirs, 2);
+  const std::uint32_t ctx = std::max(mine[0], theirs[0]);
+  state().next_context = std::max(state().next_context, ctx + 2);
+  if (remote_word) *remote_word = theirs[1];
+  return ctx;
+}
+
+CommInfo* check_inter(MPI_Comm comm, const char* call, int* err) {
+  CommInfo* c = check_comm(comm, call, err);
+  if (c && !c->inter) {
+    *err = raise(comm, call, MPI_ERR_COMM, "comm is not an intercommunicator");
+    return nullptr;
+  }
+  return c;
+}
+
+MPI_Comm add_intercomm(const collectives::Group& local, std::vector<int> remote, std::uint32_t ctx,
+                       MPI_Errhandler errhandler) {
+  CommInfo c;
+  c.group.engine = state().engine;
+  c.group.ranks = local.ranks;
+  c.group.me = local.me;
+  c.inter = true;
+  c.remote = std::move(remote);
+  c.p2p_context = ctx;
+  c.group.context = ctx + 1;
+  c.errhandler = errhandler;
+  return add_comm(std::move(c));
+}
+
+}  // namespace
+
+MPI_Comm dup_intercomm(MPI_Comm comm) {
+  const CommInfo& ic = comm_ref(comm);
+  mesh::Error e;
+  const std::uint32_t ctx = agree_across(ic, 0, nullptr, &e);
+  if (e != mesh::Error::kOk) return MPI_COMM_NULL;
+  const CommInfo& o = comm_ref(comm);
+  return add_intercomm(o.group, o.remote, ctx, o.errhandler);
+}
+
+}  // namespace meshmp::mpi
+
+using namespace meshmp;
+using namespace meshmp::mpi;
+
+MESHMP_MPI_FN(int, Comm_test_inter, (MPI_Comm comm, int* flag)) {
+  int err;
+  const CommInfo* c = check_comm(comm, "MPI_Comm_test_inter", &err);
+  if (!c) return err;
+  if (!flag) return raise(comm, "MPI_Comm_test_inter", MPI_ERR_ARG, "flag is NULL");
+  *flag = c->inter;
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Comm_remote_size, (MPI_Comm comm, int* size)) {
+  int err;
+  const CommInfo* c = check_inter(comm, "MPI_Comm_remote_size", &err);
+  if (!c) return err;
+  if (!size) return raise(comm, "MPI_Comm_remote_size", MPI_ERR_ARG, "size is NULL");
+  *size = static_cast<int>(c->remote.size());
+  return MPI_SUCCESS;
+}
+
+MESHMP_MPI_FN(int, Comm_remote_group, (MPI_Comm comm, MPI_Group* group)) {
+  int err;
+  const CommInfo* c = check_inter(comm, "MPI_Comm_remote_group", &err);
+  if (!c) return err;
+  if (!group) return raise(comm, "MPI_Comm_remote_group", MPI_ERR_ARG, "group is NULL");
+  *group = add_group(c->remote);
+  return MPI_SUCCESS;
+}
+
+// §5.6.2: collective over local_comm; the two leaders also talk over
+// peer_comm with `tag`.
+MESHMP_MPI_FN(int, Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm* newintercomm)) {
+  const char* call = "MPI_Intercomm_create";
+  int err;
+  CommInfo* lc = check_comm(local_comm, call, &err);
+  if (!lc) return err;
+  if (lc->inter) return raise(local_comm, call, MPI_ERR_COMM, "local_comm is an intercommunicator");
+  if (local_leader < 0 || local_leader >= lc->size())
+    return raise(local_comm, call, MPI_ERR_RANK, "local_leader = " + std::to_string(local_leader) + " is not a rank of local_comm");
+  if (!newintercomm) return raise(local_comm, call, MPI_ERR_ARG, "newintercomm is NULL");
+  const collectives::Group local = lc->group;
+  const MPI_Errhandler eh = lc->errhandler;
+  const std::uint32_t ctx_mine = agree_context(local);
+  // The leaders swap (context, size) and then their groups' world ranks.
+  std::vector<std::uint32_t> info(2);
+  std::vector<int> remote;
+  if (local.me == local_leader) {
+    CommInfo* pc = check_comm(peer_comm, call, &err);
+    if (!pc) return err;
+    if ((err = check_rank(peer_comm, *pc, call, remote_leader, "remote_leader", false))) return err;
+    if ((err = check_tag(peer_comm, call, tag, false))) return err;
+    const std::uint32_t mine[2] = {ctx_mine, static_cast<std::uint32_t>(local.size())};
+    if ((err = PMPI_Sendrecv(mine, 2, MPI_UNSIGNED, remote_leader, tag, info.data(), 2, MPI_UNSIGNED, remote_leader,
+                             tag, peer_comm, MPI_STATUS_IGNORE)))
+      return err;
+    remote.resize(info[1]);
+    if ((err = PMPI_Sendrecv(local.ranks.data(), local.size(), MPI_INT, remote_leader, tag, remote.data(),
+                             static_cast<int>(remote.size()), MPI_INT, remote_leader, tag, peer_comm,
+                             MPI_STATUS_IGNORE)))
+      return err;
+  }
+  mesh::Error e = collectives::broadcast(local, info.data(), 2 * sizeof(std::uint32_t), local_leader);
+  remote.resize(info[1]);
+  if (e == mesh::Error::kOk)
+    e = collectives::broadcast(local, remote.data(), remote.size() * sizeof(int), local_leader);
+  if (e != mesh::Error::kOk) return raise(local_comm, call, class_of(e), "distributing the remote group failed");
+  for (int r : remote)
+    if (std::find(local.ranks.begin(), local.ranks.end(), r) != local.ranks.end())
+      return raise(local_comm, call, MPI_ERR_COMM, "the local and remote groups overlap");
+  const std::uint32_t ctx = std::max(ctx_mine, info[0]);
+  state().next_context = std::max(state().next_context, ctx + 2);
+  *newintercomm = add_intercomm(local, std::move(remote), ctx, eh);
+  return MPI_SUCCESS;
+}
+
+// §5.6.2: the group that passes high = false comes first; if both pass the
+// same, the group whose leader has the lower world rank.
+MESHMP_MPI_FN(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm* newintracomm)) {
+  const char* call = "MPI_Intercomm_merge";
+  int err;
+  CommInfo* ic = check_inter(intercomm, call, &err);
+  if (!ic) return err;
+  if (!newintracomm) return raise(intercomm, call, MPI_ERR_ARG, "newintracomm is NULL");
+  std::uint32_t remote_high = 0;
+  mesh::Error e;
+  const std::uint32_t ctx = agree_across(*ic, high ? 1u : 0u, &remote_high, &e);
+  if (e != mesh::Error::kOk) return raise(intercomm, call, class_of(e), "agreeing with the remote group failed");
+  const CommInfo& c = comm_ref(intercomm);
+  const bool mine_first = (high != 0) != (remote_high != 0) ? !high : c.group.ranks[0] < c.remote[0];
+  std::vector<int> members = mine_first ? c.group.ranks : c.remote;
+  const std::vector<int>& second = mine_first ? c.remote : c.group.ranks;
+  members.insert(members.end(), second.begin(), second.end());
+  const int me = mine_first ? c.rank() : static_cast<int>(c.remote.size()) + c.rank();
+  *newintracomm = comm_from(std::move(members), me, ctx, c.errhandler);
+  return MPI_SUCCESS;
+}

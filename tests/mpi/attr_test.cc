@@ -1,0 +1,143 @@
+// Attribute caching (MPI-1.1 §5.7) with callbacks counted exactly, under
+// the MPI-1 and MPI-2 names, and the predefined attributes of §7.1.1.
+#include <cstdint>
+
+#include "tests/mpi/mpi_main.h"
+
+namespace {
+
+struct Counts {
+  int copies = 0, deletes = 0;
+  std::intptr_t last_deleted = 0;
+};
+
+// Copies value + 1 into the new communicator.
+int copy_plus_one(MPI_Comm, int, void* extra, void* in, void* out, int* flag) {
+  ++static_cast<Counts*>(extra)->copies;
+  *static_cast<void**>(out) = reinterpret_cast<void*>(reinterpret_cast<std::intptr_t>(in) + 1);
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+
+int count_delete(MPI_Comm, int, void* value, void* extra) {
+  auto* c = static_cast<Counts*>(extra);
+  ++c->deletes;
+  c->last_deleted = reinterpret_cast<std::intptr_t>(value);
+  return MPI_SUCCESS;
+}
+
+int refuse_delete(MPI_Comm, int, void*, void*) { return MPI_ERR_OTHER; }
+
+void* as_value(std::intptr_t v) { return reinterpret_cast<void*>(v); }
+
+std::intptr_t get(MPI_Comm c, int key, int* flag) {
+  void* v = nullptr;
+  MPI_Attr_get(c, key, &v, flag);
+  return reinterpret_cast<std::intptr_t>(v);
+}
+
+TEST(Attributes, CallbacksRunOnDupPutDeleteAndFree) {
+  Counts n;
+  int key;
+  ASSERT_EQ(MPI_Keyval_create(copy_plus_one, count_delete, &key, &n), MPI_SUCCESS);
+  MPI_Comm a;
+  MPI_Comm_dup(MPI_COMM_WORLD, &a);
+  ASSERT_EQ(MPI_Attr_put(a, key, as_value(10)), MPI_SUCCESS);
+  EXPECT_EQ(n.deletes, 0);
+  MPI_Attr_put(a, key, as_value(20));  // replaces: the old value is deleted
+  EXPECT_EQ(n.deletes, 1);
+  EXPECT_EQ(n.last_deleted, 10);
+  int flag;
+  EXPECT_EQ(get(a, key, &flag), 20);
+  EXPECT_TRUE(flag);
+  MPI_Comm b, c;
+  MPI_Comm_dup(a, &b);
+  EXPECT_EQ(n.copies, 1);
+  EXPECT_EQ(get(b, key, &flag), 21);
+  MPI_Comm_dup(b, &c);
+  EXPECT_EQ(n.copies, 2);
+  EXPECT_EQ(get(c, key, &flag), 22);
+  MPI_Attr_delete(c, key);
+  EXPECT_EQ(n.deletes, 2);
+  EXPECT_EQ(n.last_deleted, 22);
+  get(c, key, &flag);
+  EXPECT_FALSE(flag);
+  MPI_Comm_free(&c);  // nothing left to delete
+  EXPECT_EQ(n.deletes, 2);
+  MPI_Comm_free(&b);
+  EXPECT_EQ(n.deletes, 3);
+  EXPECT_EQ(n.last_deleted, 21);
+  // A freed key stays usable by the attributes still set with it (§5.7.1).
+  MPI_Keyval_free(&key);
+  EXPECT_EQ(key, MPI_KEYVAL_INVALID);
+  MPI_Comm_free(&a);
+  EXPECT_EQ(n.deletes, 4);
+  EXPECT_EQ(n.last_deleted, 20);
+  EXPECT_EQ(n.copies, 2);
+}
+
+TEST(Attributes, PredefinedCopyFunctions) {
+  int null_key, dup_key;
+  MPI_Keyval_create(MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, &null_key, nullptr);
+  MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &dup_key, nullptr);
+  MPI_Comm a, b;
+  MPI_Comm_dup(MPI_COMM_WORLD, &a);
+  MPI_Attr_put(a, null_key, as_value(5));
+  MPI_Comm_set_attr(a, dup_key, as_value(6));
+  MPI_Comm_dup(a, &b);
+  int flag;
+  get(b, null_key, &flag);
+  EXPECT_FALSE(flag) << "MPI_NULL_COPY_FN must not copy";
+  void* v = nullptr;
+  MPI_Comm_get_attr(b, dup_key, &v, &flag);
+  EXPECT_TRUE(flag);
+  EXPECT_EQ(v, as_value(6));
+  MPI_Comm_delete_attr(b, dup_key);
+  MPI_Comm_get_attr(b, dup_key, &v, &flag);
+  EXPECT_FALSE(flag);
+  MPI_Comm_free(&a);
+  MPI_Comm_free(&b);
+  MPI_Keyval_free(&null_key);
+  MPI_Comm_free_keyval(&dup_key);
+}
+
+TEST(Attributes, PredefinedOnWorld) {
+  int flag;
+  int* v = nullptr;
+  ASSERT_EQ(MPI_Attr_get(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag), MPI_SUCCESS);
+  ASSERT_TRUE(flag);
+  EXPECT_GE(*v, 32767);  // MPI-1.1 §7.1.1: at least 32767
+  MPI_Attr_get(MPI_COMM_WORLD, MPI_HOST, &v, &flag);
+  ASSERT_TRUE(flag);
+  EXPECT_TRUE(*v == MPI_PROC_NULL || (*v >= 0 && *v < mpitest::size()));
+  MPI_Attr_get(MPI_COMM_WORLD, MPI_IO, &v, &flag);
+  ASSERT_TRUE(flag);
+  EXPECT_TRUE(*v == MPI_ANY_SOURCE || *v == MPI_PROC_NULL || (*v >= 0 && *v < mpitest::size()));
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &v, &flag);
+  ASSERT_TRUE(flag);
+  EXPECT_TRUE(*v == 0 || *v == 1);
+  // A message with the largest tag goes through.
+  int got = 0, ub = 0;
+  MPI_Attr_get(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag);
+  ub = *v;
+  const int me = mpitest::rank();
+  MPI_Sendrecv(&me, 1, MPI_INT, me, ub, &got, 1, MPI_INT, me, ub, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  EXPECT_EQ(got, me);
+}
+
+TEST(Attributes, ErrorsAndFailingCallbacks) {
+  mpitest::ErrorsReturn errors_return;
+  EXPECT_EQ(mpitest::error_class(MPI_Attr_put(MPI_COMM_WORLD, MPI_TAG_UB, nullptr)), MPI_ERR_ARG);
+  EXPECT_EQ(mpitest::error_class(MPI_Attr_put(MPI_COMM_WORLD, 12345, nullptr)), MPI_ERR_ARG);
+  int key;
+  MPI_Keyval_create(MPI_NULL_COPY_FN, refuse_delete, &key, nullptr);
+  MPI_Attr_put(MPI_COMM_WORLD, key, as_value(1));
+  EXPECT_NE(MPI_Attr_delete(MPI_COMM_WORLD, key), MPI_SUCCESS) << "a failing delete callback fails the call";
+  int flag;
+  get(MPI_COMM_WORLD, key, &flag);
+  EXPECT_TRUE(flag) << "the attribute stays when its delete callback fails";
+}
+
+}  // namespace
+
+MPI_TEST_MAIN()
