@@ -355,6 +355,66 @@ TEST(Coll, NoRankLeavesTheBarrierBeforeTheLastEnters) {
   EXPECT_GE(left, last_entry);
 }
 
+// MPI_IN_PLACE (MPI-2 §5.2) in the gathering, scattering and all-to-all
+// collectives: the root's (or every rank's) own block stays in recvbuf.
+TEST(Coll, InPlaceInEveryCollective) {
+  const int p = mpitest::size(), me = mpitest::rank();
+  std::vector<int> all(2 * p, -1);
+  // Allgather: my two ints are at my place already.
+  all[2 * me] = 10 * me, all[2 * me + 1] = 10 * me + 1;
+  ASSERT_EQ(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all.data(), 2, MPI_INT, MPI_COMM_WORLD), MPI_SUCCESS);
+  for (int r = 0; r < p; ++r) EXPECT_EQ(all[2 * r + 1], 10 * r + 1);
+  // Gather at each root: the root's block is not sent.
+  for (int root = 0; root < p; ++root) {
+    std::vector<int> got(p, -1);
+    int mine = 100 + me;
+    if (me == root) got[root] = 100 + root;
+    ASSERT_EQ(MPI_Gather(me == root ? MPI_IN_PLACE : &mine, 1, MPI_INT, got.data(), 1, MPI_INT, root, MPI_COMM_WORLD), MPI_SUCCESS);
+    if (me == root)
+      for (int r = 0; r < p; ++r) EXPECT_EQ(got[r], 100 + r);
+  }
+  // Scatter: the root keeps its block in sendbuf.
+  std::vector<int> blocks(p);
+  for (int r = 0; r < p; ++r) blocks[r] = 7 * r;
+  int mine = -1;
+  ASSERT_EQ(MPI_Scatter(blocks.data(), 1, MPI_INT, me == 0 ? MPI_IN_PLACE : &mine, 1, MPI_INT, 0, MPI_COMM_WORLD), MPI_SUCCESS);
+  if (me != 0) EXPECT_EQ(mine, 7 * me);
+  // Alltoall: block r of my buffer goes to rank r; the answer replaces it.
+  std::vector<int> a2a(p);
+  for (int r = 0; r < p; ++r) a2a[r] = 1000 * me + r;
+  ASSERT_EQ(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, a2a.data(), 1, MPI_INT, MPI_COMM_WORLD), MPI_SUCCESS);
+  for (int r = 0; r < p; ++r) EXPECT_EQ(a2a[r], 1000 * r + me);
+  // Reduce_scatter: the full input is in recvbuf.
+  std::vector<int> rs(p), counts(p, 1);
+  for (int r = 0; r < p; ++r) rs[r] = r + me;
+  ASSERT_EQ(MPI_Reduce_scatter(MPI_IN_PLACE, rs.data(), counts.data(), MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_SUCCESS);
+  EXPECT_EQ(rs[0], p * me + p * (p - 1) / 2);
+}
+
+// MPI_Reduce_local keeps the operand order: inoutbuf = inbuf (op) inoutbuf.
+TEST(Coll, ReduceLocalKeepsTheOperandOrder) {
+  MPI_Datatype mat;
+  MPI_Type_contiguous(4, MPI_LONG, &mat);
+  MPI_Type_commit(&mat);
+  MPI_Op op;
+  MPI_Op_create(matmul, 0, &op);
+  const Mat a = rank_matrix(1, 0), b = rank_matrix(2, 1);
+  Mat io = b;
+  ASSERT_EQ(MPI_Reduce_local(&a, &io, 1, mat, op), MPI_SUCCESS);
+  Mat want = b, left = a;
+  int one = 1;
+  matmul(&left, &want, &one, nullptr);  // a * b, not b * a
+  EXPECT_EQ(io.a, want.a);
+  EXPECT_EQ(io.b, want.b);
+  EXPECT_EQ(io.c, want.c);
+  EXPECT_EQ(io.d, want.d);
+  int x = 3, y = 4;
+  MPI_Reduce_local(&x, &y, 1, MPI_INT, MPI_PROD);
+  EXPECT_EQ(y, 12);
+  MPI_Op_free(&op);
+  MPI_Type_free(&mat);
+}
+
 }  // namespace
 
 MPI_TEST_MAIN()

@@ -307,6 +307,91 @@ TEST(Datatype, MisuseIsRefused) {
   EXPECT_EQ(mpitest::error_class(MPI_Type_free(&predefined)), MPI_ERR_TYPE);
 }
 
+// The MPI-2 constructors build the same type maps as their MPI-1 forms.
+TEST(Datatype, Mpi2ConstructorsMatchTheirMpi1Forms) {
+  MPI_Datatype v1, v2, h1, h2, s1, s2;
+  MPI_Type_hvector(3, 2, 5 * sizeof(int), MPI_INT, &v1);
+  MPI_Type_create_hvector(3, 2, 5 * sizeof(int), MPI_INT, &v2);
+  const int lens[2] = {1, 2};
+  const MPI_Aint disps[2] = {0, 3 * sizeof(double)};
+  MPI_Type_hindexed(2, lens, const_cast<MPI_Aint*>(disps), MPI_DOUBLE, &h1);
+  MPI_Type_create_hindexed(2, lens, disps, MPI_DOUBLE, &h2);
+  struct S {
+    char c;
+    double d;
+  } x[2];
+  MPI_Aint a0, a1;
+  MPI_Get_address(&x[0].c, &a0);
+  MPI_Get_address(&x[0].d, &a1);
+  EXPECT_EQ(a1 - a0, static_cast<MPI_Aint>(offsetof(S, d)));
+  const MPI_Aint sd[2] = {0, a1 - a0};
+  const MPI_Datatype st[2] = {MPI_CHAR, MPI_DOUBLE};
+  MPI_Type_struct(2, const_cast<int*>(lens), const_cast<MPI_Aint*>(sd), const_cast<MPI_Datatype*>(st), &s1);
+  MPI_Type_create_struct(2, lens, sd, st, &s2);
+  for (auto [a, b] : {std::pair{v1, v2}, std::pair{h1, h2}, std::pair{s1, s2}}) {
+    MPI_Aint lb1, ext1, lb2, ext2, tlb1, text1, tlb2, text2;
+    int size1, size2;
+    MPI_Type_get_extent(a, &lb1, &ext1);
+    MPI_Type_get_extent(b, &lb2, &ext2);
+    MPI_Type_get_true_extent(a, &tlb1, &text1);
+    MPI_Type_get_true_extent(b, &tlb2, &text2);
+    MPI_Type_size(a, &size1);
+    MPI_Type_size(b, &size2);
+    EXPECT_EQ(lb1, lb2);
+    EXPECT_EQ(ext1, ext2);
+    EXPECT_EQ(tlb1, tlb2);
+    EXPECT_EQ(text1, text2);
+    EXPECT_EQ(size1, size2);
+  }
+  for (MPI_Datatype* t : {&v1, &v2, &h1, &h2, &s1, &s2}) MPI_Type_free(t);
+}
+
+// Resizing to a larger extent interleaves instances: MPI-2 §4.1.7.
+TEST(Datatype, ResizedTypeStridesByItsNewExtent) {
+  MPI_Datatype every_third;
+  ASSERT_EQ(MPI_Type_create_resized(MPI_INT, 0, 3 * sizeof(int), &every_third), MPI_SUCCESS);
+  MPI_Type_commit(&every_third);
+  MPI_Aint lb, extent, tlb, textent;
+  MPI_Type_get_extent(every_third, &lb, &extent);
+  MPI_Type_get_true_extent(every_third, &tlb, &textent);
+  EXPECT_EQ(lb, 0);
+  EXPECT_EQ(extent, static_cast<MPI_Aint>(3 * sizeof(int)));
+  EXPECT_EQ(tlb, 0);
+  EXPECT_EQ(textent, static_cast<MPI_Aint>(sizeof(int)));
+  int src[9], dst[3] = {0, 0, 0};
+  for (int i = 0; i < 9; ++i) src[i] = i;
+  const int me = mpitest::rank();
+  MPI_Sendrecv(src, 3, every_third, me, 0, dst, 3, MPI_INT, me, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  EXPECT_EQ(dst[0], 0);
+  EXPECT_EQ(dst[1], 3);
+  EXPECT_EQ(dst[2], 6);
+  MPI_Type_free(&every_third);
+}
+
+TEST(Datatype, NamesOfTypesAndCommunicators) {
+  char name[MPI_MAX_OBJECT_NAME];
+  int len;
+  MPI_Type_get_name(MPI_DOUBLE, name, &len);
+  EXPECT_STREQ(name, "MPI_DOUBLE");
+  EXPECT_EQ(len, 10);
+  MPI_Comm_get_name(MPI_COMM_WORLD, name, &len);
+  EXPECT_STREQ(name, "MPI_COMM_WORLD");
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  MPI_Comm_get_name(c, name, &len);
+  EXPECT_EQ(len, 0);
+  MPI_Comm_set_name(c, "halo");
+  MPI_Comm_get_name(c, name, &len);
+  EXPECT_STREQ(name, "halo");
+  MPI_Comm_free(&c);
+  MPI_Datatype t;
+  MPI_Type_contiguous(2, MPI_INT, &t);
+  MPI_Type_set_name(t, "pair");
+  MPI_Type_get_name(t, name, &len);
+  EXPECT_STREQ(name, "pair");
+  MPI_Type_free(&t);
+}
+
 }  // namespace
 
 MPI_TEST_MAIN()

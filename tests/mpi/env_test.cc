@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <set>
+#include <vector>
 #include <string>
 
 #include "tests/mpi/mpi_main.h"
@@ -111,6 +112,64 @@ TEST(Env, UserErrorHandlersGetTheCommunicatorAndTheCode) {
   MPI_Errhandler_free(&mine);
   EXPECT_EQ(mine, MPI_ERRHANDLER_NULL);
   MPI_Comm_free(&dup);
+}
+
+// A dozen deliberate errors, each reported to a user handler installed with
+// the MPI-2 call, with the code the call returns and its class; the job
+// keeps running.
+TEST(Env, UserHandlerSeesADozenErrorsAndTheJobContinues) {
+  MPI_Errhandler mine;
+  ASSERT_EQ(MPI_Comm_create_errhandler(count_errors, &mine), MPI_SUCCESS);
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  ASSERT_EQ(MPI_Comm_set_errhandler(c, mine), MPI_SUCCESS);
+  MPI_Errhandler got;
+  MPI_Comm_get_errhandler(c, &got);
+  EXPECT_EQ(got, mine);
+  const int p = mpitest::size(c), me = mpitest::rank(c);
+  int x[4] = {0, 0, 0, 0};
+  MPI_Datatype uncommitted;
+  MPI_Type_contiguous(2, MPI_INT, &uncommitted);
+  struct Case {
+    const char* what;
+    int expected_class;
+    int code;
+  };
+  const int before = g_calls;
+  std::vector<Case> cases;
+  auto run = [&](const char* what, int cls, int code) { cases.push_back({what, cls, code}); };
+  run("bad rank", MPI_ERR_RANK, MPI_Send(x, 1, MPI_INT, p, 0, c));
+  run("bad tag", MPI_ERR_TAG, MPI_Send(x, 1, MPI_INT, me, -5, c));
+  run("bad count", MPI_ERR_COUNT, MPI_Send(x, -1, MPI_INT, me, 0, c));
+  run("bad datatype", MPI_ERR_TYPE, MPI_Send(x, 1, 9999, me, 0, c));
+  run("uncommitted datatype", MPI_ERR_TYPE, MPI_Send(x, 1, uncommitted, me, 0, c));
+  run("bad root", MPI_ERR_ROOT, MPI_Bcast(x, 1, MPI_INT, p, c));
+  run("bad op", MPI_ERR_OP, MPI_Allreduce(x, x + 1, 1, MPI_INT, 9999, c));
+  run("NULL buffer", MPI_ERR_BUFFER, MPI_Send(nullptr, 1, MPI_INT, me, 0, c));
+  MPI_Comm out;
+  run("bad colour", MPI_ERR_ARG, MPI_Comm_split(c, -5, 0, &out));
+  const int zero_dim = 0, period = 0;
+  run("bad dims", MPI_ERR_DIMS, MPI_Cart_create(c, 1, &zero_dim, &period, 0, &out));
+  run("no topology", MPI_ERR_TOPOLOGY, MPI_Cartdim_get(c, x));
+  // Truncation: four ints into a buffer of one.
+  MPI_Request s;
+  MPI_Isend(x, 4, MPI_INT, me, 3, c, &s);
+  run("truncation", MPI_ERR_TRUNCATE, MPI_Recv(x, 1, MPI_INT, me, 3, c, MPI_STATUS_IGNORE));
+  MPI_Wait(&s, MPI_STATUS_IGNORE);
+  ASSERT_EQ(cases.size(), 12u);
+  EXPECT_EQ(g_calls - before, 12) << "the handler runs once per error";
+  for (const Case& k : cases) {
+    EXPECT_NE(k.code, MPI_SUCCESS) << k.what;
+    EXPECT_EQ(error_class(k.code), k.expected_class) << k.what;
+  }
+  EXPECT_EQ(g_last_comm, c);
+  // The job still works.
+  int sum = 0, one = 1;
+  EXPECT_EQ(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, c), MPI_SUCCESS);
+  EXPECT_EQ(sum, p);
+  MPI_Type_free(&uncommitted);
+  MPI_Errhandler_free(&mine);
+  MPI_Comm_free(&c);
 }
 
 TEST(Env, TagUbAttributeBoundsTheTags) {

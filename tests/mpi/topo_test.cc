@@ -212,6 +212,78 @@ TEST(Topo, ReorderPutsCartesianNeighboursOnTorusNeighbours) {
   MPI_Comm_free(&cart);
 }
 
+// §6.5.3's example shape: a ring in which every node also links to the node
+// opposite; the graph comm holds it and answers neighbour queries.
+TEST(Topo, GraphCreateGetAndNeighbours) {
+  const int p = mpitest::size();
+  std::vector<int> index, edges;
+  for (int i = 0; i < p; ++i) {
+    for (int nb : {(i + 1) % p, (i + p - 1) % p, (i + p / 2) % p}) edges.push_back(nb);
+    index.push_back(static_cast<int>(edges.size()));
+  }
+  MPI_Comm g;
+  ASSERT_EQ(MPI_Graph_create(MPI_COMM_WORLD, p, index.data(), edges.data(), 0, &g), MPI_SUCCESS);
+  int status;
+  MPI_Topo_test(g, &status);
+  EXPECT_EQ(status, MPI_GRAPH);
+  int nnodes, nedges;
+  MPI_Graphdims_get(g, &nnodes, &nedges);
+  EXPECT_EQ(nnodes, p);
+  EXPECT_EQ(nedges, 3 * p);
+  std::vector<int> gi(p), ge(3 * p);
+  MPI_Graph_get(g, p, 3 * p, gi.data(), ge.data());
+  EXPECT_EQ(gi, index);
+  EXPECT_EQ(ge, edges);
+  const int me = mpitest::rank(g);
+  int count;
+  MPI_Graph_neighbors_count(g, me, &count);
+  ASSERT_EQ(count, 3);
+  int nb[3];
+  MPI_Graph_neighbors(g, me, 3, nb);
+  EXPECT_EQ(nb[0], (me + 1) % p);
+  EXPECT_EQ(nb[1], (me + p - 1) % p);
+  EXPECT_EQ(nb[2], (me + p / 2) % p);
+  // Send to every neighbour, receive from every node that names me.
+  std::vector<MPI_Request> sends(3);
+  for (int k = 0; k < 3; ++k) MPI_Isend(&me, 1, MPI_INT, nb[k], 4, g, &sends[k]);
+  int in_degree = 0;
+  for (int i = 0; i < p; ++i)
+    for (int k = index[i] - 3; k < index[i]; ++k) in_degree += edges[k] == me;
+  std::vector<int> from;
+  for (int k = 0; k < in_degree; ++k) {
+    int v;
+    MPI_Status st;
+    MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 4, g, &st);
+    EXPECT_EQ(v, st.MPI_SOURCE);
+    from.push_back(v);
+  }
+  MPI_Waitall(3, sends.data(), MPI_STATUSES_IGNORE);
+  int newrank;
+  MPI_Graph_map(MPI_COMM_WORLD, p, index.data(), edges.data(), &newrank);
+  EXPECT_EQ(newrank, mpitest::rank());
+  MPI_Comm_free(&g);
+}
+
+TEST(Topo, GraphOverFewerNodesLeavesTheRestOut) {
+  const int p = mpitest::size();
+  const int n = (p + 1) / 2;
+  std::vector<int> index(n, 0);  // no edges
+  MPI_Comm g;
+  ASSERT_EQ(MPI_Graph_create(MPI_COMM_WORLD, n, index.data(), nullptr, 1, &g), MPI_SUCCESS);
+  if (mpitest::rank() < n) {
+    ASSERT_NE(g, MPI_COMM_NULL);
+    EXPECT_EQ(mpitest::size(g), n);
+    MPI_Comm_free(&g);
+  } else {
+    EXPECT_EQ(g, MPI_COMM_NULL);
+  }
+  mpitest::ErrorsReturn errors_return;
+  const int bad_edge = p + 3, one = 1;
+  EXPECT_EQ(mpitest::error_class(MPI_Graph_create(MPI_COMM_WORLD, 1, &one, &bad_edge, 0, &g)), MPI_ERR_ARG);
+  int count;
+  EXPECT_EQ(mpitest::error_class(MPI_Graph_neighbors_count(MPI_COMM_WORLD, 0, &count)), MPI_ERR_TOPOLOGY);
+}
+
 }  // namespace
 
 MPI_TEST_MAIN()
