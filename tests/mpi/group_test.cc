@@ -2,6 +2,7 @@
 // standard's definitions: set operations keep group1's order then group2's,
 // range triplets include both ends, translate_ranks gives MPI_UNDEFINED for
 // processes not in the target group.
+#include <algorithm>
 #include <vector>
 
 #include "tests/mpi/mpi_main.h"
@@ -52,7 +53,9 @@ TEST(Groups, InclExclAndRangesFollowTheStandard) {
   MPI_Group_range_incl(world, 1, ranges, &by_range);
   EXPECT_EQ(world_ranks_of(even), evens);
   EXPECT_EQ(world_ranks_of(by_range), evens);
-  if (!odds.empty()) EXPECT_EQ(world_ranks_of(odd_by_excl), odds);
+  if (!odds.empty()) {
+    EXPECT_EQ(world_ranks_of(odd_by_excl), odds);
+  }
   EXPECT_EQ(world_ranks_of(rev), reversed);
   int result;
   MPI_Group_compare(even, by_range, &result);

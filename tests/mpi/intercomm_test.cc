@@ -1,5 +1,6 @@
 // Intercommunicators (MPI-1.1 §5.6) between two groups of different sizes:
 // the first third of the world (at least one rank) and the rest.
+#include <algorithm>
 #include <vector>
 
 #include "tests/mpi/mpi_main.h"
