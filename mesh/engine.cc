@@ -274,8 +274,10 @@ struct Engine::Impl {
 
   // Sends a frame now if the link is up, nothing is queued before it and a
   // token is free; otherwise queues it (FIFO keeps MPI order).
+  static bool writable_now(const LinkState& ls) { return ls.up && ls.sendq.empty() && ls.ledger.can_send_data(); }
+
   void send_or_queue(LinkState& ls, const FrameHeader& h, Request* req) {
-    if (ls.up && ls.sendq.empty() && ls.ledger.can_send_data()) {
+    if (writable_now(ls)) {
       if (emit(ls, h, req)) return;
     }
     if (ls.up) ++ls.stats.token_stalls;
@@ -289,8 +291,7 @@ struct Engine::Impl {
   // and holds a credit; false (nothing written) otherwise.
   bool write_eager_now(int peer, const void* buf, std::size_t len, int tag, std::uint32_t context) {
     LinkState& ls = *primary_link(peer);
-    if (!(ls.up && ls.sendq.empty() && ls.ledger.can_send_data() && len <= ls.max_payload))
-      return false;
+    if (!writable_now(ls) || len > ls.max_payload) return false;
     FrameHeader h = make_header(FrameType::kEager, peer);
     h.context = context;
     h.tag = tag;

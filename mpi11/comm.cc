@@ -244,16 +244,11 @@ MESHMP_MPI_FN(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int* result)) 
   CommInfo* b = check_comm(comm2, "MPI_Comm_compare", &err);
   if (!b) return err;
   if (!result) return raise(comm1, "MPI_Comm_compare", MPI_ERR_ARG, "result is NULL");
-  // Same members in the same order (for intercommunicators: both groups).
-  auto sorted = [](std::vector<int> v) {
-    std::sort(v.begin(), v.end());
-    return v;
-  };
-  if (comm1 == comm2) *result = MPI_IDENT;
-  else if (a->inter != b->inter) *result = MPI_UNEQUAL;
-  else if (a->group.ranks == b->group.ranks && a->remote == b->remote) *result = MPI_CONGRUENT;
-  else if (sorted(a->group.ranks) == sorted(b->group.ranks) && sorted(a->remote) == sorted(b->remote)) *result = MPI_SIMILAR;
-  else *result = MPI_UNEQUAL;
+  // The groups compared (for intercommunicators both, the weaker answer);
+  // identical groups of distinct communicators make them congruent.
+  const int local = compare_members(a->group.ranks, b->group.ranks);
+  const int both = a->inter != b->inter ? MPI_UNEQUAL : std::max(local, compare_members(a->remote, b->remote));
+  *result = comm1 == comm2 ? MPI_IDENT : both == MPI_IDENT ? MPI_CONGRUENT : both;
   return MPI_SUCCESS;
 }
 

@@ -22,46 +22,45 @@ namespace {
 
 std::thread::id g_main_thread;
 
-// MPI_Init's work, shared with MPI_Init_thread and QMP's init.
+// Starts the engine and the built-in communicators; the reason on failure.
+std::string bring_up() {
+  State& s = state();
+  if (s.finalized) return "MPI was finalized; it cannot be started again";
+  try {
+    s.engine = &mesh::Engine::init();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  make_builtin_comms();
+  g_main_thread = std::this_thread::get_id();
+  s.initialized = true;
+  return {};
+}
+
+// MPI_Init's work, shared with MPI_Init_thread.
 int start_mpi(const char* call) {
   State& s = state();
   if (s.initialized && s.started_by_qmp && !s.finalized) {  // QMP started it: the program takes it over
     s.started_by_qmp = false;
     return MPI_SUCCESS;
   }
-  if (s.initialized || s.finalized)
-    return raise(MPI_COMM_NULL, call, MPI_ERR_OTHER, s.finalized ? "MPI was finalized; it cannot be started again" : "MPI is already initialized");
-  try {
-    s.engine = &mesh::Engine::init();
-  } catch (const std::exception& e) {
-    return raise(MPI_COMM_NULL, call, MPI_ERR_OTHER, e.what());
-  }
-  make_builtin_comms();
-  g_main_thread = std::this_thread::get_id();
-  s.initialized = true;
-  return MPI_SUCCESS;
+  if (s.initialized && !s.finalized) return raise(MPI_COMM_NULL, call, MPI_ERR_OTHER, "MPI is already initialized");
+  const std::string why = bring_up();
+  return why.empty() ? MPI_SUCCESS : raise(MPI_COMM_NULL, call, MPI_ERR_OTHER, why);
 }
 
 }  // namespace
 
 bool start_for_qmp(const char** why) {
   State& s = state();
-  if (s.initialized) return true;  // the program started MPI first
-  if (s.finalized) {
-    *why = "MPI was finalized; it cannot be started again";
-    return false;
-  }
+  if (s.initialized) return true;  // the program started MPI first (and may have ended it)
   static std::string message;
-  try {
-    s.engine = &mesh::Engine::init();
-  } catch (const std::exception& e) {
-    message = e.what();
+  message = bring_up();
+  if (!message.empty()) {
     *why = message.c_str();
     return false;
   }
-  make_builtin_comms();
-  g_main_thread = std::this_thread::get_id();
-  s.initialized = s.started_by_qmp = true;
+  s.started_by_qmp = true;
   return true;
 }
 

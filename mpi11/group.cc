@@ -69,6 +69,14 @@ int expand_ranges(const char* call, int n, int ranges[][3], int size, std::vecto
 
 }  // namespace
 
+int compare_members(const std::vector<int>& a, const std::vector<int>& b) {
+  if (a == b) return MPI_IDENT;
+  std::vector<int> x = a, y = b;
+  std::sort(x.begin(), x.end());
+  std::sort(y.begin(), y.end());
+  return x == y ? MPI_SIMILAR : MPI_UNEQUAL;
+}
+
 MPI_Group add_group(std::vector<int> ranks) {
   auto& g = groups();
   if (ranks.empty()) return MPI_GROUP_EMPTY;
@@ -142,14 +150,7 @@ MESHMP_MPI_FN(int, Group_compare, (MPI_Group group1, MPI_Group group2, int* resu
   const GroupInfo* b = check_group(group2, call, "group2", &err);
   if (!b) return err;
   if (!result) return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "result is NULL");
-  if (a->ranks == b->ranks) {
-    *result = MPI_IDENT;
-    return MPI_SUCCESS;
-  }
-  std::vector<int> x = a->ranks, y = b->ranks;
-  std::sort(x.begin(), x.end());
-  std::sort(y.begin(), y.end());
-  *result = x == y ? MPI_SIMILAR : MPI_UNEQUAL;
+  *result = compare_members(a->ranks, b->ranks);
   return MPI_SUCCESS;
 }
 

@@ -198,6 +198,9 @@ int copy_attributes(MPI_Comm from, MPI_Comm to, const char* call);
 int delete_attributes(MPI_Comm comm, const char* call);
 /// MPI_Comm_dup of an intercommunicator (collective over both groups).
 MPI_Comm dup_intercomm(MPI_Comm comm);
+/// MPI_IDENT (same ranks, same order), MPI_SIMILAR (same ranks) or
+/// MPI_UNEQUAL: MPI_Group_compare's answer, which MPI_Comm_compare refines.
+int compare_members(const std::vector<int>& a, const std::vector<int>& b);
 /// A new group handle over `ranks` (world ranks); MPI_GROUP_EMPTY if none.
 MPI_Group add_group(std::vector<int> ranks);
 /// Registers a finished communicator (members indexed) and returns its handle.
