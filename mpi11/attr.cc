@@ -9,6 +9,11 @@
 #include "mpi11/internal.h"
 
 namespace meshmp::mpi {
+
+bool predefined_keyval(int keyval) {
+  return keyval == MPI_TAG_UB || keyval == MPI_HOST || keyval == MPI_IO || keyval == MPI_WTIME_IS_GLOBAL;
+}
+
 namespace {
 
 constexpr int kFirstUserKeyval = 16;  // below: predefined or reserved
@@ -19,10 +24,6 @@ std::vector<Keyval>& keyvals() {
   return k;
 }
 
-bool predefined(int keyval) {
-  return keyval == MPI_TAG_UB || keyval == MPI_HOST || keyval == MPI_IO || keyval == MPI_WTIME_IS_GLOBAL;
-}
-
 // A user key that is live (or, with `freed_ok`, freed but still attached).
 Keyval* check_keyval(MPI_Comm comm, const char* call, int keyval, bool freed_ok, int* err) {
   auto& k = keyvals();
@@ -30,7 +31,7 @@ Keyval* check_keyval(MPI_Comm comm, const char* call, int keyval, bool freed_ok,
       (k[keyval].in_use || (freed_ok && k[keyval].refs > 0)))
     return &k[keyval];
   *err = raise(comm, call, MPI_ERR_ARG,
-               predefined(keyval) ? "keyval " + std::to_string(keyval) + " is predefined and read-only"
+               predefined_keyval(keyval) ? "keyval " + std::to_string(keyval) + " is predefined and read-only"
                                   : "keyval " + std::to_string(keyval) + " is not an attribute key");
   return nullptr;
 }
@@ -64,7 +65,7 @@ int keyval_create(const char* call, MPI_Copy_function* copy_fn, MPI_Delete_funct
   std::size_t i = kFirstUserKeyval;
   while (i < k.size() && (k[i].in_use || k[i].refs > 0)) ++i;
   if (i == k.size()) k.emplace_back();
-  k[i] = Keyval{true, 1, copy_fn, delete_fn, extra_state};
+  k[i] = Keyval{true, 1, copy_fn, delete_fn, extra_state, nullptr};
   *keyval = static_cast<int>(i);
   return MPI_SUCCESS;
 }
@@ -96,7 +97,7 @@ int attr_get(const char* call, MPI_Comm comm, int keyval, void* attribute_val, i
   CommInfo* c = check_comm(comm, call, &err);
   if (!c) return err;
   if (!attribute_val || !flag) return raise(comm, call, MPI_ERR_ARG, "attribute_val or flag is NULL");
-  if (predefined(keyval)) {
+  if (predefined_keyval(keyval)) {
     // The values of §7.1.1, held by MPI_COMM_WORLD (and, as in MPICH,
     // readable on any communicator): a pointer to the int.
     static int tag_ub = mesh::kTagUb, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0;

@@ -99,6 +99,24 @@ Types::Types() : table(kFirstDerived) {
   table[MPI_2INT] = pair<int, int>(MPI_2INT, "MPI_2INT", MPI_INT, MPI_INT);
   table[MPI_LONG_DOUBLE_INT] =
       pair<long double, int>(MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT", MPI_LONG_DOUBLE, MPI_INT);
+  // Fortran (gfortran's sizes): a COMPLEX is one element of two REALs.
+  table[MPI_INTEGER] = basic(MPI_INTEGER, "MPI_INTEGER", 4, 4);
+  table[MPI_REAL] = basic(MPI_REAL, "MPI_REAL", 4, 4);
+  table[MPI_DOUBLE_PRECISION] = basic(MPI_DOUBLE_PRECISION, "MPI_DOUBLE_PRECISION", 8, 8);
+  table[MPI_COMPLEX] = basic(MPI_COMPLEX, "MPI_COMPLEX", 8, 4);
+  table[MPI_DOUBLE_COMPLEX] = basic(MPI_DOUBLE_COMPLEX, "MPI_DOUBLE_COMPLEX", 16, 8);
+  table[MPI_LOGICAL] = basic(MPI_LOGICAL, "MPI_LOGICAL", 4, 4);
+  table[MPI_CHARACTER] = basic(MPI_CHARACTER, "MPI_CHARACTER", 1, 1);
+  table[MPI_2REAL] = pair<float, float>(MPI_2REAL, "MPI_2REAL", MPI_REAL, MPI_REAL);
+  table[MPI_2DOUBLE_PRECISION] =
+      pair<double, double>(MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION", MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION);
+  table[MPI_2INTEGER] = pair<int, int>(MPI_2INTEGER, "MPI_2INTEGER", MPI_INTEGER, MPI_INTEGER);
+  table[MPI_INTEGER1] = basic(MPI_INTEGER1, "MPI_INTEGER1", 1, 1);
+  table[MPI_INTEGER2] = basic(MPI_INTEGER2, "MPI_INTEGER2", 2, 2);
+  table[MPI_INTEGER4] = basic(MPI_INTEGER4, "MPI_INTEGER4", 4, 4);
+  table[MPI_INTEGER8] = basic(MPI_INTEGER8, "MPI_INTEGER8", 8, 8);
+  table[MPI_REAL4] = basic(MPI_REAL4, "MPI_REAL4", 4, 4);
+  table[MPI_REAL8] = basic(MPI_REAL8, "MPI_REAL8", 8, 8);
 }
 
 MPI_Datatype Types::add(std::shared_ptr<TypeInfo> t) {

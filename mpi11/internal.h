@@ -154,6 +154,9 @@ struct Keyval {
   MPI_Copy_function* copy = nullptr;
   MPI_Delete_function* del = nullptr;
   void* extra_state = nullptr;
+  /// Keys made from Fortran: the record behind extra_state that the C
+  /// trampolines in copy/del read (mpi11/fortran/attr.cc), freed with the key.
+  std::shared_ptr<void> binding;
 };
 
 struct State {
@@ -192,6 +195,9 @@ MPI_Comm make_comm(MPI_Comm parent, std::vector<int> members, int me);
 std::uint32_t agree_context(const collectives::Group& g);
 /// An intracommunicator with an agreed context pair (no communication).
 MPI_Comm comm_from(std::vector<int> members, int me, std::uint32_t ctx, MPI_Errhandler errhandler);
+/// One of the read-only keys of §7.1.1 (MPI_TAG_UB, MPI_HOST, MPI_IO,
+/// MPI_WTIME_IS_GLOBAL), whose attribute value is a pointer to an int.
+bool predefined_keyval(int keyval);
 /// MPI_Comm_dup's part: runs each attribute's copy callback (attr.cc).
 int copy_attributes(MPI_Comm from, MPI_Comm to, const char* call);
 /// MPI_Comm_free's part: runs every delete callback and drops the attributes.

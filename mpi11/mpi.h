@@ -169,6 +169,28 @@ typedef struct MPI_Status {
 #define MPI_SHORT_INT ((MPI_Datatype)23)
 #define MPI_2INT ((MPI_Datatype)24)
 #define MPI_LONG_DOUBLE_INT ((MPI_Datatype)25)
+/* The Fortran types (§3.2.2, §4.9.3), usable from C too (as in MPI-2):
+ * INTEGER and LOGICAL are 4 bytes (LOGICAL .TRUE. is 1, as gfortran has it),
+ * REAL 4, DOUBLE PRECISION 8, COMPLEX two REALs, DOUBLE COMPLEX two DOUBLE
+ * PRECISIONs; MPI_2REAL, MPI_2DOUBLE_PRECISION and MPI_2INTEGER are the
+ * (value, index) pairs of MPI_MAXLOC/MPI_MINLOC. The sized INTEGERn and REALn
+ * are the optional types of §3.2.2. */
+#define MPI_INTEGER ((MPI_Datatype)26)
+#define MPI_REAL ((MPI_Datatype)27)
+#define MPI_DOUBLE_PRECISION ((MPI_Datatype)28)
+#define MPI_COMPLEX ((MPI_Datatype)29)
+#define MPI_DOUBLE_COMPLEX ((MPI_Datatype)30)
+#define MPI_LOGICAL ((MPI_Datatype)31)
+#define MPI_CHARACTER ((MPI_Datatype)32)
+#define MPI_2REAL ((MPI_Datatype)33)
+#define MPI_2DOUBLE_PRECISION ((MPI_Datatype)34)
+#define MPI_2INTEGER ((MPI_Datatype)35)
+#define MPI_INTEGER1 ((MPI_Datatype)36)
+#define MPI_INTEGER2 ((MPI_Datatype)37)
+#define MPI_INTEGER4 ((MPI_Datatype)38)
+#define MPI_INTEGER8 ((MPI_Datatype)39)
+#define MPI_REAL4 ((MPI_Datatype)40)
+#define MPI_REAL8 ((MPI_Datatype)41)
 
 typedef void(MPI_User_function)(void* invec, void* inoutvec, int* len, MPI_Datatype* datatype);
 typedef void(MPI_Handler_function)(MPI_Comm* comm, int* error_code, ...);

@@ -1,5 +1,5 @@
 // Reduction operations (MPI-1.1 §4.9): the twelve predefined operations on
-// the basic types they are defined for (§4.9.2-4.9.3), and user operations
+// the basic C and Fortran types they are defined for (§4.9.2-4.9.3), and user operations
 // from MPI_Op_create (§4.9.4), commutative or not.
 //
 // The collectives combine `inout = inout (op) in`. A predefined operation
@@ -7,6 +7,8 @@
 // datatype, laid out with its extent, and computes inoutvec = invec (op)
 // inoutvec, so for a non-commutative one the operands are passed swapped and
 // the result copied back, keeping rank order.
+#include <complex>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -37,15 +39,16 @@ template <typename T> void op_bor(void* io, const void* in, std::size_t n, void*
 template <typename T> void op_bxor(void* io, const void* in, std::size_t n, void*) { elementwise<T>(io, in, n, [](T a, T b) { return static_cast<T>(a ^ b); }); }
 
 // MAXLOC/MINLOC on packed (value, index) pairs (§4.9.3): the larger (smaller)
-// value; on a tie the smaller index.
-template <typename V, bool kMax>
+// value; on a tie the smaller index. The index is an int in C's pairs and of
+// the value's type in Fortran's (MPI_2REAL: a REAL).
+template <typename V, typename I, bool kMax>
 void op_loc(void* io, const void* in, std::size_t n, void*) {
-  constexpr std::size_t kSize = sizeof(V) + sizeof(int);
+  constexpr std::size_t kSize = sizeof(V) + sizeof(I);
   char* a = static_cast<char*>(io);
   const char* b = static_cast<const char*>(in);
   for (std::size_t i = 0; i < n; ++i, a += kSize, b += kSize) {
     V va, vb;
-    int ia, ib;
+    I ia, ib;
     std::memcpy(&va, a, sizeof va);
     std::memcpy(&vb, b, sizeof vb);
     std::memcpy(&ia, a + sizeof(V), sizeof ia);
@@ -67,7 +70,7 @@ Kind kind_of(MPI_Datatype t) {
     case MPI_FLOAT: case MPI_DOUBLE: case MPI_LONG_DOUBLE: return kFloating;
     case MPI_BYTE: return kByte;
     case MPI_FLOAT_INT: case MPI_DOUBLE_INT: case MPI_LONG_INT: case MPI_SHORT_INT: case MPI_2INT:
-    case MPI_LONG_DOUBLE_INT:
+    case MPI_LONG_DOUBLE_INT: case MPI_2REAL: case MPI_2DOUBLE_PRECISION: case MPI_2INTEGER:
       return kPair;
     default: return kNone;
   }
@@ -97,9 +100,29 @@ Combine arithmetic(MPI_Op op, bool integer) {
   return nullptr;
 }
 
-template <typename V>
+template <typename V, typename I = int>
 Combine loc(MPI_Op op) {
-  return op == MPI_MAXLOC ? op_loc<V, true> : op == MPI_MINLOC ? op_loc<V, false> : nullptr;
+  return op == MPI_MAXLOC ? op_loc<V, I, true> : op == MPI_MINLOC ? op_loc<V, I, false> : nullptr;
+}
+
+// Fortran INTEGERs take the arithmetic and bitwise operations; the logical
+// ones are for LOGICAL (§4.9.2).
+template <typename T>
+Combine fortran_integer(MPI_Op op) {
+  return op == MPI_LAND || op == MPI_LOR || op == MPI_LXOR ? nullptr : arithmetic<T>(op, true);
+}
+
+// COMPLEX and DOUBLE COMPLEX take MPI_SUM and MPI_PROD (§4.9.2).
+template <typename T>
+Combine complex(MPI_Op op) {
+  using C = std::complex<T>;
+  return op == MPI_SUM ? op_sum<C> : op == MPI_PROD ? op_prod<C> : nullptr;
+}
+
+// LOGICAL takes the logical operations; the result is .TRUE. (1) or .FALSE. (0).
+Combine logical(MPI_Op op) {
+  return op == MPI_LAND ? op_land<std::int32_t> : op == MPI_LOR ? op_lor<std::int32_t>
+         : op == MPI_LXOR ? op_lxor<std::int32_t> : nullptr;
 }
 
 Combine predefined(MPI_Op op, MPI_Datatype t) {
@@ -128,6 +151,18 @@ Combine predefined(MPI_Op op, MPI_Datatype t) {
     case MPI_SHORT_INT: return loc<short>(op);
     case MPI_2INT: return loc<int>(op);
     case MPI_LONG_DOUBLE_INT: return loc<long double>(op);
+    case MPI_INTEGER: case MPI_INTEGER4: return fortran_integer<std::int32_t>(op);
+    case MPI_INTEGER1: return fortran_integer<std::int8_t>(op);
+    case MPI_INTEGER2: return fortran_integer<std::int16_t>(op);
+    case MPI_INTEGER8: return fortran_integer<std::int64_t>(op);
+    case MPI_REAL: case MPI_REAL4: return arithmetic<float>(op, false);
+    case MPI_DOUBLE_PRECISION: case MPI_REAL8: return arithmetic<double>(op, false);
+    case MPI_COMPLEX: return complex<float>(op);
+    case MPI_DOUBLE_COMPLEX: return complex<double>(op);
+    case MPI_LOGICAL: return logical(op);
+    case MPI_2REAL: return loc<float, float>(op);
+    case MPI_2DOUBLE_PRECISION: return loc<double, double>(op);
+    case MPI_2INTEGER: return loc<std::int32_t, std::int32_t>(op);
     default: return nullptr;
   }
 }

@@ -99,6 +99,7 @@ void set_cart(MPI_Comm h, std::vector<int> dims, std::vector<int> periods) {
     c.group.torus.reset();
   }
   c.dims = std::move(dims);
+  for (int& p : periods) p = p != 0;  // MPI_Cart_get reports 1 (Fortran's .TRUE.) for any true flag
   c.periods = std::move(periods);
 }
 

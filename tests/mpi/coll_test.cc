@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <complex>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <numeric>
@@ -111,22 +113,23 @@ TEST(Coll, EveryPredefinedOpOnEveryTypeItIsDefinedFor) {
   for (MPI_Op op : {MPI_BAND, MPI_BOR, MPI_BXOR}) check_reductions<unsigned char>(MPI_BYTE, op, "MPI_BYTE");
 }
 
-template <typename V>
+// I: the index type, int in C's pairs and the value's type in Fortran's.
+template <typename V, typename I = int>
 void check_loc(MPI_Datatype type) {
   struct Pair {
     V v;
-    int i;
+    I i;
   };
   const int p = size(), me = rank();
   std::vector<Pair> in(kCount), out(kCount);
-  for (int k = 0; k < kCount; ++k) in[k] = {input<V>(me, k), me};
+  for (int k = 0; k < kCount; ++k) in[k] = {input<V>(me, k), static_cast<I>(me)};
   for (MPI_Op op : {MPI_MAXLOC, MPI_MINLOC}) {
     ASSERT_EQ(MPI_Allreduce(in.data(), out.data(), kCount, type, op, MPI_COMM_WORLD), MPI_SUCCESS);
     for (int k = 0; k < kCount; ++k) {
       Pair best{input<V>(0, k), 0};
       for (int r = 1; r < p; ++r) {
         const V v = input<V>(r, k);
-        if (op == MPI_MAXLOC ? v > best.v : v < best.v) best = {v, r};  // ties keep the lower rank
+        if (op == MPI_MAXLOC ? v > best.v : v < best.v) best = {v, static_cast<I>(r)};  // ties keep the lower rank
       }
       EXPECT_EQ(out[k].v, best.v) << k;
       EXPECT_EQ(out[k].i, best.i) << k;
@@ -141,6 +144,61 @@ TEST(Coll, MaxlocAndMinlocOnEveryPairType) {
   check_loc<short>(MPI_SHORT_INT);
   check_loc<int>(MPI_2INT);
   check_loc<long double>(MPI_LONG_DOUBLE_INT);
+}
+
+// The Fortran types, as a C program may name them (MPI-1.1 §4.9.2).
+TEST(Coll, FortranTypesTakeTheOpsDefinedForThem) {
+  CHECK_ARITH(std::int32_t, MPI_INTEGER)
+  for (MPI_Op op : {MPI_BAND, MPI_BOR, MPI_BXOR}) check_reductions<std::int32_t>(MPI_INTEGER, op, "MPI_INTEGER");
+  CHECK_ARITH(std::int8_t, MPI_INTEGER1)
+  CHECK_ARITH(std::int16_t, MPI_INTEGER2)
+  CHECK_ARITH(std::int32_t, MPI_INTEGER4)
+  CHECK_ARITH(std::int64_t, MPI_INTEGER8)
+  CHECK_ARITH(float, MPI_REAL)
+  CHECK_ARITH(float, MPI_REAL4)
+  CHECK_ARITH(double, MPI_DOUBLE_PRECISION)
+  CHECK_ARITH(double, MPI_REAL8)
+  check_loc<float, float>(MPI_2REAL);
+  check_loc<double, double>(MPI_2DOUBLE_PRECISION);
+  check_loc<std::int32_t, std::int32_t>(MPI_2INTEGER);
+}
+
+TEST(Coll, ComplexSumsAndProducts) {
+  const int p = size(), me = rank();
+  std::complex<float> z(1.0f + me, 1.0f), sum, prod;
+  ASSERT_EQ(MPI_Allreduce(&z, &sum, 1, MPI_COMPLEX, MPI_SUM, MPI_COMM_WORLD), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Allreduce(&z, &prod, 1, MPI_COMPLEX, MPI_PROD, MPI_COMM_WORLD), MPI_SUCCESS);
+  std::complex<float> want_sum(0, 0), want_prod(1, 0);
+  for (int r = 0; r < p; ++r) want_sum += std::complex<float>(1.0f + r, 1.0f), want_prod *= std::complex<float>(1.0f + r, 1.0f);
+  EXPECT_NEAR(std::abs(sum - want_sum), 0, 1e-4);
+  EXPECT_NEAR(std::abs(prod - want_prod), 0, 1e-4 * std::abs(want_prod));
+  std::complex<double> w(0.5 * me, -1.0), wsum;
+  ASSERT_EQ(MPI_Allreduce(&w, &wsum, 1, MPI_DOUBLE_COMPLEX, MPI_SUM, MPI_COMM_WORLD), MPI_SUCCESS);
+  EXPECT_DOUBLE_EQ(wsum.real(), 0.25 * p * (p - 1));
+  EXPECT_DOUBLE_EQ(wsum.imag(), -p);
+}
+
+TEST(Coll, LogicalOpsGiveFortranTrueAndFalse) {
+  const int p = size(), me = rank();
+  const std::int32_t odd = me % 2;  // gfortran's .TRUE. is 1
+  std::int32_t land = -1, lor = -1, lxor = -1;
+  ASSERT_EQ(MPI_Allreduce(&odd, &land, 1, MPI_LOGICAL, MPI_LAND, MPI_COMM_WORLD), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Allreduce(&odd, &lor, 1, MPI_LOGICAL, MPI_LOR, MPI_COMM_WORLD), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Allreduce(&odd, &lxor, 1, MPI_LOGICAL, MPI_LXOR, MPI_COMM_WORLD), MPI_SUCCESS);
+  EXPECT_EQ(land, 0);  // rank 0 is even: .FALSE.
+  EXPECT_EQ(lor, p > 1 ? 1 : 0);
+  EXPECT_EQ(lxor, (p / 2) % 2);  // an odd number of odd ranks
+}
+
+TEST(Coll, FortranTypesRefuseOpsTheyAreNotDefinedFor) {
+  mpitest::ErrorsReturn er;
+  std::int32_t i = 1, j;
+  EXPECT_EQ(mpitest::error_class(MPI_Allreduce(&i, &j, 1, MPI_INTEGER, MPI_LAND, MPI_COMM_WORLD)), MPI_ERR_OP);
+  EXPECT_EQ(mpitest::error_class(MPI_Allreduce(&i, &j, 1, MPI_LOGICAL, MPI_SUM, MPI_COMM_WORLD)), MPI_ERR_OP);
+  std::complex<float> z, w;
+  EXPECT_EQ(mpitest::error_class(MPI_Allreduce(&z, &w, 1, MPI_COMPLEX, MPI_MAX, MPI_COMM_WORLD)), MPI_ERR_OP);
+  char c = 'a', d;
+  EXPECT_EQ(mpitest::error_class(MPI_Allreduce(&c, &d, 1, MPI_CHARACTER, MPI_MAX, MPI_COMM_WORLD)), MPI_ERR_OP);
 }
 
 TEST(Coll, PredefinedOpsRefuseTypesTheyAreNotDefinedFor) {

@@ -46,7 +46,7 @@ TEST(Topo, DimsCreateFollowsTheStandardsExamples) {
 TEST(Topo, ShiftsWrapOnPeriodicAndStopOnOpenDimensions) {
   int dims[2] = {0, 0};
   MPI_Dims_create(size(), 2, dims);
-  const int periods[2] = {1, 0};
+  const int periods[2] = {-1, 0};  // any nonzero flag is true; Fortran's .TRUE. comes back
   MPI_Comm cart;
   ASSERT_EQ(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart), MPI_SUCCESS);
   int status;
@@ -60,6 +60,7 @@ TEST(Topo, ShiftsWrapOnPeriodicAndStopOnOpenDimensions) {
   int gd[2], gp[2], me[2];
   MPI_Cart_get(cart, 2, gd, gp, me);
   EXPECT_EQ(gd[0], dims[0]);
+  EXPECT_EQ(gp[0], 1);
   EXPECT_EQ(gp[1], 0);
   const int r = rank(cart);
   EXPECT_EQ(r, me[0] * dims[1] + me[1]);  // row-major (§6.5.4)

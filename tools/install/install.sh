@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs meshmp's QMP and MPI: bazel run //:install -- --prefix DIR
-# Lays out DIR/include/{qmp,mpi}.h, DIR/lib/libmeshmp.{a,so} (linked as
-# libqmp.* and libmpi.*), DIR/bin/{qmprun,mpirun,mpiexec,mpicc,mpicxx,
+# Lays out DIR/include/{qmp,mpi,mpif}.h (and mpi.mod, the `mpi` module, when
+# gfortran is there), DIR/lib/libmeshmp.{a,so} (linked as libqmp.* and
+# libmpi.*), DIR/bin/{qmprun,mpirun,mpiexec,mpicc,mpicxx,mpif77,mpif90,mpifort,
 # qmp-config,qmp-mesh}, DIR/lib/pkgconfig/{qmp,mpi}.pc, DIR/lib/cmake/QMP/.
 set -euo pipefail
 usage() { echo "usage: bazel run //:install -- --prefix DIR" >&2; exit 2; }
@@ -14,16 +15,26 @@ r="$here/install.runfiles/meshmp"
 mkdir -p "$prefix/include" "$prefix/lib/pkgconfig" "$prefix/lib/cmake/QMP" "$prefix/bin"
 install -m 0644 "$r/qmp/qmp.h" "$prefix/include/qmp.h"
 install -m 0644 "$r/mpi11/mpi.h" "$prefix/include/mpi.h"
+install -m 0644 "$r/mpi11/fortran/mpif.h" "$prefix/include/mpif.h"
 install -m 0644 "$r/tools/install/libmeshmp.a" "$prefix/lib/libmeshmp.a"
 install -m 0755 "$r/tools/install/libmeshmp.so" "$prefix/lib/libmeshmp.so"
 for l in qmp mpi; do
   ln -sfn libmeshmp.a "$prefix/lib/lib$l.a"
   ln -sfn libmeshmp.so "$prefix/lib/lib$l.so"
 done
-for w in mpicc mpicxx; do install -m 0755 "$r/tools/install/mpicc.sh" "$prefix/bin/$w"; done
+for w in mpicc mpicxx mpif77 mpif90 mpifort; do install -m 0755 "$r/tools/install/mpicc.sh" "$prefix/bin/$w"; done
 for b in qmprun mpirun mpiexec; do install -m 0755 "$r/tools/qmprun/$b" "$prefix/bin/$b"; done
 install -m 0755 "$r/tools/qmp_config/qmp-config" "$prefix/bin/qmp-config"
 install -m 0755 "$r/tools/qmp_mesh/qmp-mesh" "$prefix/bin/qmp-mesh"
 for pc in qmp mpi; do sed "s|@PREFIX@|$prefix|" "$r/tools/install/$pc.pc.in" > "$prefix/lib/pkgconfig/$pc.pc"; done
 install -m 0644 "$r/tools/install/QMPConfig.cmake" "$r/tools/install/QMPConfigVersion.cmake" "$prefix/lib/cmake/QMP/"
+# `use mpi` for Fortran 90 programs: the module is mpif.h, compiled by the
+# compiler that will use it (.mod files are compiler-specific).
+fc=${MESHMP_FC:-gfortran}
+if command -v "$fc" >/dev/null; then
+  tmp=$(mktemp -d)
+  printf 'module mpi\n  include "mpif.h"\nend module mpi\n' > "$tmp/mpi.f90"
+  "$fc" -c -I"$prefix/include" -J"$prefix/include" "$tmp/mpi.f90" -o "$tmp/mpi.o"
+  rm -rf "$tmp"
+fi
 echo "meshmp QMP and MPI installed in $prefix"

@@ -1,20 +1,31 @@
 #!/usr/bin/env bash
-# mpicc / mpicxx: compile and link MPI programs against meshmp's MPI-1.1
-# library, the way MPICH's wrappers do. Installed as PREFIX/bin/mpicc and
-# PREFIX/bin/mpicxx (the name picks the compiler); the prefix is found from
-# the script's own location, so an installed tree can be moved.
+# mpicc / mpicxx / mpif77 / mpif90 / mpifort: compile and link MPI programs
+# against meshmp's MPI-1.1 library, the way MPICH's wrappers do. Installed
+# under each name in PREFIX/bin (the name picks the compiler); the prefix is
+# found from the script's own location, so an installed tree can be moved.
 #   -show          print the command instead of running it
 #   -compile_info  print the command used to compile only (MPICH's name)
 #   -link_info     print the command used to link (MPICH's name)
-# The compiler is cc / c++, or $MESHMP_CC / $MESHMP_CXX.
+# The compiler is cc / c++ / gfortran, or $MESHMP_CC / $MESHMP_CXX / $MESHMP_FC.
+# Fortran programs find mpif.h and the `mpi` module in PREFIX/include. With
+# gfortran 10 or later they are compiled with -fallow-argument-mismatch: an
+# MPI-1 program passes INTEGER, REAL, ... buffers to the same MPI_SEND, which
+# those compilers otherwise reject.
 set -euo pipefail
 here=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 prefix=$(dirname "$here")
+cflags=(-I"$prefix/include")
 case "$(basename "$0")" in
   *cxx|*c++|*CC) compiler=${MESHMP_CXX:-c++} ;;
+  *f77|*f90|*fort)
+    compiler=${MESHMP_FC:-gfortran}
+    if "$compiler" --version 2>/dev/null | grep -q "GNU Fortran" &&
+       [ "$("$compiler" -dumpversion | cut -d. -f1)" -ge 10 ]; then
+      cflags+=(-fallow-argument-mismatch)
+    fi
+    ;;
   *) compiler=${MESHMP_CC:-cc} ;;
 esac
-cflags=(-I"$prefix/include")
 libs=(-L"$prefix/lib" -Wl,-rpath,"$prefix/lib" -lmpi)
 
 show=0 mode=link args=()

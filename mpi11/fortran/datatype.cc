@@ -1,0 +1,134 @@
+// Fortran bindings of derived datatypes and packing (MPI-1.1 §3.12-3.13) and
+// their MPI-2 forms. MPI-1's Fortran addresses, extents and displacements are
+// INTEGERs (MPI_TYPE_HVECTOR's stride, MPI_TYPE_STRUCT's displacements,
+// MPI_ADDRESS, MPI_TYPE_EXTENT); the MPI-2 calls take
+// INTEGER(KIND=MPI_ADDRESS_KIND), which is MPI_Aint.
+//
+// A Fortran address is taken relative to MPI_BOTTOM's COMMON block, so that
+// MPI_BOTTOM passed as a buffer plus the displacements of a type built from
+// such addresses lands on the variables (§3.12.5), and so that differences of
+// two addresses are their distance, as MPI-1 programs compute displacements.
+#include <climits>
+#include <string>
+#include <vector>
+
+#include "mpi11/fortran/fortran.h"
+#include "mpi11/internal.h"
+
+using namespace meshmp::mpi;
+using namespace meshmp::mpi::fortran;
+
+namespace {
+
+MPI_Aint from_bottom(const void* location) {
+  return static_cast<const char*>(location) - reinterpret_cast<const char*>(&mpi_fortran_bottom_);
+}
+
+// An MPI_Aint result of an MPI-1 call as INTEGER; MPI_ERR_ARG if it does not fit.
+int to_integer(MPI_Aint v, F* out, const char* call, const char* what) {
+  if (v < INT_MIN || v > INT_MAX)
+    return raise(MPI_COMM_NULL, call, MPI_ERR_ARG,
+                 std::string(what) + " " + std::to_string(v) + " does not fit in a Fortran INTEGER (use the MPI-2 call " +
+                     "with INTEGER(KIND=MPI_ADDRESS_KIND))");
+  *out = static_cast<F>(v);
+  return MPI_SUCCESS;
+}
+
+std::vector<MPI_Aint> widen(const F* v, int n) { return n > 0 ? std::vector<MPI_Aint>(v, v + n) : std::vector<MPI_Aint>{}; }
+
+}  // namespace
+
+MESHMP_FORTRAN_FN(void, type_contiguous, (const F* count, const F* oldtype, F* newtype, F* ierror)) {
+  *ierror = PMPI_Type_contiguous(*count, *oldtype, newtype);
+}
+MESHMP_FORTRAN_FN(void, type_vector, (const F* count, const F* blocklength, const F* stride, const F* oldtype,
+                                      F* newtype, F* ierror)) {
+  *ierror = PMPI_Type_vector(*count, *blocklength, *stride, *oldtype, newtype);
+}
+MESHMP_FORTRAN_FN(void, type_hvector, (const F* count, const F* blocklength, const F* stride, const F* oldtype,
+                                       F* newtype, F* ierror)) {
+  *ierror = PMPI_Type_hvector(*count, *blocklength, *stride, *oldtype, newtype);
+}
+MESHMP_FORTRAN_FN(void, type_indexed, (const F* count, const F* blocklengths, const F* displacements,
+                                       const F* oldtype, F* newtype, F* ierror)) {
+  *ierror = PMPI_Type_indexed(*count, blocklengths, displacements, *oldtype, newtype);
+}
+MESHMP_FORTRAN_FN(void, type_hindexed, (const F* count, const F* blocklengths, const F* displacements,
+                                        const F* oldtype, F* newtype, F* ierror)) {
+  const std::vector<MPI_Aint> d = widen(displacements, *count);
+  *ierror = PMPI_Type_hindexed(*count, blocklengths, d.data(), *oldtype, newtype);
+}
+MESHMP_FORTRAN_FN(void, type_struct, (const F* count, const F* blocklengths, const F* displacements,
+                                      const F* types, F* newtype, F* ierror)) {
+  const std::vector<MPI_Aint> d = widen(displacements, *count);
+  *ierror = PMPI_Type_struct(*count, blocklengths, d.data(), types, newtype);
+}
+MESHMP_FORTRAN_FN(void, type_commit, (F* datatype, F* ierror)) { *ierror = PMPI_Type_commit(datatype); }
+MESHMP_FORTRAN_FN(void, type_free, (F* datatype, F* ierror)) { *ierror = PMPI_Type_free(datatype); }
+MESHMP_FORTRAN_FN(void, type_size, (const F* datatype, F* size, F* ierror)) {
+  *ierror = PMPI_Type_size(*datatype, size);
+}
+
+// MPI_TYPE_EXTENT / _LB / _UB (DATATYPE, INTEGER RESULT, IERROR)
+#define MESHMP_F_TYPE_BOUND(name, Name)                                                \
+  MESHMP_FORTRAN_FN(void, name, (const F* datatype, F* result, F* ierror)) {           \
+    MPI_Aint v = 0;                                                                    \
+    *ierror = PMPI_##Name(*datatype, &v);                                              \
+    if (*ierror == MPI_SUCCESS) *ierror = to_integer(v, result, "MPI_" #Name, "the value"); \
+  }
+MESHMP_F_TYPE_BOUND(type_extent, Type_extent)
+MESHMP_F_TYPE_BOUND(type_lb, Type_lb)
+MESHMP_F_TYPE_BOUND(type_ub, Type_ub)
+
+MESHMP_FORTRAN_FN(void, address, (const void* location, F* address, F* ierror)) {
+  *ierror = to_integer(from_bottom(location), address, "MPI_Address", "the address, relative to MPI_BOTTOM,");
+}
+MESHMP_FORTRAN_FN(void, get_address, (const void* location, MPI_Aint* address, F* ierror)) {
+  *address = from_bottom(location);
+  *ierror = MPI_SUCCESS;
+}
+
+MESHMP_FORTRAN_FN(void, pack, (const void* inbuf, const F* incount, const F* datatype, void* outbuf,
+                               const F* outsize, F* position, const F* comm, F* ierror)) {
+  *ierror = PMPI_Pack(inbuf, *incount, *datatype, outbuf, *outsize, position, *comm);
+}
+MESHMP_FORTRAN_FN(void, unpack, (const void* inbuf, const F* insize, F* position, void* outbuf,
+                                 const F* outcount, const F* datatype, const F* comm, F* ierror)) {
+  *ierror = PMPI_Unpack(inbuf, *insize, position, outbuf, *outcount, *datatype, *comm);
+}
+MESHMP_FORTRAN_FN(void, pack_size, (const F* incount, const F* datatype, const F* comm, F* size, F* ierror)) {
+  *ierror = PMPI_Pack_size(*incount, *datatype, *comm, size);
+}
+
+// MPI-2 forms, with INTEGER(KIND=MPI_ADDRESS_KIND) addresses.
+MESHMP_FORTRAN_FN(void, type_create_hvector, (const F* count, const F* blocklength, const MPI_Aint* stride,
+                                              const F* oldtype, F* newtype, F* ierror)) {
+  *ierror = PMPI_Type_create_hvector(*count, *blocklength, *stride, *oldtype, newtype);
+}
+MESHMP_FORTRAN_FN(void, type_create_hindexed, (const F* count, const F* blocklengths, const MPI_Aint* displacements,
+                                               const F* oldtype, F* newtype, F* ierror)) {
+  *ierror = PMPI_Type_create_hindexed(*count, blocklengths, displacements, *oldtype, newtype);
+}
+MESHMP_FORTRAN_FN(void, type_create_struct, (const F* count, const F* blocklengths, const MPI_Aint* displacements,
+                                             const F* types, F* newtype, F* ierror)) {
+  *ierror = PMPI_Type_create_struct(*count, blocklengths, displacements, types, newtype);
+}
+MESHMP_FORTRAN_FN(void, type_create_resized, (const F* oldtype, const MPI_Aint* lb, const MPI_Aint* extent,
+                                              F* newtype, F* ierror)) {
+  *ierror = PMPI_Type_create_resized(*oldtype, *lb, *extent, newtype);
+}
+MESHMP_FORTRAN_FN(void, type_get_extent, (const F* datatype, MPI_Aint* lb, MPI_Aint* extent, F* ierror)) {
+  *ierror = PMPI_Type_get_extent(*datatype, lb, extent);
+}
+MESHMP_FORTRAN_FN(void, type_get_true_extent, (const F* datatype, MPI_Aint* true_lb, MPI_Aint* true_extent,
+                                               F* ierror)) {
+  *ierror = PMPI_Type_get_true_extent(*datatype, true_lb, true_extent);
+}
+MESHMP_FORTRAN_FN(void, type_get_name, (const F* datatype, char* name, F* resultlen, F* ierror, FLen name_len)) {
+  char c[MPI_MAX_OBJECT_NAME] = {};
+  *ierror = PMPI_Type_get_name(*datatype, c, resultlen);
+  if (*ierror == MPI_SUCCESS) to_fortran(c, name, name_len);
+}
+MESHMP_FORTRAN_FN(void, type_set_name, (const F* datatype, const char* name, F* ierror, FLen name_len)) {
+  *ierror = PMPI_Type_set_name(*datatype, from_fortran(name, name_len).c_str());
+}

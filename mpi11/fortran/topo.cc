@@ -1,0 +1,59 @@
+// Fortran bindings of process topologies (MPI-1.1 §6): Cartesian and graph.
+// PERIODS, REORDER and REMAIN_DIMS are LOGICALs; gfortran's .TRUE. is 1 and
+// the C calls take any nonzero value as true.
+#include "mpi11/fortran/fortran.h"
+
+using namespace meshmp::mpi::fortran;
+
+MESHMP_FORTRAN_FN(void, dims_create, (const F* nnodes, const F* ndims, F* dims, F* ierror)) {
+  *ierror = PMPI_Dims_create(*nnodes, *ndims, dims);
+}
+MESHMP_FORTRAN_FN(void, cart_create, (const F* comm_old, const F* ndims, const F* dims, const F* periods,
+                                      const F* reorder, F* comm_cart, F* ierror)) {
+  *ierror = PMPI_Cart_create(*comm_old, *ndims, dims, periods, *reorder, comm_cart);
+}
+MESHMP_FORTRAN_FN(void, cart_get, (const F* comm, const F* maxdims, F* dims, F* periods, F* coords, F* ierror)) {
+  *ierror = PMPI_Cart_get(*comm, *maxdims, dims, periods, coords);
+}
+MESHMP_FORTRAN_FN(void, cart_rank, (const F* comm, const F* coords, F* rank, F* ierror)) {
+  *ierror = PMPI_Cart_rank(*comm, coords, rank);
+}
+MESHMP_FORTRAN_FN(void, cart_coords, (const F* comm, const F* rank, const F* maxdims, F* coords, F* ierror)) {
+  *ierror = PMPI_Cart_coords(*comm, *rank, *maxdims, coords);
+}
+MESHMP_FORTRAN_FN(void, cart_shift, (const F* comm, const F* direction, const F* disp, F* rank_source,
+                                     F* rank_dest, F* ierror)) {
+  *ierror = PMPI_Cart_shift(*comm, *direction, *disp, rank_source, rank_dest);
+}
+MESHMP_FORTRAN_FN(void, cart_sub, (const F* comm, const F* remain_dims, F* newcomm, F* ierror)) {
+  *ierror = PMPI_Cart_sub(*comm, remain_dims, newcomm);
+}
+MESHMP_FORTRAN_FN(void, cart_map, (const F* comm, const F* ndims, const F* dims, const F* periods, F* newrank,
+                                   F* ierror)) {
+  *ierror = PMPI_Cart_map(*comm, *ndims, dims, periods, newrank);
+}
+MESHMP_FORTRAN_FN(void, cartdim_get, (const F* comm, F* ndims, F* ierror)) { *ierror = PMPI_Cartdim_get(*comm, ndims); }
+MESHMP_FORTRAN_FN(void, topo_test, (const F* comm, F* status, F* ierror)) { *ierror = PMPI_Topo_test(*comm, status); }
+
+MESHMP_FORTRAN_FN(void, graph_create, (const F* comm_old, const F* nnodes, const F* index, const F* edges,
+                                       const F* reorder, F* comm_graph, F* ierror)) {
+  *ierror = PMPI_Graph_create(*comm_old, *nnodes, index, edges, *reorder, comm_graph);
+}
+MESHMP_FORTRAN_FN(void, graphdims_get, (const F* comm, F* nnodes, F* nedges, F* ierror)) {
+  *ierror = PMPI_Graphdims_get(*comm, nnodes, nedges);
+}
+MESHMP_FORTRAN_FN(void, graph_get, (const F* comm, const F* maxindex, const F* maxedges, F* index, F* edges,
+                                    F* ierror)) {
+  *ierror = PMPI_Graph_get(*comm, *maxindex, *maxedges, index, edges);
+}
+MESHMP_FORTRAN_FN(void, graph_neighbors_count, (const F* comm, const F* rank, F* nneighbors, F* ierror)) {
+  *ierror = PMPI_Graph_neighbors_count(*comm, *rank, nneighbors);
+}
+MESHMP_FORTRAN_FN(void, graph_neighbors, (const F* comm, const F* rank, const F* maxneighbors, F* neighbors,
+                                          F* ierror)) {
+  *ierror = PMPI_Graph_neighbors(*comm, *rank, *maxneighbors, neighbors);
+}
+MESHMP_FORTRAN_FN(void, graph_map, (const F* comm, const F* nnodes, const F* index, const F* edges, F* newrank,
+                                    F* ierror)) {
+  *ierror = PMPI_Graph_map(*comm, *nnodes, index, edges, newrank);
+}

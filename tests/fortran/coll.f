@@ -1,0 +1,139 @@
+! Collectives from Fortran (MPI-1.1 §4): broadcast, gather(v), scatter(v),
+! allgather, alltoall, reductions over the Fortran types (INTEGER,
+! REAL, DOUBLE PRECISION, COMPLEX sums, LOGICAL MPI_LAND/MPI_LOR,
+! MPI_MAXLOC on MPI_2DOUBLE_PRECISION), a Fortran user operation, MPI_SCAN,
+! MPI_REDUCE_SCATTER and MPI_ALLREDUCE with MPI_IN_PLACE.
+      PROGRAM COLL
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      INTEGER MAXP
+      PARAMETER (MAXP = 16)
+      INTEGER IERR, RANK, NPROCS, NBAD, I, ROOT, IV, ISUM
+      INTEGER ALL(MAXP), CNTS(MAXP), DISP(MAXP), A2A(MAXP), MYOP
+      REAL R, RMAX
+      DOUBLE PRECISION PAIR(2), BEST(2), D(3)
+      COMPLEX Z, ZP
+      LOGICAL L, LAND, LOR
+      EXTERNAL IMAXABS
+      NBAD = 0
+      CALL MPI_INIT(IERR)
+      CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)
+      CALL MPI_COMM_SIZE(MPI_COMM_WORLD, NPROCS, IERR)
+      ROOT = NPROCS - 1
+!     Broadcast three DOUBLE PRECISION from the last rank.
+      DO I = 1, 3
+        D(I) = 0
+        IF (RANK .EQ. ROOT) D(I) = I * 1.5D0
+      END DO
+      CALL MPI_BCAST(D, 3, MPI_DOUBLE_PRECISION, ROOT, MPI_COMM_WORLD,
+     &     IERR)
+      CALL CHECK(D(3) .EQ. 4.5D0, 'bcast', NBAD)
+!     Gather ranks at the root; scatter them back doubled.
+      CALL MPI_GATHER(RANK, 1, MPI_INTEGER, ALL, 1, MPI_INTEGER, ROOT,
+     &     MPI_COMM_WORLD, IERR)
+      IF (RANK .EQ. ROOT) THEN
+        DO I = 1, NPROCS
+          CALL CHECK(ALL(I) .EQ. I - 1, 'gather', NBAD)
+          ALL(I) = 2 * ALL(I)
+        END DO
+      END IF
+      CALL MPI_SCATTER(ALL, 1, MPI_INTEGER, IV, 1, MPI_INTEGER, ROOT,
+     &     MPI_COMM_WORLD, IERR)
+      CALL CHECK(IV .EQ. 2 * RANK, 'scatter', NBAD)
+!     Gatherv with one element per rank at reversed displacements.
+      DO I = 1, NPROCS
+        CNTS(I) = 1
+        DISP(I) = NPROCS - I
+      END DO
+      CALL MPI_GATHERV(RANK, 1, MPI_INTEGER, ALL, CNTS, DISP,
+     &     MPI_INTEGER, 0, MPI_COMM_WORLD, IERR)
+      IF (RANK .EQ. 0) THEN
+        CALL CHECK(ALL(1) .EQ. NPROCS - 1 .AND. ALL(NPROCS) .EQ. 0,
+     &       'gatherv', NBAD)
+      END IF
+      CALL MPI_SCATTERV(ALL, CNTS, DISP, MPI_INTEGER, IV, 1,
+     &     MPI_INTEGER, 0, MPI_COMM_WORLD, IERR)
+      CALL CHECK(IV .EQ. RANK, 'scatterv', NBAD)
+!     Allgather and alltoall.
+      CALL MPI_ALLGATHER(RANK * 3, 1, MPI_INTEGER, ALL, 1, MPI_INTEGER,
+     &     MPI_COMM_WORLD, IERR)
+      CALL CHECK(ALL(NPROCS) .EQ. 3 * (NPROCS - 1), 'allgather', NBAD)
+      DO I = 1, NPROCS
+        A2A(I) = RANK * 100 + I - 1
+      END DO
+      CALL MPI_ALLTOALL(A2A, 1, MPI_INTEGER, ALL, 1, MPI_INTEGER,
+     &     MPI_COMM_WORLD, IERR)
+      DO I = 1, NPROCS
+        CALL CHECK(ALL(I) .EQ. (I - 1) * 100 + RANK, 'alltoall', NBAD)
+      END DO
+!     Reductions over the Fortran types.
+      CALL MPI_REDUCE(RANK + 1, ISUM, 1, MPI_INTEGER, MPI_SUM, ROOT,
+     &     MPI_COMM_WORLD, IERR)
+      IF (RANK .EQ. ROOT) THEN
+        CALL CHECK(ISUM .EQ. NPROCS * (NPROCS + 1) / 2, 'reduce', NBAD)
+      END IF
+      R = REAL(RANK) * 0.5
+      CALL MPI_ALLREDUCE(R, RMAX, 1, MPI_REAL, MPI_MAX, MPI_COMM_WORLD,
+     &     IERR)
+      CALL CHECK(RMAX .EQ. (NPROCS - 1) * 0.5, 'real max', NBAD)
+      Z = CMPLX(1.0, 1.0)
+      CALL MPI_ALLREDUCE(Z, ZP, 1, MPI_COMPLEX, MPI_PROD,
+     &     MPI_COMM_WORLD, IERR)
+      Z = (1.0, 1.0) ** NPROCS
+      CALL CHECK(ABS(ZP - Z) .LT. 1E-3, 'complex prod', NBAD)
+      L = RANK .NE. 0
+      CALL MPI_ALLREDUCE(L, LAND, 1, MPI_LOGICAL, MPI_LAND,
+     &     MPI_COMM_WORLD, IERR)
+      CALL MPI_ALLREDUCE(L, LOR, 1, MPI_LOGICAL, MPI_LOR,
+     &     MPI_COMM_WORLD, IERR)
+      CALL CHECK(.NOT. LAND, 'logical land', NBAD)
+      CALL CHECK(LOR .EQV. (NPROCS .GT. 1), 'logical lor', NBAD)
+!     MAXLOC: the largest (value, index) pair; ties go to the lower index.
+      PAIR(1) = MOD(RANK, 2)
+      PAIR(2) = RANK
+      CALL MPI_ALLREDUCE(PAIR, BEST, 1, MPI_2DOUBLE_PRECISION,
+     &     MPI_MAXLOC, MPI_COMM_WORLD, IERR)
+      IF (NPROCS .GT. 1) THEN
+        CALL CHECK(BEST(1) .EQ. 1 .AND. BEST(2) .EQ. 1, 'maxloc', NBAD)
+      END IF
+!     A user operation written in Fortran: the value largest in magnitude.
+      CALL MPI_OP_CREATE(IMAXABS, .TRUE., MYOP, IERR)
+      IV = RANK
+      IF (MOD(RANK, 2) .EQ. 1) IV = -RANK
+      CALL MPI_ALLREDUCE(IV, ISUM, 1, MPI_INTEGER, MYOP,
+     &     MPI_COMM_WORLD, IERR)
+      IF (MOD(NPROCS - 1, 2) .EQ. 1) THEN
+        CALL CHECK(ISUM .EQ. -(NPROCS - 1), 'user op', NBAD)
+      ELSE
+        CALL CHECK(ISUM .EQ. NPROCS - 1, 'user op', NBAD)
+      END IF
+      CALL MPI_OP_FREE(MYOP, IERR)
+      CALL CHECK(MYOP .EQ. MPI_OP_NULL, 'op_free', NBAD)
+!     Scan, reduce_scatter, and an in-place allreduce.
+      CALL MPI_SCAN(1, IV, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD,
+     &     IERR)
+      CALL CHECK(IV .EQ. RANK + 1, 'scan', NBAD)
+      DO I = 1, NPROCS
+        A2A(I) = I
+        CNTS(I) = 1
+      END DO
+      CALL MPI_REDUCE_SCATTER(A2A, IV, CNTS, MPI_INTEGER, MPI_SUM,
+     &     MPI_COMM_WORLD, IERR)
+      CALL CHECK(IV .EQ. (RANK + 1) * NPROCS, 'reduce_scatter', NBAD)
+      IV = RANK
+      CALL MPI_ALLREDUCE(MPI_IN_PLACE, IV, 1, MPI_INTEGER, MPI_MAX,
+     &     MPI_COMM_WORLD, IERR)
+      CALL CHECK(IV .EQ. NPROCS - 1, 'in_place allreduce', NBAD)
+      CALL MPI_BARRIER(MPI_COMM_WORLD, IERR)
+      CALL CHECK(IERR .EQ. MPI_SUCCESS, 'barrier', NBAD)
+      CALL FINISH('coll', NBAD)
+      END
+
+! INOUTVEC(I) becomes whichever of INVEC(I), INOUTVEC(I) is larger in
+! magnitude (MPI-1.1 §4.9.4's Fortran user function).
+      SUBROUTINE IMAXABS(INVEC, INOUTVEC, LEN, TYPE)
+      INTEGER LEN, TYPE, INVEC(LEN), INOUTVEC(LEN), I
+      DO I = 1, LEN
+        IF (ABS(INVEC(I)) .GT. ABS(INOUTVEC(I))) INOUTVEC(I) = INVEC(I)
+      END DO
+      END

@@ -1,0 +1,160 @@
+! Point-to-point from Fortran (MPI-1.1 §3): blocking sends of each mode with
+! statuses, nonblocking and persistent requests with 1-based MPI_WAITANY /
+! MPI_WAITSOME indices, probes, MPI_STATUS(ES)_IGNORE left untouched, and a
+! buffered send through an attached buffer. Rank r exchanges with r XOR 1;
+! an odd last rank talks to itself through MPI_PROC_NULL.
+      PROGRAM P2P
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      INTEGER IERR, RANK, NPROCS, PEER, NBAD, I, N, IDX, OUTCNT
+      INTEGER STATUS(MPI_STATUS_SIZE), STATS(MPI_STATUS_SIZE, 4)
+      INTEGER REQS(4), IDXS(4), SBUF(4), RBUF(4), COUNT
+      DOUBLE PRECISION DX(10), DY(10)
+      INTEGER BSIZE
+      PARAMETER (BSIZE = 1000)
+      CHARACTER BUF(BSIZE)
+      LOGICAL FLAG
+      NBAD = 0
+      CALL MPI_INIT(IERR)
+      CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)
+      CALL MPI_COMM_SIZE(MPI_COMM_WORLD, NPROCS, IERR)
+      PEER = IEOR(RANK, 1)
+      IF (PEER .GE. NPROCS) PEER = MPI_PROC_NULL
+!     Standard, synchronous and ready sends of 10 DOUBLE PRECISION; the
+!     receiver checks source, tag and count (a shorter message is fine).
+      DO I = 1, 10
+        DX(I) = RANK * 100 + I
+        DY(I) = -1
+      END DO
+      IF (PEER .NE. MPI_PROC_NULL) THEN
+        IF (MOD(RANK, 2) .EQ. 0) THEN
+          CALL MPI_SEND(DX, 10, MPI_DOUBLE_PRECISION, PEER, 1,
+     &         MPI_COMM_WORLD, IERR)
+          CALL MPI_SSEND(DX, 5, MPI_DOUBLE_PRECISION, PEER, 2,
+     &         MPI_COMM_WORLD, IERR)
+          CALL MPI_RECV(COUNT, 1, MPI_INTEGER, PEER, 3,
+     &         MPI_COMM_WORLD, STATUS, IERR)
+          CALL MPI_RSEND(DX, 3, MPI_DOUBLE_PRECISION, PEER, 4,
+     &         MPI_COMM_WORLD, IERR)
+        ELSE
+          CALL MPI_RECV(DY, 10, MPI_DOUBLE_PRECISION, MPI_ANY_SOURCE,
+     &         MPI_ANY_TAG, MPI_COMM_WORLD, STATUS, IERR)
+          CALL CHECK(STATUS(MPI_SOURCE) .EQ. PEER, 'source', NBAD)
+          CALL CHECK(STATUS(MPI_TAG) .EQ. 1, 'tag', NBAD)
+          CALL CHECK(DY(10) .EQ. PEER * 100 + 10, 'send data', NBAD)
+          CALL MPI_RECV(DY, 10, MPI_DOUBLE_PRECISION, PEER, 2,
+     &         MPI_COMM_WORLD, STATUS, IERR)
+          CALL MPI_GET_COUNT(STATUS, MPI_DOUBLE_PRECISION, COUNT, IERR)
+          CALL CHECK(COUNT .EQ. 5, 'ssend count', NBAD)
+          CALL MPI_GET_ELEMENTS(STATUS, MPI_DOUBLE_PRECISION, COUNT,
+     &         IERR)
+          CALL CHECK(COUNT .EQ. 5, 'get_elements', NBAD)
+!         Post the receive for the ready send, then say so.
+          CALL MPI_IRECV(DY, 10, MPI_DOUBLE_PRECISION, PEER, 4,
+     &         MPI_COMM_WORLD, REQS(1), IERR)
+          CALL MPI_SEND(0, 1, MPI_INTEGER, PEER, 3, MPI_COMM_WORLD,
+     &         IERR)
+          CALL MPI_WAIT(REQS(1), STATUS, IERR)
+          CALL CHECK(REQS(1) .EQ. MPI_REQUEST_NULL, 'wait', NBAD)
+          CALL MPI_GET_COUNT(STATUS, MPI_DOUBLE_PRECISION, COUNT, IERR)
+          CALL CHECK(COUNT .EQ. 3, 'rsend count', NBAD)
+        END IF
+      END IF
+!     Four nonblocking exchanges; WAITANY and WAITSOME give 1-based indices.
+      DO I = 1, 4
+        SBUF(I) = RANK * 10 + I
+        RBUF(I) = -1
+      END DO
+      DO I = 1, 2
+        CALL MPI_IRECV(RBUF(I), 1, MPI_INTEGER, PEER, I,
+     &       MPI_COMM_WORLD, REQS(I), IERR)
+        CALL MPI_ISEND(SBUF(I), 1, MPI_INTEGER, PEER, I,
+     &       MPI_COMM_WORLD, REQS(I + 2), IERR)
+      END DO
+      N = 0
+      DO I = 1, 4
+        CALL MPI_WAITANY(4, REQS, IDX, STATUS, IERR)
+        CALL CHECK(IDX .GE. 1 .AND. IDX .LE. 4, 'waitany index', NBAD)
+        IF (IDX .GE. 1 .AND. IDX .LE. 4) THEN
+          CALL CHECK(REQS(IDX) .EQ. MPI_REQUEST_NULL, 'waitany req',
+     &         NBAD)
+        END IF
+      END DO
+      CALL MPI_WAITANY(4, REQS, IDX, STATUS, IERR)
+      CALL CHECK(IDX .EQ. MPI_UNDEFINED, 'waitany all null', NBAD)
+      IF (PEER .NE. MPI_PROC_NULL) THEN
+        CALL CHECK(RBUF(1) .EQ. PEER * 10 + 1 .AND.
+     &       RBUF(2) .EQ. PEER * 10 + 2, 'isend data', NBAD)
+      END IF
+      DO I = 1, 2
+        CALL MPI_IRECV(RBUF(I), 1, MPI_INTEGER, PEER, 10 + I,
+     &       MPI_COMM_WORLD, REQS(I), IERR)
+        CALL MPI_ISSEND(SBUF(I), 1, MPI_INTEGER, PEER, 10 + I,
+     &       MPI_COMM_WORLD, REQS(I + 2), IERR)
+      END DO
+      N = 0
+      DO WHILE (N .LT. 4)
+        CALL MPI_WAITSOME(4, REQS, OUTCNT, IDXS, STATS, IERR)
+        DO I = 1, OUTCNT
+          CALL CHECK(IDXS(I) .GE. 1 .AND. IDXS(I) .LE. 4,
+     &         'waitsome index', NBAD)
+        END DO
+        N = N + OUTCNT
+      END DO
+!     Persistent requests, started twice; then WAITALL ignoring statuses.
+      CALL MPI_RECV_INIT(RBUF(3), 1, MPI_INTEGER, PEER, 20,
+     &     MPI_COMM_WORLD, REQS(1), IERR)
+      CALL MPI_SEND_INIT(SBUF(3), 1, MPI_INTEGER, PEER, 20,
+     &     MPI_COMM_WORLD, REQS(2), IERR)
+      DO I = 1, 2
+        SBUF(3) = RANK + 1000 * I
+        CALL MPI_STARTALL(2, REQS, IERR)
+        CALL MPI_WAITALL(2, REQS, MPI_STATUSES_IGNORE, IERR)
+        IF (PEER .NE. MPI_PROC_NULL) THEN
+          CALL CHECK(RBUF(3) .EQ. PEER + 1000 * I, 'persistent', NBAD)
+        END IF
+      END DO
+      CALL CHECK(REQS(1) .NE. MPI_REQUEST_NULL, 'persistent kept',
+     &     NBAD)
+      CALL MPI_REQUEST_FREE(REQS(1), IERR)
+      CALL MPI_REQUEST_FREE(REQS(2), IERR)
+      CALL CHECK(REQS(1) .EQ. MPI_REQUEST_NULL, 'request_free', NBAD)
+      CALL CHECK(MPI_STATUSES_IGNORE(MPI_SOURCE, 1) .EQ. 0 .AND.
+     &     MPI_STATUS_IGNORE(MPI_TAG) .EQ. 0, 'ignore untouched', NBAD)
+!     Probe, then receive what was probed; Iprobe finds nothing after.
+      IF (PEER .NE. MPI_PROC_NULL) THEN
+        CALL MPI_SEND(SBUF, 4, MPI_INTEGER, PEER, 30, MPI_COMM_WORLD,
+     &       IERR)
+        CALL MPI_PROBE(PEER, 30, MPI_COMM_WORLD, STATUS, IERR)
+        CALL MPI_GET_COUNT(STATUS, MPI_INTEGER, COUNT, IERR)
+        CALL CHECK(COUNT .EQ. 4, 'probe count', NBAD)
+        CALL MPI_RECV(RBUF, COUNT, MPI_INTEGER, STATUS(MPI_SOURCE),
+     &       STATUS(MPI_TAG), MPI_COMM_WORLD, MPI_STATUS_IGNORE, IERR)
+        CALL MPI_IPROBE(PEER, 30, MPI_COMM_WORLD, FLAG, STATUS, IERR)
+        CALL CHECK(.NOT. FLAG, 'iprobe empty', NBAD)
+      END IF
+!     A buffered send through an attached buffer; TEST until it arrives.
+      CALL MPI_BUFFER_ATTACH(BUF, BSIZE, IERR)
+      CALL MPI_IRECV(RBUF(4), 1, MPI_INTEGER, PEER, 40,
+     &     MPI_COMM_WORLD, REQS(1), IERR)
+      CALL MPI_BSEND(RANK, 1, MPI_INTEGER, PEER, 40, MPI_COMM_WORLD,
+     &     IERR)
+      FLAG = .FALSE.
+      DO WHILE (.NOT. FLAG)
+        CALL MPI_TEST(REQS(1), FLAG, STATUS, IERR)
+      END DO
+      IF (PEER .NE. MPI_PROC_NULL) THEN
+        CALL CHECK(RBUF(4) .EQ. PEER, 'bsend data', NBAD)
+      ELSE
+        CALL CHECK(STATUS(MPI_SOURCE) .EQ. MPI_PROC_NULL,
+     &       'proc_null status', NBAD)
+      END IF
+      CALL MPI_BUFFER_DETACH(BUF, N, IERR)
+      CALL CHECK(N .EQ. BSIZE, 'buffer_detach size', NBAD)
+!     SENDRECV_REPLACE with MPI_PROC_NULL leaves the buffer alone.
+      SBUF(1) = 77
+      CALL MPI_SENDRECV_REPLACE(SBUF, 1, MPI_INTEGER, MPI_PROC_NULL,
+     &     1, MPI_PROC_NULL, 1, MPI_COMM_WORLD, STATUS, IERR)
+      CALL CHECK(SBUF(1) .EQ. 77, 'sendrecv_replace', NBAD)
+      CALL FINISH('p2p', NBAD)
+      END

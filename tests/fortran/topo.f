@@ -1,0 +1,75 @@
+! Process topologies from Fortran (MPI-1.1 §6): MPI_DIMS_CREATE, a periodic
+! 2-D Cartesian grid with MPI_CART_GET / _COORDS / _RANK / _SHIFT and
+! MPI_CART_SUB into rows, and a ring as a graph topology.
+      PROGRAM TOPO
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      INTEGER IERR, RANK, NPROCS, NBAD, I, R
+      INTEGER DIMS(2), COORDS(2), C2(2), CART, ROWC, RSIZE, NDIMS, ST
+      INTEGER SRC, DST, GRAPH, IDX(16), EDGES(32), NN, NE, NB(2)
+      LOGICAL PERIODS(2), PER(2), REMAIN(2)
+      NBAD = 0
+      CALL MPI_INIT(IERR)
+      CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)
+      CALL MPI_COMM_SIZE(MPI_COMM_WORLD, NPROCS, IERR)
+      DIMS(1) = 0
+      DIMS(2) = 0
+      CALL MPI_DIMS_CREATE(NPROCS, 2, DIMS, IERR)
+      CALL CHECK(DIMS(1) * DIMS(2) .EQ. NPROCS .AND.
+     &     DIMS(1) .GE. DIMS(2), 'dims_create', NBAD)
+      PERIODS(1) = .TRUE.
+      PERIODS(2) = .FALSE.
+      CALL MPI_CART_CREATE(MPI_COMM_WORLD, 2, DIMS, PERIODS, .FALSE.,
+     &     CART, IERR)
+      CALL MPI_TOPO_TEST(CART, ST, IERR)
+      CALL CHECK(ST .EQ. MPI_CART, 'topo_test', NBAD)
+      CALL MPI_CARTDIM_GET(CART, NDIMS, IERR)
+      CALL CHECK(NDIMS .EQ. 2, 'cartdim_get', NBAD)
+      CALL MPI_CART_GET(CART, 2, C2, PER, COORDS, IERR)
+      CALL CHECK(C2(1) .EQ. DIMS(1) .AND. PER(1) .AND. .NOT. PER(2),
+     &     'cart_get', NBAD)
+      CALL MPI_CART_COORDS(CART, RANK, 2, C2, IERR)
+      CALL CHECK(C2(1) .EQ. COORDS(1) .AND. C2(2) .EQ. COORDS(2),
+     &     'cart_coords', NBAD)
+!     Row-major: rank = x * dims(2) + y (MPI-1.1 §6.5.1).
+      CALL CHECK(RANK .EQ. COORDS(1) * DIMS(2) + COORDS(2),
+     &     'row-major', NBAD)
+      CALL MPI_CART_RANK(CART, COORDS, R, IERR)
+      CALL CHECK(R .EQ. RANK, 'cart_rank', NBAD)
+      CALL MPI_CART_SHIFT(CART, 0, 1, SRC, DST, IERR)
+      C2(1) = MOD(COORDS(1) + 1, DIMS(1))
+      C2(2) = COORDS(2)
+      CALL MPI_CART_RANK(CART, C2, R, IERR)
+      CALL CHECK(DST .EQ. R, 'shift periodic', NBAD)
+      CALL MPI_CART_SHIFT(CART, 1, 1, SRC, DST, IERR)
+      IF (COORDS(2) .EQ. DIMS(2) - 1) THEN
+        CALL CHECK(DST .EQ. MPI_PROC_NULL, 'shift edge', NBAD)
+      END IF
+      REMAIN(1) = .FALSE.
+      REMAIN(2) = .TRUE.
+      CALL MPI_CART_SUB(CART, REMAIN, ROWC, IERR)
+      CALL MPI_COMM_SIZE(ROWC, RSIZE, IERR)
+      CALL CHECK(RSIZE .EQ. DIMS(2), 'cart_sub', NBAD)
+      CALL MPI_COMM_FREE(ROWC, IERR)
+      CALL MPI_COMM_FREE(CART, IERR)
+!     A ring as a graph: node i's neighbours are i-1 and i+1.
+      DO I = 1, NPROCS
+        IDX(I) = 2 * I
+        EDGES(2 * I - 1) = MOD(I - 2 + NPROCS, NPROCS)
+        EDGES(2 * I) = MOD(I, NPROCS)
+      END DO
+      CALL MPI_GRAPH_CREATE(MPI_COMM_WORLD, NPROCS, IDX, EDGES,
+     &     .FALSE., GRAPH, IERR)
+      CALL MPI_TOPO_TEST(GRAPH, ST, IERR)
+      CALL CHECK(ST .EQ. MPI_GRAPH, 'graph topo_test', NBAD)
+      CALL MPI_GRAPHDIMS_GET(GRAPH, NN, NE, IERR)
+      CALL CHECK(NN .EQ. NPROCS .AND. NE .EQ. 2 * NPROCS,
+     &     'graphdims_get', NBAD)
+      CALL MPI_GRAPH_NEIGHBORS_COUNT(GRAPH, RANK, NN, IERR)
+      CALL MPI_GRAPH_NEIGHBORS(GRAPH, RANK, 2, NB, IERR)
+      CALL CHECK(NN .EQ. 2 .AND. NB(1) .EQ. MOD(RANK - 1 + NPROCS,
+     &     NPROCS) .AND. NB(2) .EQ. MOD(RANK + 1, NPROCS),
+     &     'graph_neighbors', NBAD)
+      CALL MPI_COMM_FREE(GRAPH, IERR)
+      CALL FINISH('topo', NBAD)
+      END
