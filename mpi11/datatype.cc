@@ -6,6 +6,7 @@
 // straight from the user's memory.
 #include <algorithm>
 #include <climits>
+#include <complex>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -117,6 +118,9 @@ Types::Types() : table(kFirstDerived) {
   table[MPI_INTEGER8] = basic(MPI_INTEGER8, "MPI_INTEGER8", 8, 8);
   table[MPI_REAL4] = basic(MPI_REAL4, "MPI_REAL4", 4, 4);
   table[MPI_REAL8] = basic(MPI_REAL8, "MPI_REAL8", 8, 8);
+  table[MPI_2COMPLEX] = pair<std::complex<float>, std::complex<float>>(MPI_2COMPLEX, "MPI_2COMPLEX", MPI_COMPLEX, MPI_COMPLEX);
+  table[MPI_2DOUBLE_COMPLEX] = pair<std::complex<double>, std::complex<double>>(
+      MPI_2DOUBLE_COMPLEX, "MPI_2DOUBLE_COMPLEX", MPI_DOUBLE_COMPLEX, MPI_DOUBLE_COMPLEX);
 }
 
 MPI_Datatype Types::add(std::shared_ptr<TypeInfo> t) {

@@ -191,6 +191,10 @@ typedef struct MPI_Status {
 #define MPI_INTEGER8 ((MPI_Datatype)39)
 #define MPI_REAL4 ((MPI_Datatype)40)
 #define MPI_REAL8 ((MPI_Datatype)41)
+/* Pairs of COMPLEX (MPI-1.0's Fortran pair types, kept by Open MPI): data
+ * only, no reduction is defined on them. */
+#define MPI_2COMPLEX ((MPI_Datatype)42)
+#define MPI_2DOUBLE_COMPLEX ((MPI_Datatype)43)
 
 typedef void(MPI_User_function)(void* invec, void* inoutvec, int* len, MPI_Datatype* datatype);
 typedef void(MPI_Handler_function)(MPI_Comm* comm, int* error_code, ...);

@@ -6,9 +6,11 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <complex>
 #include <cstddef>
 #include <cstring>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "tests/mpi/mpi_main.h"
@@ -213,6 +215,37 @@ TEST(Datatype, PairTypesHaveTheirStructLayout) {
   ring(out, 2, MPI_DOUBLE_INT, in, 2, MPI_DOUBLE_INT);
   EXPECT_EQ(in[1].v, 2.5);
   EXPECT_EQ(in[1].i, -prev());
+}
+
+// gfortran's sizes (INTEGER and LOGICAL 4, DOUBLE PRECISION 8, COMPLEX two
+// REALs); a COMPLEX is one element (§3.12.4), its pair type two.
+TEST(Datatype, FortranTypesHaveGfortransSizes) {
+  const std::pair<MPI_Datatype, int> sizes[] = {
+      {MPI_INTEGER, 4},  {MPI_REAL, 4},      {MPI_DOUBLE_PRECISION, 8}, {MPI_COMPLEX, 8},
+      {MPI_DOUBLE_COMPLEX, 16}, {MPI_LOGICAL, 4}, {MPI_CHARACTER, 1},   {MPI_2REAL, 8},
+      {MPI_2DOUBLE_PRECISION, 16}, {MPI_2INTEGER, 8}, {MPI_INTEGER1, 1}, {MPI_INTEGER2, 2},
+      {MPI_INTEGER4, 4}, {MPI_INTEGER8, 8}, {MPI_REAL4, 4}, {MPI_REAL8, 8},
+      {MPI_2COMPLEX, 16}, {MPI_2DOUBLE_COMPLEX, 32}};
+  for (const auto& [type, bytes] : sizes) {
+    int sz = 0;
+    MPI_Aint ext = 0;
+    ASSERT_EQ(MPI_Type_size(type, &sz), MPI_SUCCESS) << type;
+    MPI_Type_extent(type, &ext);
+    EXPECT_EQ(sz, bytes) << type;
+    EXPECT_EQ(ext, bytes) << type;
+  }
+  std::complex<float> out[5], in[5];
+  for (int i = 0; i < 5; ++i) out[i] = {static_cast<float>(rank()), static_cast<float>(i)};
+  MPI_Status st;
+  ring(out, 5, MPI_COMPLEX, in, 5, MPI_COMPLEX, &st);
+  int count = 0, elements = 0;
+  MPI_Get_count(&st, MPI_COMPLEX, &count);
+  MPI_Get_elements(&st, MPI_COMPLEX, &elements);
+  EXPECT_EQ(count, 5);
+  EXPECT_EQ(elements, 5);
+  EXPECT_EQ(in[4], std::complex<float>(static_cast<float>(prev()), 4.0f));
+  MPI_Get_elements(&st, MPI_2COMPLEX, &elements);
+  EXPECT_EQ(elements, 5);  // two instances and one COMPLEX of a third
 }
 
 TEST(Datatype, GetElementsCountsBasicElementsOfPartialInstances) {
