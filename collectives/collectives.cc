@@ -269,17 +269,23 @@ bool smp_applies(const Group& g, std::size_t bytes) {
   return g.size() == e.size() && e.smp_available() && bytes <= e.smp_max_bytes();
 }
 
-// Every member's contribution, then combined in group-rank order, so all
-// members compute the same bits.
+// Every member's contribution, combined in group-rank order by the last to
+// arrive, so all members get the same bits.
 Error smp_allreduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op) {
   g_last_depth = 0;
-  const std::size_t bytes = count * op.elem_size;
-  char* all = scratch(kGathered, bytes * g.engine->size());
-  Error e = g.engine->smp_allgather(buf, bytes, all);
-  if (e != Error::kOk) return e;
-  std::memcpy(buf, all + static_cast<std::size_t>(g.ranks[0]) * bytes, bytes);
-  for (int i = 1; i < g.size(); ++i) op.combine(buf, all + static_cast<std::size_t>(g.ranks[i]) * bytes, count, op.ctx);
-  return Error::kOk;
+  struct Fold {
+    const Group& g;
+    const ReduceOp& op;
+    std::size_t count;
+    static void run(const char* all, void* result, void* ctx) {
+      const Fold& f = *static_cast<const Fold*>(ctx);
+      const std::size_t bytes = f.count * f.op.elem_size;
+      std::memcpy(result, all + static_cast<std::size_t>(f.g.ranks[0]) * bytes, bytes);
+      for (int i = 1; i < f.g.size(); ++i)
+        f.op.combine(result, all + static_cast<std::size_t>(f.g.ranks[i]) * bytes, f.count, f.op.ctx);
+    }
+  } fold{g, op, count};
+  return g.engine->smp_combine(buf, count * op.elem_size, buf, &Fold::run, &fold);
 }
 
 void no_combine(void*, const void*, std::size_t, void*) {}

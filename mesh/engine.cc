@@ -168,8 +168,8 @@ struct Engine::Impl {
   std::vector<int> connect_requests;
   std::map<ChannelKey, SendChannel> send_channels;
   std::map<ChannelKey, std::uint64_t> recv_channel_gen;  // receives started per channel
-  std::uint64_t smp_seq = 0;      // host-local all-gathers done so far
-  std::vector<bool> smp_have;     // which ranks' contributions arrived
+  std::uint64_t smp_seq = 0;      // host-local combines done so far
+  std::vector<char> smp_all;      // every contribution, on the last to arrive
 
   explicit Impl(Engine& eng) : e(eng), matcher(eng.size_) {}
 
@@ -1179,31 +1179,35 @@ bool Engine::free_registered(void* p) { return impl_->shm && impl_->shm->registr
 bool Engine::smp_available() const { return impl_->shm != nullptr; }
 std::size_t Engine::smp_max_bytes() const { return ShmProvider::kSmpSlotBytes; }
 
-Error Engine::smp_allgather(const void* mine, std::size_t bytes, void* all) {
+Error Engine::smp_combine(const void* mine, std::size_t bytes, void* result, SmpFold fold, void* ctx) {
   Impl& im = *impl_;
-  char* out = static_cast<char*>(all);
-  std::memcpy(out + static_cast<std::size_t>(rank_) * bytes, mine, bytes);
-  if (!im.shm) return Error::kOk;
+  if (!im.shm) {  // one rank: its contribution is everything
+    if (bytes) fold(static_cast<const char*>(mine), result, ctx);
+    return Error::kOk;
+  }
   const std::uint64_t seq = im.smp_seq++;
-  im.shm->publish(seq, mine, bytes);
-  std::vector<bool>& have = im.smp_have;
-  have.assign(size_, false);
-  have[rank_] = true;
-  int missing = size_ - 1;
+  if (im.shm->smp_arrive(seq, mine, bytes)) {
+    if (bytes) {
+      im.smp_all.resize(static_cast<std::size_t>(size_) * bytes);
+      for (int r = 0; r < size_; ++r) {
+        const char* c = im.shm->smp_contribution(r, seq);
+        if (!c) return Error::kProtocol;  // counted but not there: corrupted
+        std::memcpy(im.smp_all.data() + static_cast<std::size_t>(r) * bytes, c, bytes);
+      }
+      fold(im.smp_all.data(), result, ctx);
+    }
+    im.shm->smp_release(seq, result, bytes);
+    return Error::kOk;
+  }
   Error err = Error::kOk;
   im.block_until([&] {
-    for (int r = 0; r < size_ && missing > 0; ++r) {
-      if (have[r]) continue;
-      if (im.peers[r].failed != Error::kOk) {
-        err = im.peers[r].failed;
+    if (im.shm->smp_released(seq, result, bytes)) return true;
+    for (const PeerState& p : im.peers)
+      if (p.failed != Error::kOk) {
+        err = p.failed;
         return true;
       }
-      if (im.shm->collect(r, seq, out + static_cast<std::size_t>(r) * bytes, bytes)) {
-        have[r] = true;
-        --missing;
-      }
-    }
-    return missing == 0;
+    return false;
   });
   return err;
 }

@@ -140,14 +140,20 @@ class Engine {
   /// Frees what allocate_registered returned; false if `p` is not such memory.
   bool free_registered(void* p);
 
-  /// Host-local all-gather through shared memory, for collectives over every
-  /// rank of a job that shares one host: each rank's `bytes` (at most
-  /// smp_max_bytes()) land in `all` at offset rank*bytes. Every rank must call
-  /// it the same number of times in the same order. Returns kPeerDead if a
-  /// rank dies meanwhile. Seed 002 §5.2 (flat tree, one writer per slot).
+  /// Host-local global combine through shared memory, for collectives over
+  /// every rank of a job that shares one host. Each rank contributes `bytes`
+  /// (at most smp_max_bytes()) from `mine`; the last rank to arrive calls
+  /// `fold(all, result, ctx)` once, with every contribution at `all +
+  /// rank*bytes` (world-rank order), and every rank gets that one result's
+  /// `bytes` in `result`, so all hold the same bits. With bytes = 0 it is a
+  /// barrier and `fold` may be null. Every rank must call it the same number
+  /// of times in the same order. Returns kPeerDead if a rank dies meanwhile,
+  /// kProtocol if shared memory is corrupted. Seed 002 §5.2 (flat tree, one
+  /// writer per slot; shm_provider.h says how the release differs).
+  using SmpFold = void (*)(const char* all, void* result, void* ctx);
   bool smp_available() const;
   std::size_t smp_max_bytes() const;
-  Error smp_allgather(const void* mine, std::size_t bytes, void* all);
+  Error smp_combine(const void* mine, std::size_t bytes, void* result, SmpFold fold, void* ctx);
 
   /// One round of polling: connections, incoming frames, queued sends.
   /// Returns true if anything happened.

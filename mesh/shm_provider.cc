@@ -48,6 +48,10 @@ struct ShmControl {
     std::uint64_t bytes;
     char data[ShmProvider::kSmpSlotBytes];
   } smp[2];
+  // Host-local combines, in rank 0's block only: arrivals so far, and the
+  // results the last rank to arrive releases (seq = combine number + 1).
+  alignas(64) std::atomic<std::uint64_t> smp_arrivals;
+  SmpSlot smp_result[2];
   // Followed by nranks std::atomic<std::uint8_t> connect requests.
   std::atomic<std::uint8_t>* requests() {
     return reinterpret_cast<std::atomic<std::uint8_t>*>(reinterpret_cast<char*>(this) + sizeof(ShmControl));
@@ -284,19 +288,33 @@ void ShmProvider::take_connect_requests(std::vector<int>* peers) {
     if (own_->requests()[r].exchange(0, std::memory_order_acq_rel)) peers->push_back(r);
 }
 
-void ShmProvider::publish(std::uint64_t seq, const void* data, std::size_t bytes) {
+bool ShmProvider::smp_arrive(std::uint64_t seq, const void* data, std::size_t bytes) {
   ShmControl::SmpSlot& s = own_->smp[seq & 1];
   std::memcpy(s.data, data, bytes);
   s.bytes = bytes;
   s.seq.store(seq + 1, std::memory_order_release);
+  const std::uint64_t before = controls_[0]->smp_arrivals.fetch_add(1, std::memory_order_acq_rel);
+  return before + 1 == static_cast<std::uint64_t>(o_.nranks) * (seq + 1);
+}
+
+const char* ShmProvider::smp_contribution(int r, std::uint64_t seq) const {
+  const ShmControl::SmpSlot& s = controls_[r]->smp[seq & 1];
+  return s.seq.load(std::memory_order_acquire) == seq + 1 ? s.data : nullptr;
+}
+
+void ShmProvider::smp_release(std::uint64_t seq, const void* result, std::size_t bytes) {
+  ShmControl::SmpSlot& s = controls_[0]->smp_result[seq & 1];
+  std::memcpy(s.data, result, bytes);
+  s.bytes = bytes;
+  s.seq.store(seq + 1, std::memory_order_seq_cst);
   for (int r = 0; r < o_.nranks; ++r)
     if (r != o_.rank) wake(r);
 }
 
-bool ShmProvider::collect(int r, std::uint64_t seq, void* out, std::size_t bytes) {
-  ShmControl::SmpSlot& s = controls_[r]->smp[seq & 1];
+bool ShmProvider::smp_released(std::uint64_t seq, void* out, std::size_t bytes) const {
+  const ShmControl::SmpSlot& s = controls_[0]->smp_result[seq & 1];
   if (s.seq.load(std::memory_order_acquire) != seq + 1) return false;
-  // The peer's word: copy no more than asked for.
+  // Rank 0's block is a peer's word: copy no more than asked for.
   std::memcpy(out, s.data, std::min<std::size_t>(bytes, kSmpSlotBytes));
   return true;
 }

@@ -224,9 +224,10 @@ void matmul(void* in, void* inout, int* len, MPI_Datatype*) {
   }
 }
 Mat rank_matrix(int r, int k) { return {1, r + k + 1, 0, 1 + (r + k) % 2}; }
-Mat product(int lo, int hi, int k) {
-  Mat m = rank_matrix(lo, k);
-  for (int r = lo + 1; r <= hi; ++r) {
+// The product of the matrices of world ranks from, from+step, ..., to.
+Mat product(int from, int to, int k, int step = 1) {
+  Mat m = rank_matrix(from, k);
+  for (int r = from + step; r != to + step; r += step) {
     Mat x = m, y = rank_matrix(r, k);
     int one = 1;
     matmul(&x, &y, &one, nullptr);
@@ -256,6 +257,12 @@ TEST(Coll, NonCommutativeUserOpCombinesInRankOrder) {
   }
   ASSERT_EQ(MPI_Scan(in, out, 3, mat, op, MPI_COMM_WORLD), MPI_SUCCESS);
   for (int k = 0; k < 3; ++k) EXPECT_TRUE(same(out[k], product(0, me, k))) << "scan " << k;
+  // Rank order is the communicator's: reversed, rank i is world rank p-1-i.
+  MPI_Comm reversed;
+  ASSERT_EQ(MPI_Comm_split(MPI_COMM_WORLD, 0, p - 1 - me, &reversed), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Allreduce(in, out, 3, mat, op, reversed), MPI_SUCCESS);
+  for (int k = 0; k < 3; ++k) EXPECT_TRUE(same(out[k], product(p - 1, 0, k, -1))) << "reversed allreduce " << k;
+  MPI_Comm_free(&reversed);
   MPI_Op_free(&op);
   EXPECT_EQ(op, MPI_OP_NULL);
   MPI_Type_free(&mat);
