@@ -40,7 +40,11 @@ struct EngineOptions {
   std::size_t eager_limit = 16384;  ///< bytes; messages of this size and above use rendezvous
   std::uint32_t credits = 32;       ///< receive slots per link direction
   bool cma = true;                  ///< RDMA write by process_vm_writev
-  int spin = 2000;                  ///< polls before sleeping on the doorbell
+  /// Polls before sleeping on the doorbell: about 0.5 ms here, longer than a
+  /// peer takes to RDMA-write 4 MiB, so a rendezvous receive rarely sleeps.
+  /// A sleeper's wake-up costs its writer an IPI (the membarrier in arm())
+  /// and itself a halted CPU's wake-up: 2 MiB streams lost 20% at 2000.
+  int spin = 20000;
   /// Yield the core between idle polls: on when ranks outnumber this host's
   /// CPUs, so a rank with work gets a core at once (MESHMP_YIELD=0/1 forces).
   bool yield = false;
