@@ -1180,6 +1180,8 @@ bool Engine::smp_available() const { return impl_->shm != nullptr; }
 std::size_t Engine::smp_max_bytes() const { return ShmProvider::kSmpSlotBytes; }
 
 Error Engine::smp_combine(const void* mine, std::size_t bytes, void* result, SmpFold fold, void* ctx) {
+  if (bytes > smp_max_bytes())
+    throw std::length_error("Engine::smp_combine: bytes = " + std::to_string(bytes) + " > smp_max_bytes()");
   Impl& im = *impl_;
   if (!im.shm) {  // one rank: its contribution is everything
     if (bytes) fold(static_cast<const char*>(mine), result, ctx);
