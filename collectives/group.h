@@ -44,8 +44,9 @@ struct ReduceOp {
 enum class CombineAlgorithm {
   kAuto,              ///< shared memory when it applies, else dimension-wise exchange up to
                       ///< kExchangeMaxBytes, reduce + broadcast below kRingMinBytes, else ring
-  kSharedMemory,      ///< every rank of the job on one host: publish once, combine all in rank
-                      ///< order (seed 002 §5.2's flat tree); falls back when it does not apply
+  kSharedMemory,      ///< every rank of the job on one host: publish once; the last to arrive
+                      ///< combines all in rank order and releases the result (seed 002 §5.2's
+                      ///< flat tree); falls back when it does not apply
   kReduceBroadcast,   ///< axis-sweep reduce to node 0, then axis-sweep broadcast (2x steps)
   kDimensionExchange, ///< per-axis bidirectional exchange: sum(floor(dim/2)) steps
   kRing,              ///< reduce-scatter then all-gather around the ranks: 2(p-1) steps, each
