@@ -1038,10 +1038,14 @@ Request* Engine::isend(const void* buf, std::size_t len, int dst, int tag, std::
   return r;
 }
 
+bool Engine::try_send_now(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context) {
+  return dst != rank_ && len < opt_.eager_limit && impl_->peers[dst].failed == Error::kOk &&
+         impl_->write_eager_now(dst, buf, len, tag, context);
+}
+
 void Engine::send(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context, SendMode mode,
                   Status* st) {
-  if (mode == SendMode::kStandard && dst != rank_ && len < opt_.eager_limit &&
-      impl_->peers[dst].failed == Error::kOk && impl_->write_eager_now(dst, buf, len, tag, context)) {
+  if (mode == SendMode::kStandard && try_send_now(buf, len, dst, tag, context)) {
     if (st) {
       *st = Status{};
       st->source = rank_;

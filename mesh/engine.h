@@ -83,10 +83,15 @@ class Engine {
   /// Nonblocking receive of up to `len` bytes from `src` (or kAnySource) with
   /// `tag` (or kAnyTag). A longer message is truncated: status.error = kTruncate.
   Request* irecv(void* buf, std::size_t len, int src, int tag, std::uint32_t context);
-  /// Blocking send: wait(isend(...)), except that a standard-mode eager
-  /// message to another rank that finds its link idle and a credit free is
-  /// written straight into the slot, with no request at all (the common
-  /// small-message case; seed 002 §2.1 eager copy). Fills *st (may be nullptr).
+  /// A standard-mode eager send written straight into the slot, with no
+  /// request at all, if `dst` is another rank whose link is up, idle (no
+  /// queued frame it could overtake) and holds a credit, and len < the eager
+  /// limit. Returns true if it was: the message is then sent and the buffer
+  /// free. Returns false, having done nothing, otherwise (the caller then
+  /// uses isend). The common small-message case (seed 000 §3.6, eager).
+  bool try_send_now(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context);
+  /// Blocking send: wait(isend(...)), or try_send_now() for a standard-mode
+  /// send. Fills *st (may be nullptr).
   void send(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context,
             SendMode mode, Status* st);
 

@@ -238,6 +238,46 @@ TEST(P2p, MessagesDoNotOvertake) {
   }
 }
 
+// §3.5 again: far more nonblocking sends than the link has credits, so some
+// are written into the slots at once and the rest queue behind them. Every
+// 500th is a rendezvous message and every 7th a blocking send. The receiver
+// sees them in order.
+TEST(P2p, SendsBeyondTheCreditsStayInOrder) {
+  const int other = partner();
+  const int n = 3000;
+  auto length = [](int i) { return i % 500 == 499 ? 20000 : 1; };  // ints; 80 KB is rendezvous
+  auto receive_all_in_order = [&] {
+    std::vector<int> got(20000);
+    for (int i = 0; i < n; ++i) {
+      MPI_Status st;
+      MPI_Recv(got.data(), 20000, MPI_INT, other, 6, MPI_COMM_WORLD, &st);
+      int count = 0;
+      MPI_Get_count(&st, MPI_INT, &count);
+      ASSERT_EQ(count, length(i)) << "message " << i;
+      ASSERT_EQ(got[0], i);
+      ASSERT_EQ(got[count - 1], i);
+    }
+  };
+  if (sender() || other == rank()) {
+    std::vector<std::vector<int>> msgs(n);
+    std::vector<MPI_Request> rs;
+    for (int i = 0; i < n; ++i) {
+      msgs[i].assign(static_cast<std::size_t>(length(i)), i);
+      if (i % 7 == 6 && other != rank()) {
+        MPI_Send(msgs[i].data(), length(i), MPI_INT, other, 6, MPI_COMM_WORLD);
+      } else {
+        rs.emplace_back();
+        ASSERT_EQ(MPI_Isend(msgs[i].data(), length(i), MPI_INT, other, 6, MPI_COMM_WORLD, &rs.back()), MPI_SUCCESS);
+      }
+    }
+    if (other == rank()) receive_all_in_order();
+    ASSERT_EQ(MPI_Waitall(static_cast<int>(rs.size()), rs.data(), MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    for (MPI_Request r : rs) EXPECT_EQ(r, MPI_REQUEST_NULL);
+  } else {
+    receive_all_in_order();
+  }
+}
+
 // §3.4: a synchronous send completes only once the matching receive started.
 TEST(P2p, SynchronousSendWaitsForTheReceive) {
   const int other = partner();
