@@ -1197,7 +1197,10 @@ Error Engine::smp_combine(const void* mine, std::size_t bytes, void* result, Smp
       im.smp_all.resize(static_cast<std::size_t>(size_) * bytes);
       for (int r = 0; r < size_; ++r) {
         const char* c = im.shm->smp_contribution(r, seq);
-        if (!c) return Error::kProtocol;  // counted but not there: corrupted
+        if (!c) {  // counted but not there: corrupted; fail every rank, not hang them
+          im.shm->smp_release(seq, nullptr, 0);
+          return Error::kProtocol;
+        }
         std::memcpy(im.smp_all.data() + static_cast<std::size_t>(r) * bytes, c, bytes);
       }
       fold(im.smp_all.data(), result, ctx);
@@ -1207,7 +1210,11 @@ Error Engine::smp_combine(const void* mine, std::size_t bytes, void* result, Smp
   }
   Error err = Error::kOk;
   im.block_until([&] {
-    if (im.shm->smp_released(seq, result, bytes)) return true;
+    const ShmProvider::SmpState state = im.shm->smp_released(seq, result, bytes);
+    if (state != ShmProvider::SmpState::kPending) {
+      if (state == ShmProvider::SmpState::kFailed) err = Error::kProtocol;
+      return true;
+    }
     for (const PeerState& p : im.peers)
       if (p.failed != Error::kOk) {
         err = p.failed;

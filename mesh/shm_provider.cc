@@ -304,19 +304,20 @@ const char* ShmProvider::smp_contribution(int r, std::uint64_t seq) const {
 
 void ShmProvider::smp_release(std::uint64_t seq, const void* result, std::size_t bytes) {
   ShmControl::SmpSlot& s = controls_[0]->smp_result[seq & 1];
-  std::memcpy(s.data, result, bytes);
-  s.bytes = bytes;
+  if (result) std::memcpy(s.data, result, bytes);
+  s.bytes = result ? bytes : kSmpFailed;
   s.seq.store(seq + 1, std::memory_order_seq_cst);
   for (int r = 0; r < o_.nranks; ++r)
     if (r != o_.rank) wake(r);
 }
 
-bool ShmProvider::smp_released(std::uint64_t seq, void* out, std::size_t bytes) const {
+ShmProvider::SmpState ShmProvider::smp_released(std::uint64_t seq, void* out, std::size_t bytes) const {
   const ShmControl::SmpSlot& s = controls_[0]->smp_result[seq & 1];
-  if (s.seq.load(std::memory_order_acquire) != seq + 1) return false;
+  if (s.seq.load(std::memory_order_acquire) != seq + 1) return SmpState::kPending;
+  if (s.bytes == kSmpFailed) return SmpState::kFailed;
   // Rank 0's block is a peer's word: copy no more than asked for.
   std::memcpy(out, s.data, std::min<std::size_t>(bytes, kSmpSlotBytes));
-  return true;
+  return SmpState::kReleased;
 }
 
 std::uint32_t ShmProvider::arm() {

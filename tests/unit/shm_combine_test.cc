@@ -1,0 +1,93 @@
+// The host-local combine of the shm provider (seed 002 §5.2's flat tree, with
+// the last arrival releasing) within one process: three providers of one job
+// stand for three ranks, each mapping the others' control blocks as between
+// processes.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "mesh/shm_provider.h"
+
+namespace meshmp::mesh {
+namespace {
+
+using State = ShmProvider::SmpState;
+
+class ShmCombine : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    job_ = "t" + std::to_string(::getpid()) + "x" + std::to_string(std::random_device{}());
+    for (int r = 0; r < 3; ++r) ranks_.push_back(std::make_unique<ShmProvider>(ShmProvider::Options{job_, r, 3}));
+    const std::vector<int> pids(3, ::getpid());
+    for (auto& p : ranks_) p->attach_controls(pids);
+    for (auto& p : ranks_) p->unlink_own_control();
+  }
+  void TearDown() override {
+    ranks_.clear();
+    struct stat st {};
+    for (int r = 0; r < 3; ++r)
+      EXPECT_NE(::stat(("/dev/shm/meshmp-" + job_ + "-c" + std::to_string(r)).c_str(), &st), 0) << "left behind";
+  }
+  ShmProvider& rank(int r) { return *ranks_[r]; }
+
+  std::string job_;
+  std::vector<std::unique_ptr<ShmProvider>> ranks_;
+};
+
+int value(int r, std::uint64_t seq) { return 100 * r + static_cast<int>(seq); }
+
+TEST_F(ShmCombine, OnlyTheLastArrivalFoldsAndEveryRankGetsItsResult) {
+  // Arrival orders vary, so each rank is the last at some seq; seq parity
+  // alternates the buffers.
+  const int orders[][3] = {{0, 1, 2}, {2, 1, 0}, {1, 2, 0}, {0, 2, 1}, {2, 0, 1}, {1, 0, 2}};
+  for (std::uint64_t seq = 0; seq < 6; ++seq) {
+    const int* order = orders[seq];
+    for (int k = 0; k < 3; ++k) {
+      const int r = order[k];
+      const int mine = value(r, seq);
+      EXPECT_EQ(rank(r).smp_arrive(seq, &mine, sizeof mine), k == 2) << "seq " << seq << " rank " << r;
+      if (k < 2) {
+        int out = -1;
+        EXPECT_EQ(rank(r).smp_released(seq, &out, sizeof out), State::kPending);
+      }
+    }
+    ShmProvider& last = rank(order[2]);
+    int sum = 0;
+    for (int r = 0; r < 3; ++r) {
+      const char* c = last.smp_contribution(r, seq);
+      ASSERT_NE(c, nullptr) << "rank " << r;
+      int v;
+      std::memcpy(&v, c, sizeof v);
+      EXPECT_EQ(v, value(r, seq));
+      sum += v;
+    }
+    EXPECT_EQ(last.smp_contribution(0, seq + 1), nullptr);  // not arrived there yet
+    last.smp_release(seq, &sum, sizeof sum);
+    for (int r = 0; r < 3; ++r) {
+      if (r == order[2]) continue;
+      int out = -1;
+      EXPECT_EQ(rank(r).smp_released(seq, &out, sizeof out), State::kReleased);
+      EXPECT_EQ(out, sum);
+    }
+  }
+}
+
+TEST_F(ShmCombine, AFailedReleaseReachesEveryWaiter) {
+  const int zero = 0;
+  EXPECT_FALSE(rank(0).smp_arrive(0, &zero, 0));
+  EXPECT_FALSE(rank(1).smp_arrive(0, &zero, 0));
+  EXPECT_TRUE(rank(2).smp_arrive(0, &zero, 0));
+  rank(2).smp_release(0, nullptr, 0);
+  int out = 0;
+  EXPECT_EQ(rank(0).smp_released(0, &out, 0), State::kFailed);
+  EXPECT_EQ(rank(1).smp_released(0, &out, 0), State::kFailed);
+}
+
+}  // namespace
+}  // namespace meshmp::mesh
