@@ -92,6 +92,8 @@ struct Request : PostedRecv {
   bool done_seen = false;      // recv: DONE of a streamed message arrived
   bool channel = false;        // receiver-ready protocol (Engine::channel_*_init)
   std::uint64_t chan_gen = 0;  // channel: this start's number (send: the announcement it needs)
+  struct SendChannel* schan = nullptr;  // channel send: its channel
+  struct RecvChannel* rchan = nullptr;  // channel receive: its channel
   Request* free_next = nullptr;
 };
 
@@ -110,11 +112,25 @@ struct Announcement {
 };
 
 // A sender's view of one channel: sends started so far, announcements not
-// yet used (in order), and the send waiting for the next one.
+// yet used (in order), and the sends waiting for theirs (in order: several
+// handles may share a channel, e.g. QMP_declare_send_to to one node twice).
 struct SendChannel {
   std::uint64_t next_gen = 0;
   std::deque<Announcement> ready;
-  Request* waiting = nullptr;
+  std::vector<Request*> waiting;
+};
+
+struct Unexpected;
+
+// A receiver's view of one channel: receives started so far, those started
+// and not yet matched (any order: a large message may finish after a later
+// small one), and eager messages that came before their receive started. A
+// channel's k-th send meets its k-th receive whatever the sizes, so channel
+// traffic bypasses the matcher.
+struct RecvChannel {
+  std::uint64_t next_gen = 0;
+  std::vector<Request*> started;
+  std::vector<Unexpected*> early;
 };
 
 // A frame waiting for a token or for the connection.
@@ -130,6 +146,7 @@ struct Unexpected : UnexpectedMsg {
   bool sync = false;
   std::size_t length = 0;
   std::uint64_t send_id = 0;
+  std::uint64_t chan_gen = 0;    // an early channel message: its number
   Request* self_send = nullptr;  // a send to this rank, still pending
   std::vector<char> data;
 };
@@ -166,8 +183,8 @@ struct Engine::Impl {
   std::mt19937_64 rng{std::random_device{}()};
   std::chrono::steady_clock::time_point last_liveness = std::chrono::steady_clock::now();
   std::vector<int> connect_requests;
-  std::map<ChannelKey, SendChannel> send_channels;
-  std::map<ChannelKey, std::uint64_t> recv_channel_gen;  // receives started per channel
+  std::map<ChannelKey, SendChannel> send_channels;  // nodes never move: requests point at them
+  std::map<ChannelKey, RecvChannel> recv_channels;
   std::uint64_t smp_seq = 0;      // host-local combines done so far
   std::vector<char> smp_all;      // every contribution, on the last to arrive
 
@@ -379,8 +396,9 @@ struct Engine::Impl {
                                        ((r->state == State::kPosted || r->state == State::kAnnounced) &&
                                         r->PostedRecv::key.source == peer);
       if (!involved) continue;
-      if (r->state == State::kPosted || r->state == State::kAnnounced) matcher.unpost(r);
-      if (r->state == State::kWaitReady) send_channels[ChannelKey{r->peer, r->context, r->tag}].waiting = nullptr;
+      if (r->state == State::kPosted) matcher.unpost(r);
+      if (r->state == State::kAnnounced) forget(r->rchan->started, r);
+      if (r->state == State::kWaitReady) forget(r->schan->waiting, r);
       r->status.error = why;
       r->status.source = peer;
       complete(r);
@@ -438,13 +456,15 @@ struct Engine::Impl {
     send_or_queue(*primary_link(src), h, nullptr);
   }
 
+  static void forget(std::vector<Request*>& v, Request* r) { v.erase(std::find(v.begin(), v.end(), r)); }
+
   // The receive a DONE or DATA is for: one that sent a CTS, or an announced
-  // channel receive (which then leaves the matcher: no eager send will come).
+  // channel receive (which is then matched: no eager send will come for it).
   Request* rendezvous_target(std::uint64_t recv_id, int src) {
     if (Request* r = lookup(recv_id, false, State::kRendezvous, src)) return r;
     Request* r = lookup(recv_id, false, State::kAnnounced, src);
     if (r) {
-      matcher.unpost(r);
+      forget(r->rchan->started, r);
       r->state = State::kRendezvous;
       r->msg_len = r->granted;
     }
@@ -503,9 +523,10 @@ struct Engine::Impl {
   void take_announcement(int src, const FrameHeader& h) {
     SendChannel& ch = send_channels[ChannelKey{src, h.context, h.tag}];
     const Announcement a{h.send_id, h.addr, h.key, h.recv_id, h.length};
-    if (ch.waiting && ch.waiting->chan_gen == a.gen) {
-      Request* s = ch.waiting;
-      ch.waiting = nullptr;
+    auto it = std::find_if(ch.waiting.begin(), ch.waiting.end(), [&](Request* s) { return s->chan_gen == a.gen; });
+    if (it != ch.waiting.end()) {
+      Request* s = *it;
+      ch.waiting.erase(it);
       ++primary_link(src)->stats.ready_writes;
       write_granted(*primary_link(src), s, std::min<std::size_t>(s->len, a.capacity), a.addr, a.key, a.recv_id);
     } else if (a.gen >= ch.next_gen) {
@@ -513,11 +534,40 @@ struct Engine::Impl {
     }
   }
 
+  // An eager message from a channel send: delivered to the receive started
+  // with its number, or kept until that receive starts. False if it cannot
+  // be kept now (unexpected buffer full).
+  bool take_channel_eager(int src, const FrameHeader& h, const char* payload) {
+    RecvChannel& ch = recv_channels[ChannelKey{src, h.context, h.tag}];
+    auto it = std::find_if(ch.started.begin(), ch.started.end(), [&](Request* r) { return r->chan_gen == h.addr; });
+    if (it != ch.started.end()) {
+      Request* r = *it;
+      ch.started.erase(it);
+      deliver_eager(r, src, h.tag, payload, h.length);
+      return true;
+    }
+    if (h.addr < ch.next_gen) {  // its receive was started and has been matched
+      fail_peer(src, Error::kProtocol, "a second message for channel number " + std::to_string(h.addr));
+      return true;
+    }
+    if (unexpected_bytes + h.length > e.opt_.unexpected_limit) return false;
+    auto* u = new Unexpected;
+    u->source = src;
+    u->tag = h.tag;
+    u->length = h.length;
+    u->chan_gen = h.addr;
+    u->data.assign(payload, payload + h.length);
+    unexpected_bytes += h.length;
+    ch.early.push_back(u);
+    return true;
+  }
+
   // Returns false if the frame cannot be taken now (unexpected buffer full).
   bool handle_frame(LinkState& ls, const FrameHeader& h, const char* payload) {
     const int src = h.src;
     switch (static_cast<FrameType>(h.type)) {
       case FrameType::kEager: {
+        if (h.flags & kFlagChannel) return take_channel_eager(src, h, payload);
         if (Request* r = static_cast<Request*>(matcher.match_arrival(h.context, src, h.tag))) {
           deliver_eager(r, src, h.tag, payload, h.length);
           if (h.flags & kFlagSync) send_sync_ack(src, h.send_id);
@@ -713,7 +763,7 @@ struct Engine::Impl {
     r->state = State::kQueued;
     const bool eager = r->len < e.opt_.eager_limit && r->len <= ls.max_payload;
     if (r->channel) {
-      SendChannel& ch = send_channels[ChannelKey{r->peer, r->context, r->tag}];
+      SendChannel& ch = *r->schan;
       r->chan_gen = ch.next_gen++;
       // Announcements for earlier sends (those went eager) are spent.
       while (!ch.ready.empty() && ch.ready.front().gen < r->chan_gen) ch.ready.pop_front();
@@ -730,17 +780,18 @@ struct Engine::Impl {
       if (announced) ch.ready.pop_front();  // this send goes eager: its announcement is spent
       if (!eager) {
         r->state = State::kWaitReady;
-        ch.waiting = r;
+        ch.waiting.push_back(r);
         return;
       }
     }
     if (eager) {
       FrameHeader h = make_header(FrameType::kEager, r->peer);
-      h.flags = sync ? kFlagSync : 0;
+      h.flags = sync ? kFlagSync : r->channel ? kFlagChannel : 0;
       h.context = r->context;
       h.tag = r->tag;
       h.length = r->len;
       h.send_id = r->id;
+      h.addr = r->chan_gen;
       send_or_queue(ls, h, r);
     } else {
       FrameHeader h = make_header(FrameType::kRts, r->peer);
@@ -778,9 +829,7 @@ struct Engine::Impl {
   void start_recv(Request* r) {
     r->status = Status{};
     r->PostedRecv::key = MatchKey{r->context, r->peer, r->tag};
-    // Every start of a channel receive has a number, announced or not (an
-    // eager message may already be here), so the k-th send meets the k-th.
-    if (r->channel) r->chan_gen = recv_channel_gen[ChannelKey{r->peer, r->context, r->tag}]++;
+    if (r->channel) return start_channel_recv(r);
     if (auto* u = static_cast<Unexpected*>(matcher.match_unexpected(r->PostedRecv::key, true))) {
       take_unexpected(r, u);
       return;
@@ -792,11 +841,33 @@ struct Engine::Impl {
     }
     r->state = State::kPosted;
     matcher.post(r);
-    if (r->channel) announce(r);
   }
 
-  // Receiver-ready: tell the sender where this receive's buffer is. The
-  // receive stays posted as well, for a sender whose message goes eager.
+  // Every start of a channel receive has a number, so the k-th send meets
+  // the k-th receive: its eager message may already be here; otherwise the
+  // receive announces its buffer (receiver-ready) and waits for either.
+  void start_channel_recv(Request* r) {
+    RecvChannel& ch = *r->rchan;
+    r->chan_gen = ch.next_gen++;
+    auto it = std::find_if(ch.early.begin(), ch.early.end(), [&](Unexpected* u) { return u->chan_gen == r->chan_gen; });
+    if (it != ch.early.end()) {
+      Unexpected* u = *it;
+      ch.early.erase(it);
+      deliver_eager(r, u->source, u->tag, u->data.data(), u->length);
+      unexpected_bytes -= u->length;
+      delete u;
+      return;
+    }
+    if (peers[r->peer].failed != Error::kOk) {
+      r->status.error = peers[r->peer].failed;
+      r->status.source = r->peer;
+      return complete(r);
+    }
+    ch.started.push_back(r);
+    announce(r);
+  }
+
+  // Receiver-ready: tell the sender where this receive's buffer is.
   void announce(Request* r) {
     r->state = State::kAnnounced;
     r->status.source = r->peer;
@@ -1017,12 +1088,14 @@ Request* Engine::recv_init(void* buf, std::size_t len, int src, int tag, std::ui
 Request* Engine::channel_send_init(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context) {
   Request* r = send_init(buf, len, dst, tag, context);
   r->channel = dst != rank_;
+  if (r->channel) r->schan = &impl_->send_channels[ChannelKey{dst, context, tag}];
   return r;
 }
 
 Request* Engine::channel_recv_init(void* buf, std::size_t len, int src, int tag, std::uint32_t context) {
   Request* r = recv_init(buf, len, src, tag, context);
   r->channel = src >= 0 && src != rank_;
+  if (r->channel) r->rchan = &impl_->recv_channels[ChannelKey{src, context, tag}];
   return r;
 }
 

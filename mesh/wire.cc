@@ -26,7 +26,7 @@ std::string validate_header(const FrameHeader& h, const LinkView& v) {
   if (h.src != v.peer_rank) return "source rank " + s(h.src) + " on the link to rank " + s(v.peer_rank);
   if (h.dst != v.my_rank) return "destination rank " + s(h.dst) + ", this is rank " + s(v.my_rank);
   if (h.credits > v.max_credits) return "credits " + s(h.credits) + " > " + s(v.max_credits) + " slots";
-  if (h.flags & ~(kFlagSync | kFlagStreamed)) return "unknown flags " + s(h.flags);
+  if (h.flags & ~(kFlagSync | kFlagStreamed | kFlagChannel)) return "unknown flags " + s(h.flags);
   if (h.context >= (1u << 31)) return "context id " + s(h.context) + " out of range";
   const auto type = static_cast<FrameType>(h.type);
   if ((type == FrameType::kEager || type == FrameType::kData) && h.length > v.max_payload)

@@ -32,6 +32,9 @@ const char* frame_type_name(FrameType t);
 /// Header flags.
 inline constexpr std::uint16_t kFlagSync = 1;  ///< synchronous send: receiver acks the match
 inline constexpr std::uint16_t kFlagStreamed = 2;  ///< DONE after DATA frames: the data came through the slots
+/// EAGER from a channel send: `addr` is the send's number on its channel, and
+/// the receiver hands it to the receive started with that number.
+inline constexpr std::uint16_t kFlagChannel = 4;
 
 /// 72 bytes, naturally aligned, host byte order (shm is one host; the tcp
 /// provider will fix an order).
@@ -49,7 +52,8 @@ struct FrameHeader {
   std::uint64_t seq;       ///< per-link, per-direction frame sequence number
   std::uint64_t send_id;   ///< sender's request id (RTS/CTS/DONE/DATA/SYNC_ACK)
   std::uint64_t recv_id;   ///< receiver's request id (CTS/DONE/DATA)
-  std::uint64_t addr;      ///< CTS: receive buffer address; DATA: byte offset in the message
+  std::uint64_t addr;      ///< CTS, RECV_READY: receive buffer address; DATA: byte offset in
+                           ///< the message; EAGER with kFlagChannel: the send's channel number
   std::uint64_t key;       ///< CTS/DONE/DATA: registration key of the receive buffer
 };
 static_assert(sizeof(FrameHeader) == 72);

@@ -1,0 +1,181 @@
+// Several persistent channels to one peer (issue 14, item 1): K receives from
+// a partner combined with QMP_declare_multiple and K sends to it, restarted
+// every iteration, as a dynamical-fermion code gathers its neighbour fields.
+// K up to 16; sizes around and far above the eager limit, equal and mixed
+// within one iteration; receives started before, after and between the
+// sends; QMP_declare_multiple on the receive side, on both sides or on
+// neither; registered (QMP_allocate_memory) and ordinary memory. Every
+// message carries (sender, iteration, channel) in every byte, so a message
+// delivered to the wrong receive fails the test, and a lost one hangs it
+// until the job's hard timeout.
+#include <gtest/gtest.h>
+#include <qmp.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+int nodes() { return QMP_get_number_of_nodes(); }
+int me() { return QMP_get_node_number(); }
+
+// The eager limit in force (the tests run with the default and with others).
+std::size_t eager_limit() {
+  const char* s = std::getenv("MESHMP_EAGER_LIMIT");
+  return s && *s ? std::strtoul(s, nullptr, 10) : 16384;
+}
+
+enum class Order { kRecvFirst, kRecvLast, kRecvBetween };
+enum class Multiple { kRecvOnly, kBoth, kNeither };
+
+// A message's contents: one byte value naming (sender, iteration, channel),
+// with the offset written every 4 KiB so a shifted copy fails too.
+void fill(char* p, std::size_t n, int sender, int iter, int channel) {
+  std::memset(p, (sender * 37 + iter * 11 + channel * 5 + 1) & 0xff, n);
+  for (std::size_t off = 0; off + sizeof off <= n; off += 4096) std::memcpy(p + off, &off, sizeof off);
+}
+
+// One buffer, from QMP registered memory or malloc.
+struct Buffer {
+  QMP_mem_t* mem = nullptr;
+  std::vector<char> plain;
+  char* data = nullptr;
+  Buffer(std::size_t n, bool registered) {
+    if (registered) {
+      mem = QMP_allocate_memory(n ? n : 1);
+      data = static_cast<char*>(QMP_get_memory_pointer(mem));
+    } else {
+      plain.resize(n ? n : 1);
+      data = plain.data();
+    }
+  }
+  ~Buffer() {
+    if (mem) QMP_free_memory(mem);
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+};
+
+// Runs `iters` iterations of K channels each way between this node and
+// `partner`; sizes[k] is the size of channel k.
+void exchange(int partner, const std::vector<std::size_t>& sizes, Order order, Multiple multiple, bool registered,
+              int iters = 3) {
+  const int K = static_cast<int>(sizes.size());
+  std::vector<std::unique_ptr<Buffer>> sbuf, rbuf;
+  std::vector<QMP_msgmem_t> smem, rmem;
+  std::vector<QMP_msghandle_t> sh, rh;
+  for (int k = 0; k < K; ++k) {
+    sbuf.push_back(std::make_unique<Buffer>(sizes[k], registered));
+    rbuf.push_back(std::make_unique<Buffer>(sizes[k], registered));
+    smem.push_back(QMP_declare_msgmem(sbuf[k]->data, sizes[k]));
+    rmem.push_back(QMP_declare_msgmem(rbuf[k]->data, sizes[k]));
+    sh.push_back(QMP_declare_send_to(smem[k], partner, 0));
+    rh.push_back(QMP_declare_receive_from(rmem[k], partner, 0));
+    ASSERT_NE(sh[k], nullptr);
+    ASSERT_NE(rh[k], nullptr);
+  }
+  // The receive side: one combined handle, or K single ones.
+  std::vector<QMP_msghandle_t> recv = rh, send = sh;
+  if (multiple != Multiple::kNeither) recv = {QMP_declare_multiple(rh.data(), K)};
+  if (multiple == Multiple::kBoth) send = {QMP_declare_multiple(sh.data(), K)};
+  for (QMP_msghandle_t h : recv) ASSERT_NE(h, nullptr);
+  for (QMP_msghandle_t h : send) ASSERT_NE(h, nullptr);
+
+  for (int it = 0; it < iters; ++it) {
+    for (int k = 0; k < K; ++k) {
+      fill(sbuf[k]->data, sizes[k], me(), it, k);
+      std::memset(rbuf[k]->data, 0, sizes[k]);
+    }
+    auto start_recv = [&] {
+      for (QMP_msghandle_t h : recv) ASSERT_EQ(QMP_start(h), QMP_SUCCESS);
+    };
+    const std::size_t half = send.size() / 2;
+    if (order == Order::kRecvFirst) start_recv();
+    for (std::size_t j = 0; j < send.size(); ++j) {
+      if (order == Order::kRecvBetween && j == half) start_recv();
+      ASSERT_EQ(QMP_start(send[j]), QMP_SUCCESS);
+    }
+    if (order == Order::kRecvLast || (order == Order::kRecvBetween && half == send.size())) start_recv();
+    for (QMP_msghandle_t h : recv) ASSERT_EQ(QMP_wait(h), QMP_SUCCESS);
+    for (QMP_msghandle_t h : send) ASSERT_EQ(QMP_wait(h), QMP_SUCCESS);
+    for (int k = 0; k < K; ++k) {
+      std::vector<char> want(sizes[k]);
+      fill(want.data(), sizes[k], partner, it, k);
+      ASSERT_EQ(std::memcmp(rbuf[k]->data, want.data(), sizes[k]), 0)
+          << "iteration " << it << ", channel " << k << " of " << K << ": wrong contents";
+    }
+  }
+  for (QMP_msghandle_t h : recv) QMP_free_msghandle(h);
+  for (QMP_msghandle_t h : send) QMP_free_msghandle(h);
+  for (int k = 0; k < K; ++k) {
+    QMP_free_msgmem(smem[k]);
+    QMP_free_msgmem(rmem[k]);
+  }
+}
+
+// Partners: rank^1 (a torus neighbour on every layout tested) and, on 4 and
+// 8 ranks, rank^(n-1) (on 2x2x2 the opposite corner: no neighbour link).
+// One rank talks to itself.
+std::vector<int> partners() {
+  if (nodes() < 2) return {0};
+  std::vector<int> p{me() ^ 1};
+  if (nodes() > 2) p.push_back(me() ^ (nodes() - 1));
+  return p;
+}
+
+std::string describe(const std::vector<std::size_t>& sizes, Order o, Multiple m, bool reg) {
+  std::string s = "sizes";
+  for (std::size_t n : sizes) s += " " + std::to_string(n);
+  s += o == Order::kRecvFirst ? ", receives first" : o == Order::kRecvLast ? ", receives last" : ", receives between";
+  s += m == Multiple::kRecvOnly ? ", multiple receive" : m == Multiple::kBoth ? ", multiple both" : ", no multiple";
+  s += reg ? ", registered memory" : ", ordinary memory";
+  return s;
+}
+
+void run_all(const std::vector<std::vector<std::size_t>>& cases) {
+  for (int partner : partners())
+    for (const auto& sizes : cases)
+      for (Order o : {Order::kRecvLast, Order::kRecvFirst, Order::kRecvBetween})
+        for (Multiple m : {Multiple::kRecvOnly, Multiple::kBoth, Multiple::kNeither})
+          for (bool reg : {true, false}) {
+            SCOPED_TRACE("partner " + std::to_string(partner) + ": " + describe(sizes, o, m, reg));
+            exchange(partner, sizes, o, m, reg);
+            if (::testing::Test::HasFatalFailure()) return;
+          }
+}
+
+// The reported hang: K = 2 at exactly the eager limit.
+TEST(Channels, TwoAtTheEagerLimit) {
+  const std::size_t E = eager_limit();
+  run_all({{E, E}, {E - 1, E - 1}, {E + 1, E + 1}});
+}
+
+TEST(Channels, ManyEqualSizesAroundAndFarAboveTheLimit) {
+  const std::size_t E = eager_limit();
+  std::vector<std::vector<std::size_t>> cases;
+  for (int K : {3, 5, 16})
+    for (std::size_t S : {E - 1, E, 4 * E})
+      cases.push_back(std::vector<std::size_t>(K, S));
+  cases.push_back(std::vector<std::size_t>(4, std::size_t{1} << 20));
+  run_all(cases);
+}
+
+// Eager and large messages in one iteration on one (peer, tag): each send
+// must meet the receive started in the same position, whatever arrives first.
+TEST(Channels, MixedSizesMeetTheirOwnReceives) {
+  const std::size_t E = eager_limit();
+  run_all({{E, 8}, {8, E}, {64 * 1024, 100, E - 1, 3 * E, 0, E}, {0, 0, E}});
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  QMP_thread_level_t provided;
+  if (QMP_init_msg_passing(&argc, &argv, QMP_THREAD_SINGLE, &provided) != QMP_SUCCESS) return 3;
+  int rc = RUN_ALL_TESTS();
+  QMP_finalize_msg_passing();
+  return rc;
+}
