@@ -198,9 +198,8 @@ QMP_status_t QMP_change_address(QMP_msghandle_t msg, void* addr) {
   if (msg->kind == QMP_msghandle_struct::Kind::kMultiple)
     return fail(QMP_INVALID_ARG, "QMP_change_address", "use QMP_change_address_multiple on a multiple handle");
   if (msg->active) return fail(QMP_INVALID_OP, "QMP_change_address", "the handle is active");
-  if (!msg->mem->one_base)
-    return fail(QMP_INVALID_ARG, "QMP_change_address",
-                "the memory is a strided array over several bases; one address cannot move it");
+  // The whole pattern moves: every run (and, for a strided array, every
+  // base) keeps its offset from the first base, as in USQCD QMP.
   msg->shift = static_cast<char*>(addr) - msg->mem->base;
   return QMP_SUCCESS;
 }

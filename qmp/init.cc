@@ -136,6 +136,7 @@ QMP_status_t set_up_machine(const Options& o, State& s) {
       s.njobs *= o.jobs[i];
     }
     s.job_geometry = jdims;
+    s.job_grid = true;
     auto job_and_local = [&](const std::vector<int>& c, int* job, int* local_rank) {
       int j = 0, l = 0;
       for (int i = static_cast<int>(c.size()) - 1; i >= 0; --i) {
@@ -208,6 +209,18 @@ QMP_comm_t make_comm(QMP_comm_t parent, std::vector<int> members, int me) {
   return c;
 }
 
+namespace {
+// QMP_get_hidden_comm and QMP_get_mpi_comm, reporting errors under `call`.
+QMP_status_t hidden_comm(QMP_comm_t comm, void** hidden, const char* call) {
+  if (!check_comm(comm, call)) return state().last_error;
+  if (!hidden) return fail(QMP_INVALID_ARG, call, "the MPI_Comm pointer argument is NULL");
+  if (!comm->hidden_comm) comm->hidden_comm = mpi::comm_for_qmp(comm->group, comm->p2p_context);
+  if (!comm->hidden_comm) return fail(QMP_ERROR, call, "MPI has been finalized, so there is no MPI_Comm to return");
+  *hidden = &comm->hidden_comm;
+  return QMP_SUCCESS;
+}
+}  // namespace
+
 }  // namespace meshmp::qmp
 
 using namespace meshmp;
@@ -248,7 +261,7 @@ QMP_status_t QMP_init_msg_passing(int* argc, char*** argv, QMP_thread_level_t re
     return st;
   }
   if (s.verbose > 0)
-    QMP_info("meshmp QMP %s: %d nodes, torus %s\n", QMP_VERSION_STR, s.engine->size(),
+    QMP_info("meshmp QMP %s: %d nodes, torus %s", QMP_VERSION_STR, s.engine->size(),
              s.engine->torus().to_string().c_str());
   return QMP_SUCCESS;
 }
@@ -353,14 +366,9 @@ int QMP_comm_get_color(QMP_comm_t comm) { return check_comm(comm, "QMP_comm_get_
 int QMP_comm_get_key(QMP_comm_t comm) { return check_comm(comm, "QMP_comm_get_key") ? comm->key : 0; }
 
 QMP_status_t QMP_get_hidden_comm(QMP_comm_t comm, void** hidden) {
-  if (!check_comm(comm, "QMP_get_hidden_comm")) return state().last_error;
-  if (!hidden) return fail(QMP_INVALID_ARG, "QMP_get_hidden_comm", "hidden is NULL");
-  if (!comm->hidden_comm) comm->hidden_comm = mpi::comm_for_qmp(comm->group, comm->p2p_context);
-  if (!comm->hidden_comm)
-    return fail(QMP_ERROR, "QMP_get_hidden_comm", "MPI has been finalized, so there is no MPI_Comm to return");
-  *hidden = &comm->hidden_comm;
-  return QMP_SUCCESS;
+  return hidden_comm(comm, hidden, "QMP_get_hidden_comm");
 }
+QMP_status_t QMP_get_mpi_comm(QMP_comm_t comm, void** mpicomm) { return hidden_comm(comm, mpicomm, "QMP_get_mpi_comm"); }
 
 // ---- machine and job -----------------------------------------------------------
 

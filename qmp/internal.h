@@ -48,8 +48,7 @@ struct QMP_mem_struct {
 };
 
 struct QMP_msgmem_struct {
-  char* base = nullptr;  ///< the address QMP_change_address moves
-  bool one_base = true;  ///< false for a strided array over several bases: it cannot be moved
+  char* base = nullptr;  ///< the address QMP_change_address moves (base[0] of a strided array)
   std::vector<std::pair<char*, std::size_t>> runs;  ///< (address, bytes), in message order
   std::size_t total = 0;
 };
@@ -81,6 +80,7 @@ struct State {
   std::vector<int> logic_map;                   ///< -qmp-logic-map
   int njobs = 1, job_number = 0;
   std::vector<int> job_geometry;
+  bool job_grid = false;                        ///< jobs cut from -qmp-geom by a divisor per axis
   int verbose = 0, prof = 0;
   QMP_status_t last_error = QMP_SUCCESS;
   std::string last_error_string;

@@ -108,7 +108,6 @@ QMP_msgmem_t QMP_declare_strided_array_msgmem(void* base[], size_t blksize[], in
     return nullptr;
   }
   QMP_msgmem_t m = new_msgmem(static_cast<char*>(base[0]));
-  for (int k = 1; k < num; ++k) m->one_base &= base[k] == base[0];
   for (int k = 0; k < num; ++k) {
     if (!base[k] || nblocks[k] < 0) {
       delete m;

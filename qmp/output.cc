@@ -35,17 +35,27 @@ std::string prefix() {
   return "QMP m" + std::to_string(node) + ",n" + std::to_string(nodes) + "@" + s.host;
 }
 
+// One line as USQCD QMP prints it, on every node: "<prefix>: message\n"
+// (" info: ", " error: "), the newline added even after one the message
+// has. Written with one fwrite, so lines of different ranks do not mix.
+// Returns the message's length, as USQCD's vfprintf of the message does.
 int vprint(FILE* out, const char* kind, const char* format, va_list ap) {
-  std::string head = prefix() + (kind ? std::string(" ") + kind + ": " : std::string("> "));
-  int n = std::fprintf(out, "%s", head.c_str());
-  n += std::vfprintf(out, format, ap);
+  va_list again;
+  va_copy(again, ap);
+  const int n = std::vsnprintf(nullptr, 0, format, ap);
+  if (n < 0) {
+    va_end(again);
+    return n;
+  }
+  std::string line = prefix() + (kind ? std::string(" ") + kind + ": " : std::string(": "));
+  const std::size_t head = line.size();
+  line.resize(head + static_cast<std::size_t>(n) + 1);
+  std::vsnprintf(line.data() + head, static_cast<std::size_t>(n) + 1, format, again);
+  va_end(again);
+  line.back() = '\n';
+  std::fwrite(line.data(), 1, line.size(), out);
   std::fflush(out);
   return n;
-}
-
-bool primary() {
-  State& s = state();
-  return !s.initialized || !s.dflt || s.dflt->group.me == 0;
 }
 
 double now() {
@@ -58,7 +68,7 @@ QMP_status_t fail(QMP_status_t code, const char* call, const std::string& messag
   State& s = state();
   s.last_error = code;
   s.last_error_string = std::string(call) + ": " + message;
-  QMP_error("%s\n", s.last_error_string.c_str());
+  QMP_error("%s", s.last_error_string.c_str());
   return code;
 }
 
@@ -150,7 +160,6 @@ int QMP_profcontrol(int level) {
 }
 
 int QMP_printf(const char* format, ...) {
-  if (!primary()) return 0;
   va_list ap;
   va_start(ap, format);
   int n = vprint(stdout, nullptr, format, ap);
@@ -167,7 +176,6 @@ int QMP_fprintf(FILE* stream, const char* format, ...) {
 }
 
 int QMP_info(const char* format, ...) {
-  if (!primary()) return 0;
   va_list ap;
   va_start(ap, format);
   int n = vprint(stdout, "info", format, ap);

@@ -133,6 +133,9 @@ int QMP_comm_get_key(QMP_comm_t comm);
  *  separate from QMP's. QMP_INVALID_ARG if hidden is NULL; QMP_ERROR after
  *  MPI_Finalize. */
 QMP_status_t QMP_get_hidden_comm(QMP_comm_t comm, void** hidden);
+/** USQCD QMP's MPI-backend name for QMP_get_hidden_comm (same result and
+ *  errors): *mpicomm receives a pointer to the matching MPI_Comm. */
+QMP_status_t QMP_get_mpi_comm(QMP_comm_t comm, void** mpicomm);
 
 /* ---- machine and job ----------------------------------------------------- */
 
@@ -186,6 +189,13 @@ int QMP_comm_get_node_number_from(QMP_comm_t comm, const int coordinates[]);
 /** Lays a lattice of `dimensions` (ndims axes) out on the logical topology,
  *  declaring one (balanced over the lattice) if none exists. Each node's
  *  subgrid is dimensions[i] / logical_dims[i]. */
+/** Spreads a lattice of extents dimensions[0..ndims) over the nodes and
+ *  declares the logical topology, with USQCD QMP's rule so the same lattice
+ *  on the same node count gets the same layout: a topology already declared
+ *  is kept; a job cut from -qmp-geom by -qmp-job divisors keeps the job's
+ *  grid; otherwise the largest prime factor of the nodes left divides the
+ *  largest sub-lattice extent it divides (on a tie: an axis divided before,
+ *  else the last). QMP_INVALID_ARG if the lattice cannot be divided. */
 QMP_status_t QMP_layout_grid(const int dimensions[], int ndims);
 const int* QMP_get_subgrid_dimensions(void);
 int QMP_get_number_of_subgrid_sites(void);
@@ -298,8 +308,11 @@ const char* QMP_get_error_string(QMP_msghandle_t mh);
 /** Set the level and return the old one. */
 int QMP_verbose(int level);
 int QMP_profcontrol(int level);
-/** Output prefixed "QMP m<node>,n<nodes>@<host>". QMP_printf and QMP_info
- *  print on the primary node only; QMP_fprintf and QMP_error on every node. */
+/** Output on every node, one line per call, as USQCD QMP prints it:
+ *  "QMP m<node>,n<nodes>@<host>: <message>\n" (QMP_info: "... info: ",
+ *  QMP_error: "... error: "); the newline is added even when the message
+ *  ends in one. QMP_printf and QMP_info write to stdout, QMP_error to
+ *  stderr. Returns the number of characters of the message. */
 int QMP_printf(const char* format, ...);
 int QMP_fprintf(FILE* stream, const char* format, ...);
 int QMP_info(const char* format, ...);

@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "qmp/internal.h"
+#include "qmp/layout.h"
 
 namespace meshmp::qmp {
 
@@ -166,27 +167,26 @@ QMP_status_t QMP_layout_grid(const int dimensions[], int ndims) {
   if (!check_comm(comm, "QMP_layout_grid")) return state().last_error;
   if (!dimensions || ndims < 1) return fail(QMP_INVALID_ARG, "QMP_layout_grid", "dimensions must hold ndims >= 1 sizes");
   if (!comm->topo) {
-    // Spread the nodes over the lattice: each prime factor of the node count
-    // (largest first) goes to the axis with the longest local extent it divides.
-    std::vector<int> logical(ndims, 1);
-    int n = comm->group.size();
-    std::vector<int> primes;
-    for (int p = 2; n > 1;) {
-      if (n % p == 0) { primes.push_back(p); n /= p; } else { ++p; }
-    }
-    std::sort(primes.rbegin(), primes.rend());
-    for (int p : primes) {
-      int best = -1;
-      for (int i = 0; i < ndims; ++i) {
-        const int extent = dimensions[i] / logical[i];
-        if (extent % p == 0 && (best < 0 || extent > dimensions[best] / logical[best])) best = i;
-      }
-      if (best < 0)
+    // As USQCD QMP: a job cut from the machine grid (-qmp-geom with a
+    // -qmp-job divisor per axis) keeps the job's grid; otherwise the nodes
+    // are spread over the lattice by layout_nodes().
+    std::vector<int> logical;
+    if (comm == state().job && state().job_grid) {
+      logical = state().job_geometry;
+      if (static_cast<int>(logical.size()) > ndims)
+        return fail(QMP_INVALID_ARG, "QMP_layout_grid",
+                    "the job grid has " + std::to_string(logical.size()) + " axes but the lattice only " +
+                        std::to_string(ndims));
+    } else {
+      const auto spread = layout_nodes(std::vector<int>(dimensions, dimensions + ndims), comm->group.size());
+      if (!spread)
         return fail(QMP_INVALID_ARG, "QMP_layout_grid",
                     "the lattice cannot be divided evenly over " + std::to_string(comm->group.size()) + " nodes");
-      logical[best] *= p;
+      logical = *spread;
     }
-    if (QMP_status_t st = QMP_declare_logical_topology(logical.data(), ndims); st != QMP_SUCCESS) return st;
+    if (QMP_status_t st = QMP_declare_logical_topology(logical.data(), static_cast<int>(logical.size()));
+        st != QMP_SUCCESS)
+      return st;
   }
   const Topology& t = *comm->topo;
   comm->subgrid.assign(ndims, 0);

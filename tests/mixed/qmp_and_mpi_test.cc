@@ -94,6 +94,20 @@ TEST(QmpAndMpi, HiddenCommIsTheMatchingMpiComm) {
   QMP_comm_free(half);
 }
 
+// USQCD QMP's MPI-backend call, which codes built for that backend link
+// against: the same MPI_Comm as QMP_get_hidden_comm.
+TEST(QmpAndMpi, GetMpiCommIsTheHiddenComm) {
+  void* hidden = nullptr;
+  void* mpi = nullptr;
+  ASSERT_EQ(QMP_get_hidden_comm(QMP_comm_get_default(), &hidden), QMP_SUCCESS);
+  ASSERT_EQ(QMP_get_mpi_comm(QMP_comm_get_default(), &mpi), QMP_SUCCESS);
+  EXPECT_EQ(mpi, hidden);
+  int size = 0;
+  MPI_Comm_size(*static_cast<MPI_Comm*>(mpi), &size);
+  EXPECT_EQ(size, QMP_get_number_of_nodes());
+  EXPECT_EQ(QMP_get_mpi_comm(QMP_comm_get_default(), nullptr), QMP_INVALID_ARG);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {

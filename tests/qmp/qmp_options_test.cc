@@ -61,6 +61,11 @@ TEST(Options, JobsOnAGrid) {
   int all = 1;
   ASSERT_EQ(QMP_comm_sum_int(QMP_comm_get_allocated(), &all), QMP_SUCCESS);
   EXPECT_EQ(all, 8);
+  // QMP_layout_grid keeps the job's grid, as USQCD QMP does (4x2x4x8 on
+  // this job: 4 1 2 8 per node with USQCD QMP over Open MPI).
+  const int lattice[4] = {4, 2, 4, 8};
+  ASSERT_EQ(QMP_layout_grid(lattice, 4), QMP_SUCCESS);
+  EXPECT_EQ(vec(QMP_get_subgrid_dimensions(), 4), (std::vector<int>{4, 1, 2, 8}));
 }
 
 // -qmp-job 4 without a grid: four jobs of consecutive nodes.
