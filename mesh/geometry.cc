@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <stdexcept>
+#include <tuple>
 
 namespace meshmp::mesh {
 
@@ -94,23 +96,83 @@ std::string Torus::to_string() const {
   return s;
 }
 
+namespace {
+
+// Branch and bound over the ways to write n as a product of k factors in
+// non-increasing order, for the most even one (see balanced_dims).
+class EvenSplit {
+ public:
+  EvenSplit(int n, int k) : k_(k), cur_(k) {
+    for (int d = 1; static_cast<long long>(d) * d <= n; ++d)
+      if (n % d == 0) {
+        divisors_.push_back(d);
+        if (d != n / d) divisors_.push_back(n / d);
+      }
+    std::sort(divisors_.begin(), divisors_.end());
+    place(0, n, n);
+  }
+  std::vector<int> best() const { return best_; }
+
+ private:
+  // (largest - smallest, -smallest, sum of squares): smaller is more even.
+  using Key = std::tuple<long long, long long, long long>;
+  static Key key(const std::vector<int>& v) {
+    long long sq = 0;
+    for (int x : v) sq += static_cast<long long>(x) * x;
+    return {v.front() - v.back(), -v.back(), sq};
+  }
+  // Largest integer r with r^k <= m.
+  static long long root(long long m, int k) {
+    long long r = static_cast<long long>(std::pow(static_cast<double>(m), 1.0 / k));
+    auto pow_le = [&](long long x) {
+      long long p = 1;
+      for (int i = 0; i < k; ++i)
+        if ((p *= x) > m) return false;
+      return true;
+    };
+    while (r > 1 && !pow_le(r)) --r;
+    while (pow_le(r + 1)) ++r;
+    return r;
+  }
+  // Positions i.. still to fill with factors of m, none above `cap`.
+  void place(int i, int m, int cap) {
+    if (i == k_ - 1) {
+      if (m > cap) return;
+      cur_[i] = m;
+      if (best_.empty() || key(cur_) < best_key_ || (key(cur_) == best_key_ && cur_ > best_)) {
+        best_ = cur_;
+        best_key_ = key(cur_);
+      }
+      return;
+    }
+    const int left = k_ - i;
+    for (int d : divisors_) {
+      if (d > cap) break;
+      if (m % d != 0) continue;
+      // d is the largest of the `left` factors still to place: d^left >= m.
+      long long power = 1;
+      for (int j = 0; j < left && power < m; ++j) power *= d;
+      if (power < m) continue;
+      // The smallest factor is at most the (left-1)-th root of the rest; the
+      // bound on max - min only grows with d, so stop once it is too large.
+      const long long smallest_max = left > 1 ? root(m / d, left - 1) : d;
+      if (!best_.empty() && (i == 0 ? d : cur_[0]) - smallest_max > std::get<0>(best_key_)) break;
+      cur_[i] = d;
+      place(i + 1, m / d, d);
+    }
+  }
+
+  int k_;
+  std::vector<int> divisors_, cur_, best_;
+  Key best_key_{};
+};
+
+}  // namespace
+
 std::vector<int> balanced_dims(int n, int ndims) {
   if (n < 1) throw std::invalid_argument("balanced_dims: n = " + std::to_string(n) + " must be >= 1");
-  if (ndims < 1 || ndims > kMaxDims)
-    throw std::invalid_argument("balanced_dims: ndims = " + std::to_string(ndims) + " not in 1.." +
-                                std::to_string(kMaxDims));
-  // Greedy over prime factors, largest first, each onto the currently
-  // smallest axis: the result is as close to a cube as the factors allow.
-  std::vector<int> primes;
-  for (int m = n, p = 2; m > 1;) {
-    if (static_cast<long long>(p) * p > m) { primes.push_back(m); break; }
-    if (m % p == 0) { primes.push_back(p); m /= p; } else { ++p; }
-  }
-  std::sort(primes.rbegin(), primes.rend());
-  std::vector<int> dims(ndims, 1);
-  for (int p : primes) *std::min_element(dims.begin(), dims.end()) *= p;
-  std::sort(dims.rbegin(), dims.rend());
-  return dims;
+  if (ndims < 1) throw std::invalid_argument("balanced_dims: ndims = " + std::to_string(ndims) + " must be >= 1");
+  return EvenSplit(n, ndims).best();
 }
 
 std::vector<int> parse_dims(const std::string& text) {

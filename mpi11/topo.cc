@@ -127,13 +127,7 @@ MESHMP_MPI_FN(int, Dims_create, (int nnodes, int ndims, int* dims)) {
     return MPI_SUCCESS;
   }
   // As close to each other as possible, in non-increasing order (§6.5.2).
-  std::vector<int> f;
-  if (free_dims <= mesh::kMaxDims) {
-    f = mesh::balanced_dims(nnodes / fixed, free_dims);
-  } else {
-    f = mesh::balanced_dims(nnodes / fixed, mesh::kMaxDims);
-    f.resize(free_dims, 1);
-  }
+  const std::vector<int> f = mesh::balanced_dims(nnodes / fixed, free_dims);
   for (int i = 0, k = 0; i < ndims; ++i)
     if (dims[i] == 0) dims[i] = f[k++];
   return MPI_SUCCESS;

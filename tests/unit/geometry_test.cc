@@ -75,6 +75,10 @@ TEST(BalancedDims, MatchesMpiDimsCreate) {
   EXPECT_EQ(balanced_dims(24, 2), (std::vector<int>{6, 4}));
   EXPECT_EQ(balanced_dims(256, 3), (std::vector<int>{8, 8, 4}));
   EXPECT_EQ(balanced_dims(1, 4), (std::vector<int>{1, 1, 1, 1}));
+  EXPECT_EQ(balanced_dims(72, 2), (std::vector<int>{9, 8}));       // not 12x6 (issue 14)
+  EXPECT_EQ(balanced_dims(360, 3), (std::vector<int>{10, 6, 6}));  // MPICH's; 9x8x5 has the same spread
+  EXPECT_EQ(balanced_dims(20, 4), (std::vector<int>{5, 2, 2, 1}));
+  EXPECT_EQ(balanced_dims(4096, 7), (std::vector<int>{4, 4, 4, 4, 4, 2, 2}));
   for (int n = 1; n <= 200; ++n)
     for (int d = 1; d <= 4; ++d) {
       auto v = balanced_dims(n, d);
@@ -88,7 +92,7 @@ TEST(BalancedDims, MatchesMpiDimsCreate) {
       EXPECT_EQ(prod, n);
     }
   EXPECT_THROW(balanced_dims(0, 2), std::invalid_argument);
-  EXPECT_THROW(balanced_dims(4, 7), std::invalid_argument);
+  EXPECT_THROW(balanced_dims(4, 0), std::invalid_argument);
 }
 
 TEST(ParseDims, AcceptsSeparatorsAndRejectsJunk) {
