@@ -94,6 +94,8 @@ struct Request : PostedRecv {
   std::uint64_t chan_gen = 0;  // channel: this start's number (send: the announcement it needs)
   struct SendChannel* schan = nullptr;  // channel send: its channel
   struct RecvChannel* rchan = nullptr;  // channel receive: its channel
+  bool cancelling = false;     // send: a CANCEL is on its way to the receiver
+  std::vector<char> copy;      // send completed locally on cancel: the data, owned here
   Request* free_next = nullptr;
 };
 
@@ -224,6 +226,30 @@ struct Engine::Impl {
   void complete(Request* r) {
     r->state = State::kDone;
     if (r->free_when_done) release_request(r);  // MPI_Request_free on an active request
+  }
+
+  // Cancelling a standard send whose RTS has left (MPI-1.1 §3.8): the RTS
+  // cannot be retracted without the receiver, but a wait on a cancelled
+  // request must return whatever other ranks do. So the send completes now,
+  // not cancelled: its data is copied, and a request owned by the engine
+  // takes over its wire identity (the id the RTS carried) and finishes the
+  // rendezvous from the copy if the receive is ever posted.
+  void complete_from_copy(Request* r) {
+    Request* w = alloc_request();
+    std::swap(requests[r->id & 0xffffffffu], requests[w->id & 0xffffffffu]);
+    std::swap(r->id, w->id);
+    w->is_send = true;
+    w->state = r->state;
+    w->mode = r->mode;
+    w->context = r->context;
+    w->peer = r->peer;
+    w->tag = r->tag;
+    w->copy.assign(r->buf, r->buf + r->len);
+    w->buf = w->copy.data();
+    w->len = r->len;
+    w->status = r->status;
+    w->free_when_done = true;
+    complete(r);
   }
 
   PendingFrame* alloc_frame() {
@@ -635,6 +661,34 @@ struct Engine::Impl {
         std::memcpy(r->buf + h.addr, payload, h.length);
         r->offset += h.length;
         if (r->done_seen && r->offset >= r->granted) finish_rendezvous_recv(r);
+        return true;
+      }
+      case FrameType::kCancel: {
+        // Retract the message if it has not matched (it then never will).
+        auto* u = static_cast<Unexpected*>(matcher.take_unexpected_if(src, [&](UnexpectedMsg* m) {
+          auto* x = static_cast<Unexpected*>(m);
+          return x->send_id == h.send_id && (x->rendezvous || x->sync);
+        }));
+        FrameHeader a = make_header(FrameType::kCancelAck, src);
+        a.send_id = h.send_id;
+        a.length = u != nullptr;
+        if (u) {
+          if (!u->rendezvous) unexpected_bytes -= u->length;
+          delete u;
+        }
+        send_or_queue(*primary_link(src), a, nullptr);
+        return true;
+      }
+      case FrameType::kCancelAck: {
+        // Not retracted: the receive matched, and the send completes as usual.
+        if (h.length == 0) return true;
+        Request* s = lookup(h.send_id, true, State::kWaitAck, src);
+        if (!s) s = lookup(h.send_id, true, State::kWaitCts, src);
+        if (s) {
+          s->status.cancelled = true;
+          s->status.bytes = 0;
+          complete(s);
+        }
         return true;
       }
       case FrameType::kSyncAck: {
@@ -1221,14 +1275,34 @@ bool Engine::cancel(Request* r) {
   Impl& im = *impl_;
   if (!r->is_send) {
     if (r->state != State::kPosted || !im.matcher.unpost(r)) return false;
-  } else {
-    if (r->state != State::kQueued || r->peer == rank_) return false;
+  } else if (r->peer == rank_) {
+    // A send to this rank waiting for its receive: take it back.
+    UnexpectedMsg* u = r->state != State::kWaitAck ? nullptr : im.matcher.take_unexpected_if(rank_, [&](UnexpectedMsg* m) {
+      return static_cast<Unexpected*>(m)->self_send == r;
+    });
+    if (!u) return false;
+    delete static_cast<Unexpected*>(u);
+  } else if (r->state == State::kQueued) {
+    // Still in the send queue: it never left.
     LinkState* ls = im.peers[r->peer].links.empty() ? nullptr : im.peers[r->peer].links[0];
     PendingFrame* f = ls ? ls->sendq.front() : nullptr;
     while (f && f->req != r) f = f->next;
     if (!f) return false;
     ls->sendq.erase(f);
     im.release_frame(f);
+  } else if (r->mode == SendMode::kSynchronous && (r->state == State::kWaitAck || r->state == State::kWaitCts)) {
+    // It left: ask the receiver to retract it. The answer (CANCEL_ACK)
+    // completes it cancelled, or the match completes it as usual.
+    if (!r->cancelling) {
+      r->cancelling = true;
+      FrameHeader h = im.make_header(FrameType::kCancel, r->peer);
+      h.send_id = r->id;
+      im.send_or_queue(*im.primary_link(r->peer), h, nullptr);
+    }
+    return false;
+  } else {
+    if (r->state == State::kWaitCts) im.complete_from_copy(r);
+    return false;  // anything else completes by itself (its data is moving)
   }
   r->status.cancelled = true;
   r->status.bytes = 0;

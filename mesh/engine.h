@@ -131,9 +131,17 @@ class Engine {
   bool iprobe(int src, int tag, std::uint32_t context, Status* st);
   void probe(int src, int tag, std::uint32_t context, Status* st);
 
-  /// Cancels a receive still waiting for its message, or a send that has not
-  /// left this rank. True if cancelled (the request then completes with
-  /// status.cancelled); false if it is too late.
+  /// Cancels a request (MPI-1.1 §3.8); afterwards a wait on it returns
+  /// without the other rank's help, except for a synchronous send that has
+  /// left. True if cancelled now (the request completes with
+  /// status.cancelled): a receive still waiting for its message, a send still
+  /// queued here or to this rank. A standard send whose RTS has left
+  /// completes at once from a copy of its data, not cancelled, and is
+  /// delivered if its receive is ever posted. A synchronous send that has
+  /// left asks the receiver to retract it (CANCEL); the receiver's answer
+  /// completes it cancelled, or the match completes it as usual -- the
+  /// receiver must be inside some meshmp call to answer. False otherwise:
+  /// the request then completes as it would have.
   bool cancel(Request* r);
   /// Frees a request; an active one is freed when it completes.
   void free(Request* r);

@@ -80,6 +80,18 @@ class Matcher {
   /// The earliest-arrived unexpected message matching `key`; removed when
   /// `remove`, left in place for a probe otherwise.
   UnexpectedMsg* match_unexpected(const MatchKey& key, bool remove);
+  /// The first unexpected message from `source` for which pred(m) holds,
+  /// removed from its queue; nullptr if none (a sender's cancel, §3.8).
+  template <typename Pred>
+  UnexpectedMsg* take_unexpected_if(int source, Pred pred) {
+    for (UnexpectedMsg* m = unexpected_[source].front(); m; m = m->next)
+      if (pred(m)) {
+        unexpected_[source].erase(m);
+        --unexpected_count_;
+        return m;
+      }
+    return nullptr;
+  }
   std::size_t unexpected_count() const { return unexpected_count_; }
 
  private:

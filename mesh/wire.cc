@@ -12,6 +12,8 @@ const char* frame_type_name(FrameType t) {
     case FrameType::kData: return "DATA";
     case FrameType::kSyncAck: return "SYNC_ACK";
     case FrameType::kRecvReady: return "RECV_READY";
+    case FrameType::kCancel: return "CANCEL";
+    case FrameType::kCancelAck: return "CANCEL_ACK";
     default: return "?";
   }
 }
@@ -31,7 +33,9 @@ std::string validate_header(const FrameHeader& h, const LinkView& v) {
   const auto type = static_cast<FrameType>(h.type);
   if ((type == FrameType::kEager || type == FrameType::kData) && h.length > v.max_payload)
     return std::string(frame_type_name(type)) + " payload " + s(h.length) + " > slot size " + s(v.max_payload);
-  if (type == FrameType::kCredit && h.length != 0) return "CREDIT with payload " + s(h.length);
+  if ((type == FrameType::kCredit || type == FrameType::kCancel) && h.length != 0)
+    return std::string(frame_type_name(type)) + " with payload " + s(h.length);
+  if (type == FrameType::kCancelAck && h.length > 1) return "CANCEL_ACK with length " + s(h.length);
   return {};
 }
 

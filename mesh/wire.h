@@ -14,7 +14,8 @@ inline constexpr std::uint8_t kWireVersion = 1;
 /// OP_RDMAW_CTS, OP_RDMAW_DONE (seed 000 §3.4); CREDIT returns tokens
 /// explicitly (seed 003 §5.1); DATA carries a rendezvous payload through the
 /// slots when RDMA write is refused; SYNC_ACK completes a synchronous send;
-/// RECV_READY announces a channel receive's buffer (receiver-ready protocol).
+/// RECV_READY announces a channel receive's buffer (receiver-ready protocol);
+/// CANCEL/CANCEL_ACK retract a synchronous send that has left (MPI-1.1 §3.8).
 enum class FrameType : std::uint8_t {
   kEager = 1,
   kRts = 2,
@@ -24,6 +25,8 @@ enum class FrameType : std::uint8_t {
   kData = 6,
   kSyncAck = 7,
   kRecvReady = 8,  ///< a started channel receive announces its buffer (ARCHITECTURE.md §3)
+  kCancel = 9,     ///< the sender cancels a message that has left (send_id): retract it if unmatched
+  kCancelAck = 10, ///< the answer: length 1 if it was retracted, 0 if it had matched
   kEnd  // one past the last valid type
 };
 

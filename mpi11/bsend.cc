@@ -50,7 +50,10 @@ char* buffer_reserve(std::size_t bytes) {
   Attached& a = attached();
   if (!a.base) return nullptr;
   reap(false);
-  const std::size_t need = (bytes + MPI_BSEND_OVERHEAD + 15) & ~std::size_t{15};
+  // Exactly what §3.6.1 tells the user to provide per message: the packed
+  // data plus MPI_BSEND_OVERHEAD (the bookkeeping lives outside the buffer;
+  // the data is copied byte-wise, so segments need no alignment).
+  const std::size_t need = bytes + MPI_BSEND_OVERHEAD;
   // First fit among the gaps between segments (kept in address order).
   char* at = a.base;
   std::size_t i = 0;

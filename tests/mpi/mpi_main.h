@@ -25,6 +25,14 @@ inline int error_class(int code) {
   return c;
 }
 
+/// The rank this one pairs with: rank^1, or itself on a job of one (or the
+/// odd last rank); the even rank of a pair sends first.
+inline int partner() {
+  const int p = rank() ^ 1;
+  return p < size() ? p : rank();
+}
+inline bool sender() { return rank() % 2 == 0; }
+
 /// Switches MPI_COMM_WORLD to MPI_ERRORS_RETURN for the life of the object.
 struct ErrorsReturn {
   ErrorsReturn() { MPI_Errhandler_set(MPI_COMM_WORLD, MPI_ERRORS_RETURN); }

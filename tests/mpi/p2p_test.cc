@@ -18,12 +18,8 @@ using mpitest::error_class;
 using mpitest::rank;
 using mpitest::size;
 
-// My partner: rank^1, or myself on a job of one (or the odd last rank).
-int partner() {
-  const int p = rank() ^ 1;
-  return p < size() ? p : rank();
-}
-bool sender() { return rank() % 2 == 0; }
+using mpitest::partner;
+using mpitest::sender;
 
 std::vector<int> payload(std::size_t n, int salt) {
   std::vector<int> v(n);
@@ -382,6 +378,59 @@ TEST(P2p, BufferedSendsOverflowingTheAttachedBufferFail) {
   if (sender() || other == rank()) {
     EXPECT_EQ(error_class(MPI_Bsend(v.data(), 1, MPI_INT, other, 1, MPI_COMM_WORLD)), MPI_ERR_BUFFER);
   }
+}
+
+// §3.6.1: a buffer of (MPI_Pack_size + MPI_BSEND_OVERHEAD) per message
+// suffices: for one small message alone, and for two messages above the
+// eager limit held in the buffer at once (the receiver takes them only
+// after both were buffered).
+TEST(P2p, BufferOfPackSizePlusOverheadSuffices) {
+  mpitest::ErrorsReturn er;
+  const int other = partner();
+  auto share = [](int n) {
+    int packed = 0;
+    MPI_Pack_size(n, MPI_CHAR, MPI_COMM_WORLD, &packed);
+    return packed + MPI_BSEND_OVERHEAD;
+  };
+  const std::vector<char> text = [] {
+    std::vector<char> t(40000);
+    for (std::size_t i = 0; i < t.size(); ++i) t[i] = static_cast<char>('a' + i % 26);
+    return t;
+  }();
+  void* addr;
+  int bytes;
+  for (int n : {1, 3, 7, 100}) {
+    std::vector<char> buf(static_cast<std::size_t>(share(n)));
+    ASSERT_EQ(MPI_Buffer_attach(buf.data(), static_cast<int>(buf.size())), MPI_SUCCESS);
+    if (sender() || other == rank()) {
+      MPI_Request r = MPI_REQUEST_NULL;
+      EXPECT_EQ(MPI_Ibsend(text.data(), n, MPI_CHAR, other, 10, MPI_COMM_WORLD, &r), MPI_SUCCESS) << n;
+      if (r != MPI_REQUEST_NULL) MPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
+    if (!sender() || other == rank()) {
+      std::vector<char> got(static_cast<std::size_t>(n));
+      MPI_Recv(got.data(), n, MPI_CHAR, other, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      EXPECT_TRUE(std::equal(got.begin(), got.end(), text.begin())) << n;
+    }
+    MPI_Buffer_detach(&addr, &bytes);
+  }
+  const int big[2] = {16385, 20001};
+  std::vector<char> buf(static_cast<std::size_t>(share(big[0]) + share(big[1])));
+  ASSERT_EQ(MPI_Buffer_attach(buf.data(), static_cast<int>(buf.size())), MPI_SUCCESS);
+  if (sender() || other == rank()) {
+    for (int i = 0; i < 2; ++i)
+      EXPECT_EQ(MPI_Bsend(text.data(), big[i], MPI_CHAR, other, 20 + i, MPI_COMM_WORLD), MPI_SUCCESS) << big[i];
+    MPI_Send(nullptr, 0, MPI_INT, other, 2, MPI_COMM_WORLD);
+  }
+  if (!sender() || other == rank()) {
+    MPI_Recv(nullptr, 0, MPI_INT, other, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    for (int i = 0; i < 2; ++i) {
+      std::vector<char> got(static_cast<std::size_t>(big[i]));
+      MPI_Recv(got.data(), big[i], MPI_CHAR, other, 20 + i, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      EXPECT_TRUE(std::equal(got.begin(), got.end(), text.begin())) << big[i];
+    }
+  }
+  MPI_Buffer_detach(&addr, &bytes);
 }
 
 TEST(P2p, CancelledReceiveCompletesCancelled) {
