@@ -187,6 +187,8 @@ struct Engine::Impl {
   std::vector<int> connect_requests;
   std::map<ChannelKey, SendChannel> send_channels;  // nodes never move: requests point at them
   std::map<ChannelKey, RecvChannel> recv_channels;
+  std::uint64_t completions = 0;  // requests completed so far: waits over many rescan only when it moves
+  int probing = 0;                // a blocking probe is waiting (it may need buffering beyond the limit)
   std::uint64_t smp_seq = 0;      // host-local combines done so far
   std::vector<char> smp_all;      // every contribution, on the last to arrive
 
@@ -225,6 +227,7 @@ struct Engine::Impl {
   }
   void complete(Request* r) {
     r->state = State::kDone;
+    ++completions;
     if (r->free_when_done) release_request(r);  // MPI_Request_free on an active request
   }
 
@@ -560,6 +563,16 @@ struct Engine::Impl {
     }
   }
 
+  // Whether an unexpected eager message of n bytes may be buffered. Up to
+  // the limit, always; beyond it, the link stalls (no credits go back, the
+  // sender waits) -- unless a receive is waiting that could match a later
+  // message on that link: then what stands before it is buffered anyway, so
+  // a posted receive always meets its message (MPI-1.1 §3.7.4, progress)
+  // and memory beyond the limit grows only as far as a receive needs.
+  bool room_for_unexpected(std::size_t n, bool receive_waiting) const {
+    return unexpected_bytes + n <= e.opt_.unexpected_limit || receive_waiting || probing > 0;
+  }
+
   // An eager message from a channel send: delivered to the receive started
   // with its number, or kept until that receive starts. False if it cannot
   // be kept now (unexpected buffer full).
@@ -576,7 +589,7 @@ struct Engine::Impl {
       fail_peer(src, Error::kProtocol, "a second message for channel number " + std::to_string(h.addr));
       return true;
     }
-    if (unexpected_bytes + h.length > e.opt_.unexpected_limit) return false;
+    if (!room_for_unexpected(h.length, !ch.started.empty())) return false;
     auto* u = new Unexpected;
     u->source = src;
     u->tag = h.tag;
@@ -599,7 +612,7 @@ struct Engine::Impl {
           if (h.flags & kFlagSync) send_sync_ack(src, h.send_id);
           return true;
         }
-        if (unexpected_bytes + h.length > e.opt_.unexpected_limit) return false;
+        if (!room_for_unexpected(h.length, matcher.waiting_for(src))) return false;
         auto* u = new Unexpected;
         u->context = h.context;
         u->source = src;
@@ -1214,38 +1227,47 @@ void Engine::wait(Request* r, Status* st) {
   test(r, st);
 }
 
+namespace {
+int first_done(std::size_t n, Request* const* reqs) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (reqs[i] && reqs[i]->state == State::kDone) return static_cast<int>(i);
+  return -1;
+}
+}  // namespace
+
 int Engine::testany(std::size_t n, Request* const* reqs, Status* st) {
   impl_->progress();
-  for (std::size_t i = 0; i < n; ++i)
-    if (reqs[i] && reqs[i]->state == State::kDone) {
-      test(reqs[i], st);
-      return static_cast<int>(i);
-    }
-  return -1;
+  const int i = first_done(n, reqs);
+  if (i >= 0) test(reqs[i], st);
+  return i;
 }
 
 int Engine::waitany(std::size_t n, Request* const* reqs, Status* st) {
   bool any_active = false;
   for (std::size_t i = 0; i < n; ++i) any_active |= reqs[i] && reqs[i]->state != State::kInactive;
   if (!any_active) return -1;
-  int found = -1;
+  int i = first_done(n, reqs);
+  if (i < 0) wait_for_completion([&] { return (i = first_done(n, reqs)) >= 0; });
+  test(reqs[i], st);
+  return i;
+}
+
+void Engine::wait_for_completion(const std::function<bool()>& found) {
+  std::uint64_t scanned = impl_->completions;
   impl_->block_until([&] {
-    for (std::size_t i = 0; i < n; ++i)
-      if (reqs[i] && reqs[i]->state == State::kDone) {
-        found = static_cast<int>(i);
-        return true;
-      }
-    return false;
+    if (impl_->completions == scanned) return false;
+    scanned = impl_->completions;
+    return found();
   });
-  test(reqs[found], st);
-  return found;
 }
 
 void Engine::waitall(std::size_t n, Request* const* reqs, Status* sts) {
+  // Requests finished so far stay finished: each is looked at until it is.
+  std::size_t first = 0;
   impl_->block_until([&] {
-    for (std::size_t i = 0; i < n; ++i)
-      if (reqs[i] && reqs[i]->state != State::kDone && reqs[i]->state != State::kInactive) return false;
-    return true;
+    while (first < n && (!reqs[first] || reqs[first]->state == State::kDone || reqs[first]->state == State::kInactive))
+      ++first;
+    return first == n;
   });
   for (std::size_t i = 0; i < n; ++i)
     if (reqs[i]) test(reqs[i], sts ? &sts[i] : nullptr);
@@ -1265,9 +1287,11 @@ bool Engine::iprobe(int src, int tag, std::uint32_t context, Status* st) {
 }
 
 void Engine::probe(int src, int tag, std::uint32_t context, Status* st) {
+  ++impl_->probing;
   impl_->block_until([&] {
     return impl_->matcher.match_unexpected(MatchKey{context, src, tag}, false) != nullptr;
   });
+  --impl_->probing;
   iprobe(src, tag, context, st);
 }
 

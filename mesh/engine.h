@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,7 +49,10 @@ struct EngineOptions {
   /// Yield the core between idle polls: on when ranks outnumber this host's
   /// CPUs, so a rank with work gets a core at once (MESHMP_YIELD=0/1 forces).
   bool yield = false;
-  std::size_t unexpected_limit = std::size_t{256} << 20;  ///< bytes of buffered unexpected eager data
+  /// Bytes of unexpected eager data buffered while no receive waits for a
+  /// later message from that sender; beyond it the link stalls (see
+  /// room_for_unexpected in engine.cc).
+  std::size_t unexpected_limit = std::size_t{256} << 20;
 };
 
 class Engine {
@@ -124,6 +128,11 @@ class Engine {
   /// -1 (test form) if none has completed.
   int testany(std::size_t n, Request* const* reqs, Status* st);
   void waitall(std::size_t n, Request* const* reqs, Status* sts);
+  /// Progresses (spinning, then sleeping) until found() returns true. The
+  /// caller has just looked; found() is asked again only after some request
+  /// has completed, so a wait for any of n requests (MPI_Waitany,
+  /// MPI_Waitsome) costs O(n) per completion, not per poll.
+  void wait_for_completion(const std::function<bool()>& found);
   bool is_complete(const Request* r) const;
   bool is_active(const Request* r) const;
 

@@ -93,6 +93,8 @@ class Matcher {
     return nullptr;
   }
   std::size_t unexpected_count() const { return unexpected_count_; }
+  /// Whether some posted receive could match a message from `source`.
+  bool waiting_for(int source) const { return !posted_[source].empty() || !posted_any_.empty(); }
 
  private:
   static bool matches(const MatchKey& k, std::uint32_t context, int source, int tag) {

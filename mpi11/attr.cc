@@ -133,8 +133,7 @@ int copy_attributes(MPI_Comm from, MPI_Comm to, const char* call) {
     void* out = nullptr;
     int flag = 0;
     const int rc = k.copy(from, keyval, k.extra_state, value, &out, &flag);
-    if (rc != MPI_SUCCESS)
-      return raise(from, call, MPI_ERR_OTHER, "the copy callback of keyval " + std::to_string(keyval) + " returned " + std::to_string(rc));
+    if (rc != MPI_SUCCESS) return report(from, rc);  // the callback's own code (as MPICH)
     if (flag) {
       comm_ref(to).attributes[keyval] = out;
       ++keyvals()[keyval].refs;

@@ -76,22 +76,20 @@ MPI_Comm add_comm(CommInfo c) {
   return static_cast<MPI_Comm>(s.comms.size() - 1);
 }
 
-namespace {
-
-void max_u32(void* io, const void* in, std::size_t n, void*) {
-  for (std::size_t i = 0; i < n; ++i)
-    static_cast<std::uint32_t*>(io)[i] = std::max(static_cast<std::uint32_t*>(io)[i], static_cast<const std::uint32_t*>(in)[i]);
+void max_allreduce(const collectives::Group& g, std::uint32_t* words, std::size_t n) {
+  collectives::ReduceOp op;
+  op.combine = [](void* io, const void* in, std::size_t k, void*) {
+    for (std::size_t i = 0; i < k; ++i)
+      static_cast<std::uint32_t*>(io)[i] = std::max(static_cast<std::uint32_t*>(io)[i], static_cast<const std::uint32_t*>(in)[i]);
+  };
+  op.elem_size = sizeof *words;
+  collectives::allreduce(g, words, n, op);
 }
-
-}  // namespace
 
 std::uint32_t agree_context(const collectives::Group& g) {
   State& s = state();
   std::uint32_t ctx = s.next_context;
-  collectives::ReduceOp op;
-  op.combine = max_u32;
-  op.elem_size = sizeof ctx;
-  collectives::allreduce(g, &ctx, 1, op);
+  max_allreduce(g, &ctx, 1);
   s.next_context = ctx + 2;
   return ctx;
 }

@@ -495,8 +495,8 @@ MESHMP_MPI_FN(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm
 }
 
 MESHMP_MPI_FN(int, Get_count, (const MPI_Status* status, MPI_Datatype datatype, int* count)) {
+  if (int err = check_type(MPI_COMM_NULL, "MPI_Get_count", datatype)) return err;
   const TypeInfo* t = type_info(datatype);
-  if (!t) return raise(MPI_COMM_NULL, "MPI_Get_count", MPI_ERR_TYPE, "datatype is not a valid datatype");
   if (!status || !count) return raise(MPI_COMM_NULL, "MPI_Get_count", MPI_ERR_ARG, "status or count is NULL");
   const auto bytes = static_cast<std::size_t>(status->meshmp_bytes);
   if (t->size == 0) *count = bytes == 0 ? 0 : MPI_UNDEFINED;
@@ -505,8 +505,8 @@ MESHMP_MPI_FN(int, Get_count, (const MPI_Status* status, MPI_Datatype datatype, 
 }
 
 MESHMP_MPI_FN(int, Get_elements, (const MPI_Status* status, MPI_Datatype datatype, int* count)) {
+  if (int err = check_type(MPI_COMM_NULL, "MPI_Get_elements", datatype)) return err;
   const TypeInfo* t = type_info(datatype);
-  if (!t) return raise(MPI_COMM_NULL, "MPI_Get_elements", MPI_ERR_TYPE, "datatype is not a valid datatype");
   if (!status || !count) return raise(MPI_COMM_NULL, "MPI_Get_elements", MPI_ERR_ARG, "status or count is NULL");
   const std::size_t n = elements_in(*t, static_cast<std::size_t>(status->meshmp_bytes));
   *count = n > static_cast<std::size_t>(INT_MAX) ? MPI_UNDEFINED : static_cast<int>(n);

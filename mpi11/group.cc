@@ -62,6 +62,10 @@ int expand_ranges(const char* call, int n, int ranges[][3], int size, std::vecto
     if (stride == 0) return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, which + " has stride 0");
     if (first < 0 || first >= size || last < 0 || last >= size)
       return raise(MPI_COMM_NULL, call, MPI_ERR_RANK, which + " reaches outside the group (size " + std::to_string(size) + ")");
+    if ((last - first) / stride < 0)
+      return raise(MPI_COMM_NULL, call, MPI_ERR_ARG,
+                   which + " = (" + std::to_string(first) + ", " + std::to_string(last) + ", " + std::to_string(stride) +
+                       "): the stride walks away from the last rank");
     for (int r = first; stride > 0 ? r <= last : r >= last; r += stride) out->push_back(r);
   }
   return check_rank_list(call, static_cast<int>(out->size()), out->data(), size);

@@ -164,10 +164,19 @@ MESHMP_MPI_FN(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm* new
   CommInfo* ic = check_inter(intercomm, call, &err);
   if (!ic) return err;
   if (!newintracomm) return raise(intercomm, call, MPI_ERR_ARG, "newintracomm is NULL");
-  std::uint32_t remote_high = 0;
+  // §5.6.2: one `high` per group. Each group finds out whether its members
+  // agree and tells the other, so that every process of both fails alike.
+  std::uint32_t seen[2] = {high ? 1u : 0u, high ? 0u : 1u};
+  max_allreduce(ic->group, seen, 2);
+  const bool disagree = seen[0] && seen[1];
+  std::uint32_t remote = 0;
   mesh::Error e;
-  const std::uint32_t ctx = agree_across(*ic, high ? 1u : 0u, &remote_high, &e);
+  const std::uint32_t ctx = agree_across(*ic, (high ? 1u : 0u) | (disagree ? 2u : 0u), &remote, &e);
   if (e != mesh::Error::kOk) return raise(intercomm, call, class_of(e), "agreeing with the remote group failed");
+  if (disagree || (remote & 2u))
+    return raise(intercomm, call, MPI_ERR_ARG,
+                 std::string(disagree ? "this" : "the remote") + " group's processes passed different values of high");
+  const std::uint32_t remote_high = remote & 1u;
   const CommInfo& c = comm_ref(intercomm);
   const bool mine_first = (high != 0) != (remote_high != 0) ? !high : c.group.ranks[0] < c.remote[0];
   std::vector<int> members = mine_first ? c.group.ranks : c.remote;

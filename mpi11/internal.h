@@ -208,6 +208,8 @@ MPI_Comm make_comm(MPI_Comm parent, std::vector<int> members, int me);
 /// The context agreement alone: the largest next free context pair of the
 /// members of `g` (collective over g); every member moves past it.
 std::uint32_t agree_context(const collectives::Group& g);
+/// Element-wise maximum of n words over every member of g (collective).
+void max_allreduce(const collectives::Group& g, std::uint32_t* words, std::size_t n);
 /// An intracommunicator with an agreed context pair (no communication).
 MPI_Comm comm_from(std::vector<int> members, int me, std::uint32_t ctx, MPI_Errhandler errhandler);
 /// One of the read-only keys of §7.1.1 (MPI_TAG_UB, MPI_HOST, MPI_IO,

@@ -476,17 +476,63 @@ int in_status(const char* call, MPI_Comm comm, int failed) {
   return raise(comm, call, MPI_ERR_IN_STATUS, std::to_string(failed) + " request(s) failed; their statuses hold the errors");
 }
 
-// Completes, without blocking, every live request of the array that is
-// complete; indices and statuses packed as MPI_Testsome returns them.
-int complete_some(const char* call, int count, MPI_Request* reqs, int* outcount, int* indices, MPI_Status* sts) {
+// A pass over a long request array polls the links every kPassPoll + 1
+// entries: tokens keep flowing back to senders meanwhile, so a flood into
+// thousands of receives is not held to one window of credits per pass.
+constexpr int kPassPoll = 255;
+
+// Whether live request h has completed (nothing is progressed).
+bool has_completed(MPI_Request h) {
+  const Req& r = requests().at(h);
+  return r.done || engine().is_complete(r.core);
+}
+
+// The index of a completed live request of the array, looking from `from`
+// on (wrapping), or -1. Loops of MPI_Waitany over one array start where the
+// last one was found, so requests completing in order are found at once.
+int find_completed(int count, const MPI_Request* reqs, int from) {
+  for (int k = 0; k < count; ++k) {
+    const int i = from + k < count ? from + k : from + k - count;
+    if (is_live(reqs[i]) && has_completed(reqs[i])) return i;
+  }
+  return -1;
+}
+
+struct AnyHint {
+  const MPI_Request* array = nullptr;
+  int next = 0;
+};
+AnyHint& any_hint() {
+  static AnyHint h;
+  return h;
+}
+int hint_for(const MPI_Request* reqs, int count) {
+  const AnyHint& h = any_hint();
+  return h.array == reqs && h.next < count ? h.next : 0;
+}
+void remember_found(const MPI_Request* reqs, int count, int i) { any_hint() = AnyHint{reqs, i + 1 < count ? i + 1 : 0}; }
+
+// Completes, without progressing or blocking, every live request of the
+// array that has completed, checking every handle on the way
+// (MPI_ERR_REQUEST); indices and statuses packed as MPI_Testsome returns
+// them. *live: whether the array had any live request.
+int complete_some(const char* call, int count, MPI_Request* reqs, int* outcount, int* indices, MPI_Status* sts,
+                  bool* live) {
   int n = 0, failed = 0;
   MPI_Comm failed_comm = MPI_COMM_NULL;
+  *live = false;
   for (int i = 0; i < count; ++i) {
-    if (!is_live(reqs[i])) continue;
+    if ((i & kPassPoll) == kPassPoll) engine().progress();
+    if (reqs[i] == MPI_REQUEST_NULL) continue;
+    if (!requests().valid(reqs[i]))
+      return raise(MPI_COMM_NULL, call, MPI_ERR_REQUEST, "array_of_requests[" + std::to_string(i) + "] is not a request");
+    if (!requests().at(reqs[i]).active) continue;
+    *live = true;
+    if (!has_completed(reqs[i])) continue;
     const MPI_Comm c = requests().at(reqs[i]).comm;
     MPI_Status tmp;
     int code;
-    if (!complete(&reqs[i], &tmp, false, call, &code)) continue;
+    complete(&reqs[i], &tmp, false, call, &code);
     if (code) ++failed, failed_comm = c;
     tmp.MPI_ERROR = code;
     if (sts) sts[n] = tmp;
@@ -494,6 +540,53 @@ int complete_some(const char* call, int count, MPI_Request* reqs, int* outcount,
   }
   *outcount = n;
   return in_status(call, failed_comm, failed);
+}
+
+// One pass over a request array for MPI_Waitany/Testany/Waitsome/Testsome:
+// checks every handle (MPI_ERR_REQUEST), and sets *live to whether any
+// request is live and *found to a completed one (looking from `from` on, or
+// -1). A completed request exactly at `from` -- the next after the last one
+// found, as when requests complete in order -- is taken without the pass.
+int scan(const char* call, int count, const MPI_Request* reqs, int from, bool* live, int* found) {
+  *live = false;
+  *found = -1;
+  if (count < 0) return raise(MPI_COMM_NULL, call, MPI_ERR_COUNT, "count = " + std::to_string(count) + " is negative");
+  if (count > 0 && !reqs) return raise(MPI_COMM_NULL, call, MPI_ERR_REQUEST, "array_of_requests is NULL");
+  if (count > 0 && is_live(reqs[from]) && has_completed(reqs[from])) {
+    *live = true;
+    *found = from;
+    return MPI_SUCCESS;
+  }
+  for (int k = 0; k < count; ++k) {
+    if ((k & kPassPoll) == kPassPoll) engine().progress();
+    const int i = from + k < count ? from + k : from + k - count;
+    const MPI_Request h = reqs[i];
+    if (h == MPI_REQUEST_NULL) continue;
+    if (!requests().valid(h))
+      return raise(MPI_COMM_NULL, call, MPI_ERR_REQUEST, "array_of_requests[" + std::to_string(i) + "] is not a request");
+    if (!requests().at(h).active) continue;
+    *live = true;
+    if (*found < 0 && has_completed(h)) *found = i;
+  }
+  return MPI_SUCCESS;
+}
+
+// MPI_Waitany/Testany/Waitsome/Testsome: finds a completed live request of
+// the array -- after one round of progress, and blocking for one if `block`
+// -- into *found (-1: none). *live: whether the array has any live request.
+// While waiting the array is scanned again only after some request has
+// completed: a loop over n requests costs O(n) per completion, not per poll.
+int any_completed(const char* call, int count, const MPI_Request* reqs, bool block, bool* live, int* found) {
+  const int from = hint_for(reqs, count);
+  if (int err = scan(call, count, reqs, from, live, found)) return err;
+  if (*live && *found < 0) {
+    engine().progress();
+    *found = find_completed(count, reqs, from);
+    if (*found < 0 && block)
+      engine().wait_for_completion([&] { return (*found = find_completed(count, reqs, from)) >= 0; });
+  }
+  if (*found >= 0) remember_found(reqs, count, *found);
+  return MPI_SUCCESS;
 }
 
 }  // namespace
@@ -517,51 +610,39 @@ MESHMP_MPI_FN(int, Test, (MPI_Request* request, int* flag, MPI_Status* status)) 
 
 MESHMP_MPI_FN(int, Waitany, (int count, MPI_Request* array_of_requests, int* index, MPI_Status* status)) {
   const char* call = "MPI_Waitany";
-  if (int err = check_request_array(call, count, array_of_requests)) return err;
   if (!index) return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "index is NULL");
-  bool any;
-  int i;
-  std::vector<mesh::Request*>& cores = in_flight(count, array_of_requests, &any, &i);
   *index = MPI_UNDEFINED;
-  if (!any) {
+  bool live;
+  int i;
+  if (int err = any_completed(call, count, array_of_requests, true, &live, &i)) return err;
+  if (!live) {
     set_empty_status(status, MPI_ANY_SOURCE);
     return MPI_SUCCESS;
   }
-  const mesh::Status* csp = nullptr;
-  mesh::Status cs;
-  if (i < 0) {
-    i = engine().waitany(cores.size(), cores.data(), &cs);
-    csp = &cs;
-  }
   const MPI_Comm comm = requests().at(array_of_requests[i]).comm;
-  const int code = conclude(&array_of_requests[i], csp, status, call);
+  int code;
+  complete(&array_of_requests[i], status, false, call, &code);
   *index = i;
   return report(comm, code);
 }
 
 MESHMP_MPI_FN(int, Testany, (int count, MPI_Request* array_of_requests, int* index, int* flag, MPI_Status* status)) {
   const char* call = "MPI_Testany";
-  if (int err = check_request_array(call, count, array_of_requests)) return err;
   if (!index || !flag) return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "index or flag is NULL");
-  bool any;
-  int i;
-  std::vector<mesh::Request*>& cores = in_flight(count, array_of_requests, &any, &i);
   *index = MPI_UNDEFINED;
-  if (!any) {  // no live request: flag true, index undefined (§3.7.5)
+  bool live;
+  int i;
+  if (int err = any_completed(call, count, array_of_requests, false, &live, &i)) return err;
+  if (!live) {  // no live request: flag true, index undefined (§3.7.5)
     *flag = 1;
     set_empty_status(status, MPI_ANY_SOURCE);
     return MPI_SUCCESS;
   }
-  const mesh::Status* csp = nullptr;
-  mesh::Status cs;
-  if (i < 0) {
-    i = engine().testany(cores.size(), cores.data(), &cs);
-    csp = &cs;
-  }
   *flag = i >= 0;
   if (i < 0) return MPI_SUCCESS;
   const MPI_Comm comm = requests().at(array_of_requests[i]).comm;
-  const int code = conclude(&array_of_requests[i], csp, status, call);
+  int code;
+  complete(&array_of_requests[i], status, false, call, &code);
   *index = i;
   return report(comm, code);
 }
@@ -616,53 +697,35 @@ MESHMP_MPI_FN(int, Testall, (int count, MPI_Request* array_of_requests, int* fla
   return wait_all(call, count, array_of_requests, array_of_statuses);
 }
 
-MESHMP_MPI_FN(int, Waitsome, (int incount, MPI_Request* array_of_requests, int* outcount, int* array_of_indices, MPI_Status* array_of_statuses)) {
-  const char* call = "MPI_Waitsome";
-  if (int err = check_request_array(call, incount, array_of_requests)) return err;
-  if (!outcount || (incount > 0 && !array_of_indices))
+namespace {
+// MPI_Waitsome/Testsome: every live request of the array that has
+// completed after one round of progress -- one pass over the array -- or,
+// if none has and `block`, after waiting for one.
+int some(const char* call, int incount, MPI_Request* reqs, int* outcount, int* indices, MPI_Status* sts, bool block) {
+  if (incount < 0) return raise(MPI_COMM_NULL, call, MPI_ERR_COUNT, "incount = " + std::to_string(incount) + " is negative");
+  if (incount > 0 && !reqs) return raise(MPI_COMM_NULL, call, MPI_ERR_REQUEST, "array_of_requests is NULL");
+  if (!outcount || (incount > 0 && !indices))
     return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "outcount or array_of_indices is NULL");
-  bool any;
-  int done;
-  std::vector<mesh::Request*>& cores = in_flight(incount, array_of_requests, &any, &done);
-  if (!any) {
-    *outcount = MPI_UNDEFINED;
-    return MPI_SUCCESS;
+  engine().progress();
+  bool live;
+  int err = complete_some(call, incount, reqs, outcount, indices, sts, &live);
+  if (err || !live) {
+    if (!err) *outcount = MPI_UNDEFINED;
+    return err;
   }
-  mesh::Engine& e = engine();
-  bool ready = done >= 0;
-  for (mesh::Request* c : cores) ready |= c && e.is_complete(c);
-  if (!ready) {
-    // Block until one completes; the core hands it over completed, so it is
-    // concluded here and joined by whatever else has completed meanwhile.
-    mesh::Status cs;
-    const int k = e.waitany(cores.size(), cores.data(), &cs);
-    const MPI_Comm c = requests().at(array_of_requests[k]).comm;
-    MPI_Status first;
-    const int code = conclude(&array_of_requests[k], &cs, &first, call);
-    first.MPI_ERROR = code;
-    int n = 0;
-    const int err = complete_some(call, incount, array_of_requests, &n, array_of_indices + 1,
-                                  array_of_statuses ? array_of_statuses + 1 : nullptr);
-    array_of_indices[0] = k;
-    if (array_of_statuses) array_of_statuses[0] = first;
-    *outcount = n + 1;
-    return code ? in_status(call, c, 1) : err;
-  }
-  return complete_some(call, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+  if (*outcount > 0 || !block) return MPI_SUCCESS;
+  const int from = hint_for(reqs, incount);
+  engine().wait_for_completion([&] { return find_completed(incount, reqs, from) >= 0; });
+  return complete_some(call, incount, reqs, outcount, indices, sts, &live);
+}
+}  // namespace
+
+MESHMP_MPI_FN(int, Waitsome, (int incount, MPI_Request* array_of_requests, int* outcount, int* array_of_indices, MPI_Status* array_of_statuses)) {
+  return some("MPI_Waitsome", incount, array_of_requests, outcount, array_of_indices, array_of_statuses, true);
 }
 
 MESHMP_MPI_FN(int, Testsome, (int incount, MPI_Request* array_of_requests, int* outcount, int* array_of_indices, MPI_Status* array_of_statuses)) {
-  const char* call = "MPI_Testsome";
-  if (int err = check_request_array(call, incount, array_of_requests)) return err;
-  if (!outcount || (incount > 0 && !array_of_indices))
-    return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "outcount or array_of_indices is NULL");
-  bool any = false;
-  for (int i = 0; i < incount; ++i) any |= is_live(array_of_requests[i]);
-  if (!any) {
-    *outcount = MPI_UNDEFINED;
-    return MPI_SUCCESS;
-  }
-  return complete_some(call, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+  return some("MPI_Testsome", incount, array_of_requests, outcount, array_of_indices, array_of_statuses, false);
 }
 
 // ---- probe, cancel, status queries --------------------------------------------------

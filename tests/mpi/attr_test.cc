@@ -138,6 +138,29 @@ TEST(Attributes, ErrorsAndFailingCallbacks) {
   EXPECT_TRUE(flag) << "the attribute stays when its delete callback fails";
 }
 
+// A copy callback that fails makes MPI_Comm_dup fail with the callback's
+// own error code (as MPICH does; MPI-2.2 §6.7.2), and no communicator is made.
+int refuse_copy(MPI_Comm, int, void*, void*, void*, int* flag) {
+  *flag = 0;
+  return MPI_ERR_INTERN;
+}
+
+TEST(Attributes, DupReturnsTheCopyCallbacksErrorCode) {
+  mpitest::ErrorsReturn errors_return;
+  MPI_Comm base;
+  MPI_Comm_dup(MPI_COMM_WORLD, &base);
+  MPI_Errhandler_set(base, MPI_ERRORS_RETURN);
+  int key;
+  MPI_Keyval_create(refuse_copy, MPI_NULL_DELETE_FN, &key, nullptr);
+  MPI_Attr_put(base, key, as_value(1));
+  MPI_Comm dup = MPI_COMM_WORLD;
+  EXPECT_EQ(MPI_Comm_dup(base, &dup), MPI_ERR_INTERN);
+  EXPECT_EQ(dup, MPI_COMM_WORLD) << "newcomm is not written when the dup fails";
+  MPI_Attr_delete(base, key);
+  MPI_Keyval_free(&key);
+  MPI_Comm_free(&base);
+}
+
 }  // namespace
 
 MPI_TEST_MAIN()

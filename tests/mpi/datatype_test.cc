@@ -338,6 +338,15 @@ TEST(Datatype, MisuseIsRefused) {
   EXPECT_EQ(mpitest::error_class(MPI_Type_vector(2, 1, 2, MPI_DATATYPE_NULL, &t)), MPI_ERR_TYPE);
   MPI_Datatype predefined = MPI_INT;
   EXPECT_EQ(mpitest::error_class(MPI_Type_free(&predefined)), MPI_ERR_TYPE);
+  // An uncommitted type cannot interpret a status (as in MPICH).
+  MPI_Datatype pair;
+  MPI_Type_contiguous(2, MPI_INT, &pair);
+  MPI_Status st{};
+  int count = -7;
+  EXPECT_EQ(mpitest::error_class(MPI_Get_elements(&st, pair, &count)), MPI_ERR_TYPE);
+  EXPECT_EQ(mpitest::error_class(MPI_Get_count(&st, pair, &count)), MPI_ERR_TYPE);
+  EXPECT_EQ(count, -7);
+  MPI_Type_free(&pair);
 }
 
 // The MPI-2 constructors build the same type maps as their MPI-1 forms.

@@ -119,6 +119,15 @@ TEST(Groups, BadArgumentsGiveTheirClass) {
   EXPECT_EQ(mpitest::error_class(MPI_Group_incl(world, 2, dup, &out)), MPI_ERR_RANK);
   int beyond = size();
   EXPECT_EQ(mpitest::error_class(MPI_Group_incl(world, 1, &beyond, &out)), MPI_ERR_RANK);
+  // A triplet whose stride walks away from its last rank names no rank the
+  // standard's formula defines (§5.3.2): refused, as MPICH does.
+  if (size() >= 2) {
+    int away[1][3] = {{0, 1, -1}};
+    EXPECT_EQ(mpitest::error_class(MPI_Group_range_incl(world, 1, away, &out)), MPI_ERR_ARG);
+    EXPECT_EQ(mpitest::error_class(MPI_Group_range_excl(world, 1, away, &out)), MPI_ERR_ARG);
+    int back[1][3] = {{1, 0, 1}};
+    EXPECT_EQ(mpitest::error_class(MPI_Group_range_incl(world, 1, back, &out)), MPI_ERR_ARG);
+  }
   int n;
   EXPECT_EQ(mpitest::error_class(MPI_Group_size(MPI_GROUP_NULL, &n)), MPI_ERR_GROUP);
   MPI_Group_free(&world);

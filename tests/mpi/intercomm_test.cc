@@ -131,6 +131,27 @@ TEST(Intercomm, MergeOrdersTheLowGroupFirst) {
   free_sides(s);
 }
 
+// §5.6.2: every process of one group passes the same `high`. When the low
+// group disagrees, every process of both groups gets MPI_ERR_ARG and no
+// communicator; the intercommunicator still works afterwards.
+TEST(Intercomm, MergeRefusesDifferentHighValuesWithinAGroup) {
+  if (size() < 3) GTEST_SKIP() << "needs a group of two";
+  mpitest::ErrorsReturn er;
+  Sides s = make_sides();
+  MPI_Errhandler_set(s.inter, MPI_ERRORS_RETURN);
+  int local_rank;
+  MPI_Comm_rank(s.local, &local_rank);
+  // The larger group (at least two) disagrees with itself.
+  const int high = s.low ? 0 : local_rank % 2;
+  MPI_Comm merged = MPI_COMM_WORLD;
+  EXPECT_EQ(mpitest::error_class(MPI_Intercomm_merge(s.inter, high, &merged)), MPI_ERR_ARG);
+  EXPECT_EQ(merged, MPI_COMM_WORLD);
+  ASSERT_EQ(MPI_Intercomm_merge(s.inter, s.low ? 0 : 1, &merged), MPI_SUCCESS);
+  EXPECT_EQ(mpitest::size(merged), size());
+  MPI_Comm_free(&merged);
+  free_sides(s);
+}
+
 }  // namespace
 
 MPI_TEST_MAIN()

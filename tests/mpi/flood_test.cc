@@ -1,0 +1,169 @@
+// Floods (issue 14, item 10): a rank sends thousands of nonblocking messages
+// of mixed sizes to a partner that is not receiving yet. Run with
+// MESHMP_UNEXPECTED_LIMIT = 1 MiB, so the floods are many times the limit.
+// - The partner receives them in reverse order: every message stands behind
+//   more unexpected eager data than the limit, and must still arrive (a
+//   posted receive always meets its message, MPI-1.1 §3.7.4).
+// - While no receive is posted, the partner buffers no more than the limit:
+//   its memory stays bounded, and the flood waits in the sender.
+// - The sender completes its requests by MPI_Waitany, MPI_Testany,
+//   MPI_Waitsome and MPI_Testsome loops: each index exactly once.
+#include <mpi.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tests/mpi/mpi_main.h"
+
+namespace {
+
+using mpitest::partner;
+using mpitest::rank;
+using mpitest::sender;
+
+// Sizes around the eager limit and far above it.
+constexpr int kSizes[] = {0, 8, 1000, 16000, 16383, 16384, 70000, 5, 12000};
+constexpr int kNumSizes = sizeof kSizes / sizeof kSizes[0];
+
+int size_of(int i) { return kSizes[i % kNumSizes]; }
+
+void stamp(std::vector<char>& b, int i) {
+  for (std::size_t k = 0; k < b.size(); ++k) b[k] = static_cast<char>(i * 7 + k);
+}
+
+long max_rss_kib() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss;
+}
+
+TEST(Flood, ReverseOrderReceivesGetThroughFloodsBeyondTheLimit) {
+  const int other = partner();
+  if (other == rank()) return;
+  constexpr int kCount = 3000;  // about 16 MB of eager data: 16 times the limit
+  if (sender()) {
+    std::vector<std::vector<char>> bufs(kCount);
+    std::vector<MPI_Request> r(kCount);
+    for (int i = 0; i < kCount; ++i) {
+      bufs[i].resize(static_cast<std::size_t>(size_of(i)));
+      stamp(bufs[i], i);
+      MPI_Isend(bufs[i].data(), size_of(i), MPI_CHAR, other, i, MPI_COMM_WORLD, &r[i]);
+    }
+    MPI_Waitall(kCount, r.data(), MPI_STATUSES_IGNORE);
+  } else {
+    ::usleep(200000);  // the flood fills the slots and waits
+    std::vector<char> got, want;
+    for (int i = kCount - 1; i >= 0; --i) {
+      got.assign(static_cast<std::size_t>(size_of(i)), 0);
+      want.resize(got.size());
+      stamp(want, i);
+      MPI_Status st;
+      ASSERT_EQ(MPI_Recv(got.data(), size_of(i), MPI_CHAR, other, i, MPI_COMM_WORLD, &st), MPI_SUCCESS);
+      ASSERT_EQ(got, want) << "message " << i;
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+// While no receive waits, unexpected eager data stops at the limit: 64 MB
+// offered, the receiver's memory grows by far less; then it all arrives.
+TEST(Flood, NoReceivePostedMemoryStaysBounded) {
+  const int other = partner();
+  if (other == rank()) return;
+  constexpr int kCount = 4000;
+  constexpr int kBytes = 16000;  // eager: 64 MB in all
+  if (sender()) {
+    std::vector<char> buf(kBytes, 'x');
+    std::vector<MPI_Request> r(kCount);
+    for (int i = 0; i < kCount; ++i) MPI_Isend(buf.data(), kBytes, MPI_CHAR, other, 1, MPI_COMM_WORLD, &r[i]);
+    MPI_Waitall(kCount, r.data(), MPI_STATUSES_IGNORE);
+  } else {
+    const long before = max_rss_kib();
+    // Progress without a receive for this flood: probes for a tag never sent.
+    for (int k = 0; k < 20000; ++k) {
+      int flag = 0;
+      MPI_Iprobe(other, 2, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+      if (k % 1000 == 0) ::usleep(1000);
+    }
+    const long grown_kib = max_rss_kib() - before;
+    EXPECT_LT(grown_kib, 16 * 1024) << "unexpected data beyond the 1 MiB limit was buffered";
+    std::vector<char> got(kBytes);
+    for (int i = 0; i < kCount; ++i)
+      ASSERT_EQ(MPI_Recv(got.data(), kBytes, MPI_CHAR, other, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_SUCCESS);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+enum class Loop { kWaitany, kTestany, kWaitsome, kTestsome };
+
+// Completes every request of r by `loop`; returns how often each index was
+// reported complete.
+std::vector<int> complete_by(Loop loop, std::vector<MPI_Request>& r) {
+  const int n = static_cast<int>(r.size());
+  std::vector<int> seen(r.size(), 0), idx(r.size());
+  for (int left = n; left > 0;) {
+    int index = MPI_UNDEFINED, flag = 0, out = 0;
+    switch (loop) {
+      case Loop::kWaitany:
+        MPI_Waitany(n, r.data(), &index, MPI_STATUS_IGNORE);
+        break;
+      case Loop::kTestany:
+        MPI_Testany(n, r.data(), &index, &flag, MPI_STATUS_IGNORE);
+        if (!flag) index = MPI_UNDEFINED;
+        break;
+      case Loop::kWaitsome:
+      case Loop::kTestsome:
+        (loop == Loop::kWaitsome ? MPI_Waitsome : MPI_Testsome)(n, r.data(), &out, idx.data(), MPI_STATUSES_IGNORE);
+        for (int k = 0; k < out; ++k) ++seen[idx[k]];
+        left -= out;
+        break;
+    }
+    if (index != MPI_UNDEFINED) {
+      ++seen[index];
+      --left;
+    }
+  }
+  return seen;
+}
+
+TEST(Flood, AnyAndSomeLoopsFindEveryRequestOnce) {
+  const int other = partner();
+  if (other == rank()) return;
+  constexpr int kCount = 2000;
+  for (Loop loop : {Loop::kWaitany, Loop::kTestany, Loop::kWaitsome, Loop::kTestsome}) {
+    SCOPED_TRACE(static_cast<int>(loop));
+    std::vector<std::vector<char>> bufs(kCount);
+    std::vector<MPI_Request> r(kCount);
+    for (int i = 0; i < kCount; ++i) {
+      bufs[i].resize(static_cast<std::size_t>(size_of(i)));
+      if (sender()) {
+        stamp(bufs[i], i);
+        MPI_Isend(bufs[i].data(), size_of(i), MPI_CHAR, other, i, MPI_COMM_WORLD, &r[i]);
+      }
+    }
+    if (!sender()) {
+      ::usleep(100000);  // the sender's loop starts with nothing complete
+      for (int i = 0; i < kCount; ++i)
+        MPI_Irecv(bufs[i].data(), size_of(i), MPI_CHAR, other, i, MPI_COMM_WORLD, &r[i]);
+    }
+    const std::vector<int> seen = complete_by(loop, r);
+    for (int i = 0; i < kCount; ++i) ASSERT_EQ(seen[i], 1) << "request " << i;
+    for (MPI_Request h : r) ASSERT_EQ(h, MPI_REQUEST_NULL);
+    if (!sender()) {
+      std::vector<char> want;
+      for (int i = 0; i < kCount; ++i) {
+        want.resize(bufs[i].size());
+        stamp(want, i);
+        ASSERT_EQ(bufs[i], want) << "message " << i;
+      }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+}
+
+}  // namespace
+
+MPI_TEST_MAIN()
