@@ -969,6 +969,13 @@ struct Engine::Impl {
   }
 
   void print_stats() {
+    if (shm) {
+      const ShmRegistry::Usage u = shm->registry().usage();
+      std::fprintf(stderr,
+                   "meshmp stats: rank %d registered memory: %zu bytes in use, high-water %zu, pool %zu bytes in "
+                   "%zu segments (limit %zu)\n",
+                   e.rank_, u.in_use, u.high_water, u.arena_bytes, u.arenas, e.opt_.registered_limit);
+    }
     for (auto& ls : links) {
       const LinkStats& s = ls->stats;
       std::fprintf(stderr,
@@ -1039,6 +1046,7 @@ Engine& Engine::init() {
   // All ranks share this host (shm): more ranks than CPUs means oversubscribed.
   e.opt_.yield = env_long(env::kYield, e.size_ > static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)), 0, 1) != 0;
   e.opt_.unexpected_limit = static_cast<std::size_t>(env_long(env::kUnexpectedLimit, static_cast<long>(e.opt_.unexpected_limit), 0, 1L << 40));
+  e.opt_.registered_limit = static_cast<std::size_t>(env_long(env::kRegisteredLimit, static_cast<long>(e.opt_.registered_limit), 0, 1L << 40));
 
   e.impl_ = std::make_unique<Impl>(e);
   Impl& im = *e.impl_;
@@ -1060,6 +1068,7 @@ Engine& Engine::init() {
     so.slots = e.opt_.credits;
     so.payload = e.opt_.eager_limit;
     so.cma = e.opt_.cma;
+    so.registered_limit = e.opt_.registered_limit;
     im.shm = std::make_unique<ShmProvider>(so);
 
     // One link per torus direction; on an axis of size 2 the two directions

@@ -53,6 +53,8 @@ struct EngineOptions {
   /// later message from that sender; beyond it the link stalls (see
   /// room_for_unexpected in engine.cc).
   std::size_t unexpected_limit = std::size_t{256} << 20;
+  /// Bytes of registered memory (QMP_MEM_COMMS) a rank's pool may hold.
+  std::size_t registered_limit = std::size_t{1} << 30;
 };
 
 class Engine {

@@ -18,6 +18,7 @@ inline constexpr const char* kShmCma = "MESHMP_SHM_CMA";       ///< 0: never use
 inline constexpr const char* kSpin = "MESHMP_SPIN";            ///< polls before blocking
 inline constexpr const char* kYield = "MESHMP_YIELD";          ///< 1: sched_yield between idle polls
 inline constexpr const char* kUnexpectedLimit = "MESHMP_UNEXPECTED_LIMIT";  ///< bytes
+inline constexpr const char* kRegisteredLimit = "MESHMP_REGISTERED_LIMIT";  ///< bytes of registered memory per rank
 inline constexpr const char* kStats = "MESHMP_STATS";          ///< 1: per-link counters at finalize
 
 }  // namespace meshmp::mesh::env

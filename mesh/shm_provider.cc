@@ -157,7 +157,7 @@ class ShmLink final : public Link {
   std::uint64_t send_seq_ = 0, recv_seq_ = 0;
 };
 
-ShmProvider::ShmProvider(const Options& o) : o_(o), registry_(o.job, o.rank) {
+ShmProvider::ShmProvider(const Options& o) : o_(o), registry_(o.job, o.rank, o.registered_limit) {
   // Yama may restrict process_vm_writev to ancestors; allow our peers.
   ::prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
   asymmetric_fence_ = register_asymmetric_fence();

@@ -33,6 +33,7 @@ class ShmProvider {
     std::uint32_t slots = 32;     ///< receive slots per link direction
     std::size_t payload = 16384;  ///< bytes per slot (>= eager limit)
     bool cma = true;              ///< use process_vm_writev for RDMA write
+    std::size_t registered_limit = 0;  ///< bytes of registered memory (the engine's option)
   };
 
   explicit ShmProvider(const Options& o);

@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -11,21 +12,27 @@ namespace meshmp::mesh {
 
 namespace {
 constexpr std::uint32_t kRegionMagic = 0x6d73'6852;  // "Rhsm"
+constexpr std::size_t kGrain = 64;                    // blocks are whole cache lines
+constexpr std::size_t kHeaderBytes = 4096;            // the arena's first page
 
-// At the start of every region segment; the user bytes follow at `offset`.
+// At the start of every arena segment; the usable bytes follow at `offset`.
 struct RegionHeader {
   std::uint32_t magic;
   std::uint32_t region;
-  std::uint64_t owner_addr;  ///< address of the user bytes in the owner
-  std::uint64_t bytes;       ///< user bytes
-  std::uint64_t offset;      ///< of the user bytes in the segment
+  std::uint64_t owner_addr;  ///< address of the usable bytes in the owner
+  std::uint64_t bytes;       ///< usable bytes
+  std::uint64_t offset;      ///< of the usable bytes in the segment
 };
+static_assert(sizeof(RegionHeader) <= kHeaderBytes);
+
+std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) & ~(to - 1); }
 }  // namespace
 
-ShmRegistry::ShmRegistry(std::string job, int rank) : job_(std::move(job)), rank_(rank) {}
+ShmRegistry::ShmRegistry(std::string job, int rank, std::size_t limit, std::size_t first_arena)
+    : job_(std::move(job)), rank_(rank), limit_(limit), first_arena_(first_arena) {}
 
 ShmRegistry::~ShmRegistry() {
-  for (auto& [addr, o] : own_) ::shm_unlink(name(rank_, o.region).c_str());
+  for (auto& [start, a] : arenas_) ::shm_unlink(name(rank_, a.region).c_str());
   for (auto& [key, p] : peer_) ::munmap(p.map, p.map_bytes);
 }
 
@@ -33,44 +40,201 @@ std::string ShmRegistry::name(int rank, std::uint32_t region) const {
   return "/meshmp-" + job_ + "-m" + std::to_string(rank) + "-" + std::to_string(region);
 }
 
-void* ShmRegistry::allocate(std::size_t bytes, std::size_t alignment) {
-  if (alignment < alignof(RegionHeader)) alignment = alignof(RegionHeader);
-  // The mapping is page aligned; larger alignments need room to round up.
-  const std::size_t slack = alignment > 4096 ? alignment : 0;
-  const std::size_t offset = (sizeof(RegionHeader) + alignment - 1) & ~(alignment - 1);
-  if (bytes > (std::size_t{1} << 46)) {
+namespace {
+// Inserts (key, value) into a map or multimap, reusing a spare node.
+template <typename Tree, typename Spares>
+void insert_reusing(Tree& tree, Spares& spares, typename Tree::key_type key, typename Tree::mapped_type value) {
+  if (spares.empty()) {
+    tree.emplace(key, value);
+    return;
+  }
+  spares.back().key() = key;
+  spares.back().mapped() = value;
+  tree.insert(std::move(spares.back()));
+  spares.pop_back();
+}
+}  // namespace
+
+void ShmRegistry::add_free(std::uintptr_t start, std::size_t bytes) {
+  insert_reusing(free_by_addr_, spare_addr_, start, bytes);
+  insert_reusing(free_by_size_, spare_size_, bytes, start);
+}
+
+std::multimap<std::size_t, std::uintptr_t>::iterator ShmRegistry::by_size(
+    std::map<std::uintptr_t, std::size_t>::iterator it) {
+  auto [lo, hi] = free_by_size_.equal_range(it->second);
+  for (auto s = lo; s != hi; ++s)
+    if (s->second == it->first) return s;
+  return free_by_size_.end();  // not reached: the trees hold the same blocks
+}
+
+void ShmRegistry::remove_free(std::map<std::uintptr_t, std::size_t>::iterator it) {
+  spare_size_.push_back(free_by_size_.extract(by_size(it)));
+  spare_addr_.push_back(free_by_addr_.extract(it));
+}
+
+void ShmRegistry::rekey_free(std::map<std::uintptr_t, std::size_t>::iterator it, std::uintptr_t start,
+                             std::size_t bytes) {
+  remove_free(it);
+  add_free(start, bytes);
+}
+
+bool ShmRegistry::grow(std::size_t bytes) {
+  // Geometric: each new arena as large as the pool so far (4 MiB first, 256
+  // MiB at most), so a growing application makes few arenas -- peers map
+  // each once, and at most kMaxPeerRegions stay mapped.
+  std::size_t want = std::clamp(usage_.arena_bytes, first_arena_, std::max(first_arena_, kLargestArena));
+  want = round_page(std::max(want, bytes));
+  if (usage_.arena_bytes + want > limit_) want = round_page(bytes);  // the rest of the limit, if it fits
+  if (usage_.arena_bytes + want > limit_) {
     errno = ENOMEM;
-    return nullptr;
+    return false;
   }
   const std::uint32_t region = next_region_++;
   std::size_t mapped = 0;
-  auto* map = static_cast<char*>(map_segment(name(rank_, region), round_page(offset + slack + bytes), true, &mapped));
-  if (!map) return nullptr;
-  const auto base = reinterpret_cast<std::uintptr_t>(map) + offset;
-  char* user = reinterpret_cast<char*>((base + alignment - 1) & ~(alignment - 1));
+  auto* map = static_cast<char*>(map_segment(name(rank_, region), kHeaderBytes + want, true, &mapped));
+  if (!map) return false;
+  char* user = map + kHeaderBytes;
   auto* h = reinterpret_cast<RegionHeader*>(map);
   h->region = region;
   h->owner_addr = reinterpret_cast<std::uint64_t>(user);
-  h->bytes = bytes;
-  h->offset = static_cast<std::uint64_t>(user - map);
+  h->bytes = want;
+  h->offset = kHeaderBytes;
   h->magic = kRegionMagic;
-  own_[reinterpret_cast<std::uintptr_t>(user)] = Own{region, bytes, map, mapped};
-  return user;
+  arenas_.emplace(reinterpret_cast<std::uintptr_t>(user), Arena{region, map, mapped, want});
+  add_free(reinterpret_cast<std::uintptr_t>(user), want);
+  usage_.arena_bytes += want;
+  ++usage_.arenas;
+  return true;
+}
+
+namespace {
+// Size classes in granules: exact up to 16 (1 KiB), then four per power of
+// two. class_size(class_of(n)) >= n.
+std::size_t class_of(std::size_t granules) {
+  if (granules <= 16) return granules;
+  const int top = 63 - __builtin_clzll(granules - 1);  // granules - 1 < 2^(top+1)
+  const std::size_t step = std::size_t{1} << (top - 2);
+  return 16 + (top - 4) * 4 + (granules - 1 - (std::size_t{1} << top)) / step + 1;
+}
+std::size_t class_size(std::size_t cls) {
+  if (cls <= 16) return cls;
+  const std::size_t top = 4 + (cls - 17) / 4, k = (cls - 17) % 4;
+  return (std::size_t{1} << top) + (k + 1) * (std::size_t{1} << (top - 2));
+}
+}  // namespace
+
+void* ShmRegistry::allocate(std::size_t bytes, std::size_t alignment) {
+  alignment = std::max(alignment, kGrain);
+  if (bytes > limit_ || alignment > limit_) {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  std::size_t need = round_up(std::max<std::size_t>(bytes, 1), kGrain);
+  const bool classed = need <= kLargestClass;
+  if (classed) {
+    const std::size_t cls = class_of(need / kGrain);
+    need = class_size(cls) * kGrain;
+    if (cls < cached_.size()) {
+      std::vector<std::uintptr_t>& c = cached_[cls];
+      for (std::size_t i = c.size(); i-- > 0;)
+        if (c[i] % alignment == 0) {
+          const std::uintptr_t at = c[i];
+          c[i] = c.back();
+          c.pop_back();
+          insert_reusing(used_, spare_addr_, at, need);
+          usage_.in_use += need;
+          usage_.high_water = std::max(usage_.high_water, usage_.in_use);
+          return reinterpret_cast<void*>(at);
+        }
+    }
+  }
+  int err = ENOMEM;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    // Best fit: the smallest free block in which an aligned start still
+    // leaves `need` bytes.
+    for (auto s = free_by_size_.lower_bound(need); s != free_by_size_.end(); ++s) {
+      const std::uintptr_t start = s->second, end = start + s->first;
+      const std::uintptr_t at = round_up(start, alignment);
+      if (at + need > end) continue;
+      auto block = free_by_addr_.find(start);
+      if (at + need < end) {
+        rekey_free(block, at + need, end - (at + need));  // the rest stays free
+        if (at > start) add_free(start, at - start);
+      } else if (at > start) {
+        rekey_free(block, start, at - start);
+      } else {
+        remove_free(block);
+      }
+      insert_reusing(used_, spare_addr_, at, need);
+      usage_.in_use += need;
+      usage_.high_water = std::max(usage_.high_water, usage_.in_use);
+      return reinterpret_cast<void*>(at);
+    }
+    // Grow while the limit allows; at the limit, merge what the classes
+    // hold and look again.
+    if (grow(need + (alignment > kGrain ? alignment : 0))) continue;
+    err = errno;
+    flush_cached();
+  }
+  errno = err;
+  return nullptr;
+}
+
+void ShmRegistry::flush_cached() {
+  for (std::size_t cls = 0; cls < cached_.size(); ++cls) {
+    for (std::uintptr_t start : cached_[cls]) merge_free(start, class_size(cls) * kGrain);
+    cached_[cls].clear();
+  }
 }
 
 bool ShmRegistry::release(void* p) {
-  auto it = own_.find(reinterpret_cast<std::uintptr_t>(p));
-  if (it == own_.end()) return false;
-  ::shm_unlink(name(rank_, it->second.region).c_str());
-  ::munmap(it->second.map, it->second.map_bytes);
-  own_.erase(it);
+  auto u = used_.find(reinterpret_cast<std::uintptr_t>(p));
+  if (u == used_.end()) return false;
+  const std::uintptr_t start = u->first;
+  const std::size_t bytes = u->second;
+  spare_addr_.push_back(used_.extract(u));
+  usage_.in_use -= bytes;
+  if (bytes <= kLargestClass) {  // a class's size: kept for the next of its class
+    const std::size_t cls = class_of(bytes / kGrain);
+    if (cached_.size() <= cls) cached_.resize(cls + 1);
+    cached_[cls].push_back(start);
+  } else {
+    merge_free(start, bytes);
+  }
   return true;
+}
+
+void ShmRegistry::merge_free(std::uintptr_t start, std::size_t bytes) {
+  auto arena = arena_of(start);
+  // Merge with the free neighbours inside the same arena (arenas may lie
+  // next to each other in memory, but a block never spans two).
+  const std::uintptr_t lo = arena->first, hi = lo + arena->second.bytes;
+  auto next = free_by_addr_.lower_bound(start);
+  const bool join_next = next != free_by_addr_.end() && next->first == start + bytes && next->first < hi;
+  auto prev = next == free_by_addr_.begin() ? free_by_addr_.end() : std::prev(next);
+  const bool join_prev = prev != free_by_addr_.end() && prev->first >= lo && prev->first + prev->second == start;
+  if (join_prev && join_next) {
+    const std::size_t total = prev->second + bytes + next->second;
+    remove_free(next);
+    rekey_free(prev, prev->first, total);
+  } else if (join_prev) {
+    rekey_free(prev, prev->first, prev->second + bytes);
+  } else if (join_next) {
+    rekey_free(next, start, bytes + next->second);
+  } else {
+    add_free(start, bytes);
+  }
+}
+
+std::map<std::uintptr_t, ShmRegistry::Arena>::iterator ShmRegistry::arena_of(std::uintptr_t a) {
+  return std::prev(arenas_.upper_bound(a));
 }
 
 std::uint32_t ShmRegistry::region_of(const void* p, std::size_t len) const {
   const auto a = reinterpret_cast<std::uintptr_t>(p);
-  auto it = own_.upper_bound(a);
-  if (it == own_.begin()) return 0;
+  auto it = arenas_.upper_bound(a);
+  if (it == arenas_.begin()) return 0;
   --it;
   const std::uintptr_t off = a - it->first;
   return off <= it->second.bytes && len <= it->second.bytes - off ? it->second.region : 0;

@@ -1,11 +1,23 @@
 // Registered memory for the shm provider: the registration of seed 000 §3.7
 // (MP_Lite keeps a buffer registered once and reuses the registration from a
-// cache instead of registering it per transfer). On one host "registering" a
-// buffer means placing it in a shared segment of its own, which a peer maps
-// on its first RDMA write into it and keeps in an LRU cache; every write after
-// that is a plain memcpy -- no system call per transfer, and no CMA
-// permission needed (ARCHITECTURE.md §3, "RDMA write into memory the peer
-// registered"). QMP_MEM_COMMS memory is allocated here.
+// cache instead of registering it per transfer). On one host "registering"
+// memory means placing it in a shared segment, which a peer maps on its first
+// RDMA write into it and keeps in an LRU cache; every write after that is a
+// plain memcpy -- no system call per transfer, and no CMA permission needed
+// (ARCHITECTURE.md §3). QMP_MEM_COMMS memory is allocated here.
+//
+// Buffers come from a pool of large segments ("arenas": 4 MiB, then twice
+// as large as the pool so far, up to 256 MiB each), created once and kept.
+// Up to 1 MiB a buffer is rounded up to a size class (at most 25% more) and
+// a released buffer waits in its class for the next allocation of that
+// class, as in a size-class allocator (tcmalloc's design); larger ones take
+// a best-fit free block and merge back with their free neighbours. So a
+// steady allocate/free pattern makes no system call and no malloc (about
+// 30 ns a pair), and a peer maps each arena once, however many buffers come
+// and go in it (issue 14: one segment per buffer cost six system calls per
+// allocate/free pair and a remap in every peer). The pool never holds more
+// than its limit: there the classes' blocks are merged back first, and then
+// allocate() fails and the caller uses ordinary memory.
 //
 // Segment names are "/meshmp-<job>-m<rank>-<region>", 0600; the launcher's
 // sweep of "/meshmp-<job>-*" covers a rank that dies.
@@ -16,6 +28,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace meshmp::mesh {
 
@@ -29,18 +42,27 @@ inline std::uint32_t registered_region_of(std::uint64_t key) { return static_cas
 
 class ShmRegistry {
  public:
-  /// `job`: the launcher's job id; `rank`: this rank's world rank.
-  ShmRegistry(std::string job, int rank);
-  /// Removes the names of this rank's regions. Their mappings stay until the
+  static constexpr std::size_t kFirstArena = std::size_t{4} << 20;
+  static constexpr std::size_t kLargestArena = std::size_t{256} << 20;
+
+  /// `job`: the launcher's job id; `rank`: this rank's world rank; `limit`:
+  /// bytes of arenas this registry may create in all
+  /// (EngineOptions::registered_limit, MESHMP_REGISTERED_LIMIT);
+  /// `first_arena`: bytes of the first arena (smaller in tests).
+  ShmRegistry(std::string job, int rank, std::size_t limit, std::size_t first_arena = kFirstArena);
+  /// Removes the names of this rank's arenas. Their mappings stay until the
   /// process exits: the application may still hold pointers into them.
   ~ShmRegistry();
   ShmRegistry(const ShmRegistry&) = delete;
   ShmRegistry& operator=(const ShmRegistry&) = delete;
 
-  /// `bytes` aligned to `alignment` (a power of two) in a new region.
-  /// Returns nullptr with errno set if the segment cannot be created.
+  /// `bytes` (0 counts as 1) aligned to `alignment` (a power of two; at
+  /// least 64) from the pool, growing it by a new arena if no free block
+  /// fits. Returns nullptr with errno = ENOMEM when the pool would exceed its
+  /// limit, or the errno of a segment that cannot be created.
   void* allocate(std::size_t bytes, std::size_t alignment);
-  /// Unmaps and unlinks a region allocate() returned; false if `p` is not one.
+  /// Returns what allocate() gave back to the pool (the arena stays, mapped
+  /// here and in peers); false if `p` is not such memory.
   bool release(void* p);
   /// The region (> 0) holding all of [p, p+len), or 0.
   std::uint32_t region_of(const void* p, std::size_t len) const;
@@ -56,19 +78,38 @@ class ShmRegistry {
   /// Regions of peers currently mapped here.
   std::size_t peer_regions_mapped() const { return peer_.size(); }
 
+  /// The pool, for MESHMP_STATS: bytes handed out now and at most so far,
+  /// bytes of arenas created (never more than the limit), and their number.
+  struct Usage {
+    std::size_t in_use = 0, high_water = 0, arena_bytes = 0, arenas = 0;
+  };
+  Usage usage() const { return usage_; }
+
  private:
   std::string name(int rank, std::uint32_t region) const;
+  /// A new arena of at least `bytes` usable bytes, added as one free block;
+  /// false (errno set) if it would pass the limit or cannot be created.
+  bool grow(std::size_t bytes);
+  // Free blocks are kept in two trees; a block that shrinks, grows or
+  // moves keeps its two nodes (re-keyed), and nodes taken out are kept for
+  // reuse, so a steady allocate/free pattern allocates no tree node.
+  void add_free(std::uintptr_t start, std::size_t bytes);
+  void remove_free(std::map<std::uintptr_t, std::size_t>::iterator it);
+  void rekey_free(std::map<std::uintptr_t, std::size_t>::iterator it, std::uintptr_t start, std::size_t bytes);
+  std::multimap<std::size_t, std::uintptr_t>::iterator by_size(std::map<std::uintptr_t, std::size_t>::iterator it);
 
-  struct Own {
+  struct Arena {
     std::uint32_t region;
-    std::size_t bytes;     ///< user bytes
     char* map;
     std::size_t map_bytes;
+    std::size_t bytes;  ///< usable bytes, from the arena's key in arenas_
   };
+  /// The arena holding address a (which must lie in one).
+  std::map<std::uintptr_t, Arena>::iterator arena_of(std::uintptr_t a);
   struct Peer {
     char* map;
     std::size_t map_bytes;
-    char* user;                  ///< where the owner's user bytes start in our mapping
+    char* user;                  ///< where the owner's arena starts in our mapping
     std::uint64_t owner_addr;    ///< ... and in the owner's address space
     std::uint64_t bytes;
     std::uint64_t last_use;
@@ -76,8 +117,30 @@ class ShmRegistry {
 
   std::string job_;
   int rank_;
+  std::size_t limit_;
+  std::size_t first_arena_;
   std::uint32_t next_region_ = 1;
-  std::map<std::uintptr_t, Own> own_;  ///< by user start address
+  // The allocator's bookkeeping lives in ordinary memory: peers write into
+  // the arenas, and nothing they write can mislead it.
+  std::map<std::uintptr_t, Arena> arenas_;                   ///< by start of the usable bytes
+  std::map<std::uintptr_t, std::size_t> free_by_addr_;       ///< free blocks: start -> bytes
+  std::multimap<std::size_t, std::uintptr_t> free_by_size_;  ///< the same blocks: bytes -> start
+  std::map<std::uintptr_t, std::size_t> used_;               ///< handed out: start -> bytes
+  /// Released blocks up to kLargestClass, by size class (cached_[class]):
+  /// handed out again at once for the next allocation of that class, as a
+  /// size-class allocator does -- codes free and allocate the same buffers
+  /// over and over. Sizes are rounded up to a class (exact below 1 KiB, four
+  /// classes per power of two above, so at most 25% is lost to rounding).
+  /// Merged back into the free blocks only when the pool is at its limit.
+  static constexpr std::size_t kLargestClass = std::size_t{1} << 20;
+  std::vector<std::vector<std::uintptr_t>> cached_;
+  void flush_cached();
+  void merge_free(std::uintptr_t start, std::size_t bytes);
+  // Tree nodes taken out, kept for the next insertion: no malloc in steady state.
+  std::vector<std::map<std::uintptr_t, std::size_t>::node_type> spare_addr_;
+  std::vector<std::multimap<std::size_t, std::uintptr_t>::node_type> spare_size_;
+
+  Usage usage_;
   std::map<std::pair<int, std::uint32_t>, Peer> peer_;
   std::uint64_t clock_ = 0;
 };

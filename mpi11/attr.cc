@@ -125,7 +125,7 @@ int attr_delete(const char* call, MPI_Comm comm, int keyval) {
 
 }  // namespace
 
-int copy_attributes(MPI_Comm from, MPI_Comm to, const char* call) {
+int copy_attributes(MPI_Comm from, MPI_Comm to) {
   const std::map<int, void*> attrs = comm_ref(from).attributes;  // callbacks may touch the tables
   for (const auto& [keyval, value] : attrs) {
     const Keyval k = keyvals()[keyval];

@@ -181,7 +181,7 @@ MESHMP_MPI_FN(int, Comm_dup, (MPI_Comm comm, MPI_Comm* newcomm)) {
   d.periods = o.periods;
   d.index = o.index;
   d.edges = o.edges;
-  if ((err = copy_attributes(comm, n, call))) {
+  if ((err = copy_attributes(comm, n))) {
     delete_attributes(n, call);
     comm_ref(n) = CommInfo{};
     return err;

@@ -5,6 +5,7 @@
 // sender's direction, so on an axis of size 2 -- where +dir and -dir reach the
 // same neighbour -- the two channels still match the right receives.
 #include <cstring>
+#include <span>
 
 #include "qmp/internal.h"
 
@@ -77,9 +78,7 @@ QMP_msghandle_t relative(QMP_comm_t comm, QMP_msgmem_t m, int axis, int dir, boo
     fail(QMP_INVALID_ARG, call, "dir must be +1 or -1, got " + std::to_string(dir));
     return nullptr;
   }
-  std::vector<int> c = t.coords;
-  c[axis] += dir;
-  const int node = t.node_of(c);
+  const int node = t.neighbour(t.coords, axis, dir);
   // The message travels in the sender's direction: a receive from the +dir
   // neighbour matches that neighbour's send in -dir.
   const int travel = send ? dir : -dir;
@@ -127,8 +126,9 @@ QMP_status_t start_one(QMP_msghandle_t h) {
   return QMP_SUCCESS;
 }
 
-std::vector<QMP_msghandle_t> leaves(QMP_msghandle_t h) {
-  if (h->kind != QMP_msghandle_struct::Kind::kMultiple) return {h};
+// The single handles of h: its members, or h itself (a view; h must outlive it).
+std::span<QMP_msghandle_t> leaves(QMP_msghandle_t& h) {
+  if (h->kind != QMP_msghandle_struct::Kind::kMultiple) return {&h, 1};
   return h->members;
 }
 
@@ -173,6 +173,7 @@ QMP_msghandle_t QMP_declare_multiple(QMP_msghandle_t msgh[], int nhandle) {
   }
   auto* h = new QMP_msghandle_struct;
   h->kind = QMP_msghandle_struct::Kind::kMultiple;
+  h->members.reserve(static_cast<std::size_t>(nhandle));
   for (int i = 0; i < nhandle; ++i) {
     if (!msgh[i] || msgh[i]->active) {
       delete h;

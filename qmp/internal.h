@@ -22,6 +22,8 @@ struct Topology {
 
   std::vector<int> coords_of(int node) const;
   int node_of(const std::vector<int>& coords) const;  // coordinates taken modulo dims
+  /// node_of(coords with coords[axis] + step), without a copy.
+  int neighbour(const std::vector<int>& coords, int axis, int step) const;
   /// The same grid as a Torus whose lexicographic order is node order (its
   /// axis k is logical axis map[k]), for the torus collectives.
   mesh::Torus rank_order_torus() const;

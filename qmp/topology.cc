@@ -17,11 +17,14 @@ std::vector<int> Topology::coords_of(int node) const {
   return c;
 }
 
-int Topology::node_of(const std::vector<int>& c) const {
+int Topology::node_of(const std::vector<int>& c) const { return neighbour(c, 0, 0); }
+
+int Topology::neighbour(const std::vector<int>& c, int axis, int step) const {
   int node = 0;
   for (int k = static_cast<int>(map.size()) - 1; k >= 0; --k) {
-    const int axis = map[k], n = dims[axis];
-    node = node * n + ((c[axis] % n) + n) % n;
+    const int a = map[k], n = dims[a];
+    const int x = c[a] + (a == axis ? step : 0);
+    node = node * n + ((x % n) + n) % n;
   }
   return node;
 }
