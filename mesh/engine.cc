@@ -47,8 +47,8 @@ enum class State : std::uint8_t {
   kWaitAck,     // send: synchronous eager, waiting for SYNC_ACK
   kPosted,      // recv: in the matcher's posted queues
   kRendezvous,  // recv: CTS sent, waiting for DONE or DATA
-  kWaitReady,   // send (channel): waiting for the receiver's RECV_READY
-  kAnnounced,   // recv (channel): RECV_READY sent; posted too, for an eager send
+  kWaitReady,   // send (channel): waiting for the receiver's RECV_READY (or, for a small receive, CTS)
+  kAnnounced,   // recv (channel): started, waiting for its message (RECV_READY sent if large)
   kDone,
 };
 
@@ -126,9 +126,9 @@ struct Unexpected;
 
 // A receiver's view of one channel: receives started so far, those started
 // and not yet matched (any order: a large message may finish after a later
-// small one), and eager messages that came before their receive started. A
-// channel's k-th send meets its k-th receive whatever the sizes, so channel
-// traffic bypasses the matcher.
+// small one), and eager messages and RTSs that came before their receive
+// started. A channel's k-th send meets its k-th receive whatever the sizes,
+// so channel traffic bypasses the matcher.
 struct RecvChannel {
   std::uint64_t next_gen = 0;
   std::vector<Request*> started;
@@ -358,7 +358,7 @@ struct Engine::Impl {
       else complete(req);
       return true;
     }
-    if (type == FrameType::kRts) {
+    if (type == FrameType::kRts && req) {  // (a channel's RTS has none: it is a request to announce)
       write_frame(ls, h, nullptr, 0);
       ++ls.stats.rendezvous_sent;
       req->state = State::kWaitCts;
@@ -573,30 +573,44 @@ struct Engine::Impl {
     return unexpected_bytes + n <= e.opt_.unexpected_limit || receive_waiting || probing > 0;
   }
 
-  // An eager message from a channel send: delivered to the receive started
-  // with its number, or kept until that receive starts. False if it cannot
-  // be kept now (unexpected buffer full).
-  bool take_channel_eager(int src, const FrameHeader& h, const char* payload) {
+  // An EAGER or RTS frame from a channel send: for the receive started with
+  // its number, or kept until that receive starts. An EAGER message is
+  // delivered. An RTS (a large send found no announcement when it started)
+  // is answered with a CTS by a receive below the eager limit, which
+  // announces nothing; a larger receive has announced, or will, and the
+  // sender writes on that. False if it cannot be kept now (unexpected
+  // buffer full).
+  bool take_channel_message(int src, const FrameHeader& h, const char* payload) {
+    const bool rts = static_cast<FrameType>(h.type) == FrameType::kRts;
     RecvChannel& ch = recv_channels[ChannelKey{src, h.context, h.tag}];
     auto it = std::find_if(ch.started.begin(), ch.started.end(), [&](Request* r) { return r->chan_gen == h.addr; });
     if (it != ch.started.end()) {
       Request* r = *it;
+      if (rts && announces(r)) return true;
       ch.started.erase(it);
-      deliver_eager(r, src, h.tag, payload, h.length);
+      if (rts) accept_rendezvous(r, src, h.tag, h.length, h.send_id);
+      else deliver_eager(r, src, h.tag, payload, h.length);
       return true;
     }
-    if (h.addr < ch.next_gen) {  // its receive was started and has been matched
-      fail_peer(src, Error::kProtocol, "a second message for channel number " + std::to_string(h.addr));
+    if (h.addr < ch.next_gen) {
+      // Its receive was started and matched: an RTS then came behind the
+      // write its announcement brought (DATA frames may take the other link
+      // of a size-2 axis); a second EAGER is malformed.
+      if (!rts) fail_peer(src, Error::kProtocol, "a second message for channel number " + std::to_string(h.addr));
       return true;
     }
-    if (!room_for_unexpected(h.length, !ch.started.empty())) return false;
+    if (!rts && !room_for_unexpected(h.length, !ch.started.empty())) return false;
     auto* u = new Unexpected;
     u->source = src;
     u->tag = h.tag;
     u->length = h.length;
     u->chan_gen = h.addr;
-    u->data.assign(payload, payload + h.length);
-    unexpected_bytes += h.length;
+    u->rendezvous = rts;
+    u->send_id = h.send_id;
+    if (!rts) {
+      u->data.assign(payload, payload + h.length);
+      unexpected_bytes += h.length;
+    }
     ch.early.push_back(u);
     return true;
   }
@@ -606,7 +620,7 @@ struct Engine::Impl {
     const int src = h.src;
     switch (static_cast<FrameType>(h.type)) {
       case FrameType::kEager: {
-        if (h.flags & kFlagChannel) return take_channel_eager(src, h, payload);
+        if (h.flags & kFlagChannel) return take_channel_message(src, h, payload);
         if (Request* r = static_cast<Request*>(matcher.match_arrival(h.context, src, h.tag))) {
           deliver_eager(r, src, h.tag, payload, h.length);
           if (h.flags & kFlagSync) send_sync_ack(src, h.send_id);
@@ -626,6 +640,7 @@ struct Engine::Impl {
         return true;
       }
       case FrameType::kRts: {
+        if (h.flags & kFlagChannel) return take_channel_message(src, h, payload);
         if (Request* r = static_cast<Request*>(matcher.match_arrival(h.context, src, h.tag))) {
           accept_rendezvous(r, src, h.tag, h.length, h.send_id);
           return true;
@@ -642,6 +657,7 @@ struct Engine::Impl {
       }
       case FrameType::kCts: {
         Request* s = lookup(h.send_id, true, State::kWaitCts, src);
+        if (!s && (s = lookup(h.send_id, true, State::kWaitReady, src))) forget(s->schan->waiting, s);
         if (!s || h.length > s->len) {
           fail_peer(src, Error::kProtocol, "CTS for an unknown send or with too many bytes");
           return true;
@@ -820,7 +836,6 @@ struct Engine::Impl {
     r->status.source = e.rank_;
     r->status.tag = r->tag;
     r->status.bytes = r->len;
-    const bool sync = r->mode == SendMode::kSynchronous;
     if (r->peer == e.rank_) return start_self_send(r);
     if (peers[r->peer].failed != Error::kOk) {
       r->status.error = peers[r->peer].failed;
@@ -846,28 +861,28 @@ struct Engine::Impl {
       }
       if (announced) ch.ready.pop_front();  // this send goes eager: its announcement is spent
       if (!eager) {
+        // Wait for the announcement; and send an RTS with the channel
+        // number, which only a receive too small to announce answers (CTS).
         r->state = State::kWaitReady;
         ch.waiting.push_back(r);
+        send_or_queue(ls, envelope(FrameType::kRts, r), nullptr);
         return;
       }
     }
-    if (eager) {
-      FrameHeader h = make_header(FrameType::kEager, r->peer);
-      h.flags = sync ? kFlagSync : r->channel ? kFlagChannel : 0;
-      h.context = r->context;
-      h.tag = r->tag;
-      h.length = r->len;
-      h.send_id = r->id;
-      h.addr = r->chan_gen;
-      send_or_queue(ls, h, r);
-    } else {
-      FrameHeader h = make_header(FrameType::kRts, r->peer);
-      h.context = r->context;
-      h.tag = r->tag;
-      h.length = r->len;
-      h.send_id = r->id;
-      send_or_queue(ls, h, r);
-    }
+    send_or_queue(ls, envelope(eager ? FrameType::kEager : FrameType::kRts, r), r);
+  }
+
+  // The EAGER or RTS frame of send r: its envelope; a channel send's carries
+  // its number (kFlagChannel), a synchronous eager one asks for SYNC_ACK.
+  FrameHeader envelope(FrameType t, const Request* r) const {
+    FrameHeader h = make_header(t, r->peer);
+    h.flags = r->channel ? kFlagChannel : t == FrameType::kEager && r->mode == SendMode::kSynchronous ? kFlagSync : 0;
+    h.context = r->context;
+    h.tag = r->tag;
+    h.length = r->len;
+    h.send_id = r->id;
+    h.addr = r->chan_gen;
+    return h;
   }
 
   // A send to this rank: delivered now if a receive waits; otherwise an
@@ -911,8 +926,11 @@ struct Engine::Impl {
   }
 
   // Every start of a channel receive has a number, so the k-th send meets
-  // the k-th receive: its eager message may already be here; otherwise the
-  // receive announces its buffer (receiver-ready) and waits for either.
+  // the k-th receive: its eager message or RTS may already be here.
+  // Otherwise the receive waits for either; one of the eager limit or more
+  // announces its buffer (receiver-ready), so a send that starts after the
+  // announcement arrives writes at once. A smaller one announces nothing:
+  // its message comes eager, and announcing would only add a frame.
   void start_channel_recv(Request* r) {
     RecvChannel& ch = *r->rchan;
     r->chan_gen = ch.next_gen++;
@@ -920,10 +938,15 @@ struct Engine::Impl {
     if (it != ch.early.end()) {
       Unexpected* u = *it;
       ch.early.erase(it);
-      deliver_eager(r, u->source, u->tag, u->data.data(), u->length);
-      unexpected_bytes -= u->length;
+      const bool taken = !u->rendezvous || !announces(r);  // else: announce below, the sender writes on that
+      if (u->rendezvous && taken) {
+        accept_rendezvous(r, u->source, u->tag, u->length, u->send_id);
+      } else if (!u->rendezvous) {
+        deliver_eager(r, u->source, u->tag, u->data.data(), u->length);
+        unexpected_bytes -= u->length;
+      }
       delete u;
-      return;
+      if (taken) return;
     }
     if (peers[r->peer].failed != Error::kOk) {
       r->status.error = peers[r->peer].failed;
@@ -931,16 +954,21 @@ struct Engine::Impl {
       return complete(r);
     }
     ch.started.push_back(r);
-    announce(r);
-  }
-
-  // Receiver-ready: tell the sender where this receive's buffer is.
-  void announce(Request* r) {
     r->state = State::kAnnounced;
     r->status.source = r->peer;
     r->granted = r->len;
     r->offset = 0;
     r->done_seen = false;
+    if (announces(r)) announce(r);
+  }
+
+  // Whether a started channel receive announces its buffer: from the eager
+  // limit on (smaller messages come eager; an announcement would only add a
+  // frame).
+  bool announces(const Request* r) const { return r->len >= e.opt_.eager_limit; }
+
+  // Receiver-ready: tell the sender where this receive's buffer is.
+  void announce(Request* r) {
     r->reg_key = registration_key(r->buf, r->len);
     FrameHeader h = make_header(FrameType::kRecvReady, r->peer);
     h.context = r->context;

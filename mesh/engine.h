@@ -110,12 +110,16 @@ class Engine {
   /// Channels: persistent requests for a fixed pair with the receiver-ready
   /// protocol (ARCHITECTURE.md §3; seed 003 §5.1 sender-side matching, seed
   /// 000 §3.6.2 -- its deadlock cannot arise on a fixed pair). Every start of
-  /// a channel receive announces its buffer (RECV_READY); a channel send at or
-  /// above the eager limit RDMA-writes as soon as the announcement for it is
-  /// there, with no RTS/CTS round trip. Announcements are numbered per
-  /// (peer, context, tag), so the k-th send meets the k-th receive; smaller
-  /// sends go eager and skip theirs. Sources and destinations are specific
-  /// ranks; to or from this rank they behave as send_init/recv_init.
+  /// a channel receive of the eager limit or more announces its buffer
+  /// (RECV_READY); a channel send at or above the eager limit RDMA-writes as
+  /// soon as the announcement for it is there, with no RTS/CTS round trip.
+  /// Starts are numbered per (peer, context, tag), and every message carries
+  /// its number, so the k-th send meets the k-th receive whatever the sizes;
+  /// smaller sends go eager. A large send that finds no announcement also
+  /// sends an RTS, which only a receive too small to announce answers (CTS),
+  /// so a message longer than its receive is truncated, never stuck. Sources
+  /// and destinations are specific ranks; to or from this rank they behave
+  /// as send_init/recv_init.
   Request* channel_send_init(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context);
   Request* channel_recv_init(void* buf, std::size_t len, int src, int tag, std::uint32_t context);
 

@@ -232,7 +232,13 @@ QMP_status_t QMP_start(QMP_msghandle_t msg) {
   for (QMP_msghandle_t h : leaves(msg))
     if (h->active) return fail(QMP_INVALID_OP, "QMP_start", "the handle is already started (call QMP_wait first)");
   TimeInQmp timer;
-  for (QMP_msghandle_t h : leaves(msg)) start_one(h);
+  // Receives before sends, whatever order the handles were combined in: a
+  // message then finds its receive started (its buffer announced, or posted
+  // for an eager copy straight out of the slot) instead of waiting aside.
+  for (QMP_msghandle_t h : leaves(msg))
+    if (h->kind == QMP_msghandle_struct::Kind::kRecv) start_one(h);
+  for (QMP_msghandle_t h : leaves(msg))
+    if (h->kind == QMP_msghandle_struct::Kind::kSend) start_one(h);
   msg->active = true;
   return QMP_SUCCESS;
 }

@@ -169,6 +169,35 @@ TEST(Channels, MixedSizesMeetTheirOwnReceives) {
   run_all({{E, 8}, {8, E}, {64 * 1024, 100, E - 1, 3 * E, 0, E}, {0, 0, E}});
 }
 
+// A message longer than its receive: the receive reports QMP_MEMSIZE_ERR
+// with the start of the message, the send completes -- also when the
+// receive is below the eager limit (it announces nothing; the large send's
+// RTS gets its CTS) and whichever side starts first.
+TEST(Channels, LargeSendIntoASmallReceiveIsTruncatedNotHung) {
+  const std::size_t E = eager_limit();
+  for (int partner : partners())
+    for (std::size_t small : {std::size_t{100}, E - 1, E})
+      for (bool recv_first : {true, false}) {
+        SCOPED_TRACE("receive of " + std::to_string(small) + (recv_first ? ", started first" : ", started last"));
+        std::vector<char> out(4 * E), in(small, 0);
+        fill(out.data(), out.size(), me(), 0, 9);
+        QMP_msgmem_t sm = QMP_declare_msgmem(out.data(), out.size()), rm = QMP_declare_msgmem(in.data(), in.size());
+        QMP_msghandle_t s = QMP_declare_send_to(sm, partner, 0), r = QMP_declare_receive_from(rm, partner, 0);
+        if (recv_first) ASSERT_EQ(QMP_start(r), QMP_SUCCESS);
+        ASSERT_EQ(QMP_start(s), QMP_SUCCESS);
+        if (!recv_first) ASSERT_EQ(QMP_start(r), QMP_SUCCESS);
+        EXPECT_EQ(QMP_wait(s), QMP_SUCCESS);
+        EXPECT_EQ(QMP_wait(r), QMP_MEMSIZE_ERR);
+        std::vector<char> want(4 * E);
+        fill(want.data(), want.size(), partner, 0, 9);
+        EXPECT_EQ(std::memcmp(in.data(), want.data(), small), 0);
+        QMP_free_msghandle(s);
+        QMP_free_msghandle(r);
+        QMP_free_msgmem(sm);
+        QMP_free_msgmem(rm);
+      }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
