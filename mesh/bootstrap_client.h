@@ -9,7 +9,7 @@ namespace meshmp::mesh {
 class BootstrapClient {
  public:
   /// Connects to the launcher's socket and says HELLO with the job's secret
-  /// (MESHMP_JOB). Throws std::runtime_error naming the socket on failure.
+  /// (MESHMP_SECRET). Throws std::runtime_error naming the socket on failure.
   BootstrapClient(const std::string& socket_path, int rank, const std::string& secret);
   ~BootstrapClient();
   BootstrapClient(const BootstrapClient&) = delete;

@@ -22,6 +22,7 @@
 #include "mesh/launch_env.h"
 #include "mesh/link.h"
 #include "mesh/matching.h"
+#include "mesh/random_token.h"
 #include "mesh/shm_provider.h"
 #include "mesh/wire.h"
 
@@ -1086,11 +1087,18 @@ Engine& Engine::init() {
   if (e.size_ > 1) {
     const char* sock = std::getenv(env::kBootstrap);
     const char* job = std::getenv(env::kJob);
-    if (!sock || !job)
+    const char* secret = std::getenv(env::kSecret);
+    if (!sock || !job || !secret)
       throw std::runtime_error(std::string(env::kSize) + " > 1 but no launcher: start the job with qmprun");
-    im.boot = std::make_unique<BootstrapClient>(sock, e.rank_, job);
+    if (!*job || std::strspn(job, "0123456789abcdefghijklmnopqrstuvwxyz") != std::strlen(job) || std::strlen(job) > 64)
+      throw std::runtime_error(std::string(env::kJob) + "=" + job + ": expected up to 64 lower-case letters and digits");
+    im.boot = std::make_unique<BootstrapClient>(sock, e.rank_, secret);
+    // The secret has done its work: the program and its children need not see it.
+    ::unsetenv(env::kSecret);
     ShmProvider::Options so;
     so.job = job;
+    so.token = random_hex(16);
+    so.arena_token = random_hex(16);
     so.rank = e.rank_;
     so.nranks = e.size_;
     so.slots = e.opt_.credits;
@@ -1113,10 +1121,25 @@ Engine& Engine::init() {
     std::vector<std::pair<Want, std::unique_ptr<Link>>> made;
     for (const Want& w : wants)
       if (e.rank_ < w.peer) made.emplace_back(w, im.shm->create_link(w.peer, w.index));
-    std::vector<std::string> blobs = im.boot->fence(std::to_string(::getpid()), e.size_);
+    // Every rank's pid and name token, through the launcher (which only
+    // ranks holding the job's secret can reach).
+    std::vector<std::string> blobs =
+        im.boot->fence(std::to_string(::getpid()) + " " + so.token + " " + so.arena_token, e.size_);
     std::vector<int> pids;
-    for (const std::string& b : blobs) pids.push_back(std::atoi(b.c_str()));
-    im.shm->attach_controls(pids);
+    std::vector<std::string> tokens, arena_tokens;
+    for (const std::string& b : blobs) {
+      char* end = nullptr;
+      const long pid = std::strtol(b.c_str(), &end, 10);
+      const std::size_t t = static_cast<std::size_t>(end - b.c_str()) + 1, n = so.token.size();
+      if (pid <= 0 || pid > (1L << 30) || b.size() != t + 2 * n + 1 || b[t - 1] != ' ' || b[t + n] != ' ' ||
+          b.find_first_not_of("0123456789abcdef", t) != t + n ||
+          b.find_first_not_of("0123456789abcdef", t + n + 1) != std::string::npos)
+        throw std::runtime_error("bootstrap: malformed address card from the launcher");
+      pids.push_back(static_cast<int>(pid));
+      tokens.push_back(b.substr(t, n));
+      arena_tokens.push_back(b.substr(t + n + 1));
+    }
+    im.shm->attach_controls(pids, tokens, arena_tokens);
     for (const Want& w : wants)
       if (e.rank_ > w.peer) {
         auto l = im.shm->open_link(w.peer, w.index);

@@ -7,7 +7,8 @@ namespace meshmp::mesh::env {
 
 inline constexpr const char* kRank = "MESHMP_RANK";            ///< this rank, 0..size-1
 inline constexpr const char* kSize = "MESHMP_SIZE";            ///< number of ranks
-inline constexpr const char* kJob = "MESHMP_JOB";              ///< random job id (shm names)
+inline constexpr const char* kJob = "MESHMP_JOB";              ///< job id (shm names; visible, not a secret)
+inline constexpr const char* kSecret = "MESHMP_SECRET";        ///< per-job secret the launcher checks (never in a name)
 inline constexpr const char* kBootstrap = "MESHMP_BOOTSTRAP";  ///< launcher's Unix socket
 inline constexpr const char* kGeometry = "MESHMP_GEOMETRY";    ///< torus, e.g. 2x2x2
 inline constexpr const char* kConfig = "MESHMP_CONFIG";        ///< mesh config file

@@ -19,6 +19,17 @@
 namespace meshmp::mesh {
 
 namespace {
+// A readable reason for a segment that cannot be used; EPERM and EEXIST
+// mean someone else holds a name of this job, and the job refuses to talk
+// through it.
+std::string segment_error(const char* what, const std::string& name) {
+  const int e = errno;
+  if (e == EPERM)
+    return "shm: refusing " + name + ": it is owned by another user or open to others (a squatted name?)";
+  if (e == EEXIST) return "shm: refusing " + name + ": the name already exists (a squatted name?)";
+  return std::string("shm: cannot ") + what + " " + name + ": " + std::strerror(e);
+}
+
 constexpr std::uint32_t kControlMagic = 0x6d73'6843;  // "Chsm"
 constexpr std::uint32_t kLinkMagic = 0x6d73'684c;     // "Lhsm"
 constexpr std::uint32_t kLinkVersion = 1;
@@ -157,15 +168,16 @@ class ShmLink final : public Link {
   std::uint64_t send_seq_ = 0, recv_seq_ = 0;
 };
 
-ShmProvider::ShmProvider(const Options& o) : o_(o), registry_(o.job, o.rank, o.registered_limit) {
+ShmProvider::ShmProvider(const Options& o) : o_(o), registry_(o.job, o.rank, o.arena_token, o.registered_limit) {
+  tokens_.assign(o.nranks, "");
+  tokens_[o.rank] = o.token;
   // Yama may restrict process_vm_writev to ancestors; allow our peers.
   ::prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
   asymmetric_fence_ = register_asymmetric_fence();
   control_bytes_ = round_page(sizeof(ShmControl) + static_cast<std::size_t>(o.nranks));
   std::size_t mapped = 0;
   void* p = map_segment(control_name(o.rank), control_bytes_, true, &mapped);
-  if (!p)
-    throw std::runtime_error("shm: cannot create " + control_name(o.rank) + ": " + std::strerror(errno));
+  if (!p) throw std::runtime_error(segment_error("create", control_name(o.rank)));
   own_name_linked_ = true;
   own_ = static_cast<ShmControl*>(p);
   own_->rank = o.rank;
@@ -185,23 +197,29 @@ ShmProvider::~ShmProvider() {
 }
 
 std::string ShmProvider::control_name(int rank) const {
-  return "/meshmp-" + o_.job + "-c" + std::to_string(rank);
+  return "/meshmp-" + o_.job + "-" + tokens_.at(rank) + "-c" + std::to_string(rank);
 }
 
 std::string ShmProvider::link_name(int a, int b, int index) const {
-  return "/meshmp-" + o_.job + "-l" + std::to_string(std::min(a, b)) + "-" +
-         std::to_string(std::max(a, b)) + "-" + std::to_string(index);
+  const int lo = std::min(a, b), hi = std::max(a, b);
+  return "/meshmp-" + o_.job + "-" + tokens_.at(lo) + "-l" + std::to_string(lo) + "-" + std::to_string(hi) + "-" +
+         std::to_string(index);
 }
 
-void ShmProvider::attach_controls(const std::vector<int>& pids) {
+void ShmProvider::attach_controls(const std::vector<int>& pids, const std::vector<std::string>& tokens,
+                                  const std::vector<std::string>& arena_tokens) {
   pids_ = pids;
+  tokens_ = tokens;
+  registry_.set_peer_tokens(arena_tokens);
   for (int r = 0; r < o_.nranks; ++r) {
     if (r == o_.rank) continue;
     std::size_t mapped = 0;
     void* p = map_segment(control_name(r), 0, false, &mapped);
-    if (!p || mapped != control_bytes_)
-      throw std::runtime_error("shm: cannot attach " + control_name(r) + ": " +
-                               (p ? "wrong size" : std::strerror(errno)));
+    if (!p) throw std::runtime_error(segment_error("attach", control_name(r)));
+    if (mapped != control_bytes_) {
+      ::munmap(p, mapped);
+      throw std::runtime_error("shm: cannot attach " + control_name(r) + ": wrong size");
+    }
     controls_[r] = static_cast<ShmControl*>(p);
     if (controls_[r]->magic.load(std::memory_order_acquire) != kControlMagic ||
         controls_[r]->rank != r || controls_[r]->pid != pids[r])
@@ -214,15 +232,15 @@ void ShmProvider::unlink_own_control() {
   own_name_linked_ = false;
 }
 
-std::unique_ptr<Link> ShmProvider::create_link(int peer, int index) {
+std::unique_ptr<Link> ShmProvider::create_link(int peer, int index, bool peer_may_have_made_it) {
   const std::size_t slot_size = SlotRing::slot_size_for(o_.payload);
   const std::size_t bytes = kLinkHeaderBytes + 2 * SlotRing::bytes(o_.slots, slot_size);
   const std::string name = link_name(o_.rank, peer, index);
   std::size_t mapped = 0;
   void* p = map_segment(name, bytes, true, &mapped);
   if (!p) {
-    if (errno == EEXIST) return nullptr;
-    throw std::runtime_error("shm: cannot create " + name + ": " + std::strerror(errno));
+    if (errno == EEXIST && peer_may_have_made_it) return nullptr;
+    throw std::runtime_error(segment_error("create", name));
   }
   auto* h = static_cast<ShmLinkHeader*>(p);
   h->version = kLinkVersion;
@@ -239,7 +257,10 @@ std::unique_ptr<Link> ShmProvider::open_link(int peer, int index) {
   const std::string name = link_name(o_.rank, peer, index);
   std::size_t mapped = 0;
   void* p = map_segment(name, 0, false, &mapped);
-  if (!p) return nullptr;
+  if (!p) {
+    if (errno == EPERM) throw std::runtime_error(segment_error("open", name));
+    return nullptr;  // not there yet
+  }
   auto* h = static_cast<ShmLinkHeader*>(p);
   if (mapped < kLinkHeaderBytes || h->magic.load(std::memory_order_acquire) != kLinkMagic) {
     ::munmap(p, mapped);
@@ -261,7 +282,7 @@ std::unique_ptr<Link> ShmProvider::open_link(int peer, int index) {
 }
 
 std::unique_ptr<Link> ShmProvider::connect(int peer) {
-  std::unique_ptr<Link> link = create_link(peer, 0);
+  std::unique_ptr<Link> link = create_link(peer, 0, true);
   if (!link) {
     // The peer created it first (a simultaneous connect): open theirs.
     for (int tries = 0; !link && tries < 1000; ++tries) {

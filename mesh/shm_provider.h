@@ -5,10 +5,14 @@
 // sleeps instead of spinning, and a connect-request flag per peer for links
 // made on first use (seed 004 §3).
 //
-// Segment names are "/meshmp-<job>-..." with the launcher's random job id;
-// they are created 0600 and unlinked as soon as both ends have mapped them,
-// so /dev/shm holds nothing once a job is connected. The launcher removes any
-// "/meshmp-<job>-*" left by a rank that died in between.
+// Segment names are "/meshmp-<job>-<token>-..." with the launcher's job id
+// (not a secret) and a random token of the rank that creates the segment
+// (a link: of its lower rank), which the ranks learn only from each other
+// through the launcher's fence, so no other user can predict a name. They
+// are created O_EXCL and 0600, opened only after the owner and mode are
+// checked (shm_segment.h), and unlinked as soon as both ends have mapped
+// them, so /dev/shm holds nothing once a job is connected. The launcher
+// removes any "/meshmp-<job>-*" left by a rank that died in between.
 #pragma once
 
 #include <atomic>
@@ -27,7 +31,10 @@ struct ShmControl;
 class ShmProvider {
  public:
   struct Options {
-    std::string job;      ///< job id shared by all ranks (hex, unguessable)
+    std::string job;      ///< job id shared by all ranks (hex; not a secret)
+    std::string token;        ///< this rank's random token for control and link names (random_token.h)
+    std::string arena_token;  ///< ... and another for its registered-memory arenas, whose names stay
+                              ///< listed while the job runs (so they give away nothing of `token`)
     int rank = 0;
     int nranks = 1;
     std::uint32_t slots = 32;     ///< receive slots per link direction
@@ -41,16 +48,19 @@ class ShmProvider {
   ShmProvider(const ShmProvider&) = delete;
   ShmProvider& operator=(const ShmProvider&) = delete;
 
-  /// After every rank has created its control block (a launcher fence):
-  /// maps all of them. Throws std::runtime_error naming the segment.
-  void attach_controls(const std::vector<int>& pids);
+  /// After every rank has created its control block (a launcher fence that
+  /// carried every rank's pid and name tokens): maps all of them. Throws
+  /// std::runtime_error naming the segment.
+  void attach_controls(const std::vector<int>& pids, const std::vector<std::string>& tokens,
+                       const std::vector<std::string>& arena_tokens);
   /// After every rank has attached (a second fence): removes this rank's
   /// control block name.
   void unlink_own_control();
 
   /// Creates the segment of link #index to `peer` (the creator side). The
-  /// link is up once the peer has opened it.
-  std::unique_ptr<Link> create_link(int peer, int index);
+  /// link is up once the peer has opened it. If the name exists: nullptr
+  /// when `peer_may_have_made_it` (a simultaneous connect), else throws.
+  std::unique_ptr<Link> create_link(int peer, int index, bool peer_may_have_made_it = false);
   /// Opens the segment a peer created; nullptr if it is not there or not
   /// initialised yet. Unlinks the name once mapped.
   std::unique_ptr<Link> open_link(int peer, int index);
@@ -106,6 +116,7 @@ class ShmProvider {
  private:
   std::string control_name(int rank) const;
   std::string link_name(int a, int b, int index) const;
+  std::vector<std::string> tokens_;  ///< every rank's name token (own only, before attach)
 
   Options o_;
   ShmControl* own_ = nullptr;

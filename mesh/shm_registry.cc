@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "mesh/shm_segment.h"
@@ -28,8 +29,11 @@ static_assert(sizeof(RegionHeader) <= kHeaderBytes);
 std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) & ~(to - 1); }
 }  // namespace
 
-ShmRegistry::ShmRegistry(std::string job, int rank, std::size_t limit, std::size_t first_arena)
-    : job_(std::move(job)), rank_(rank), limit_(limit), first_arena_(first_arena) {}
+ShmRegistry::ShmRegistry(std::string job, int rank, std::string token, std::size_t limit, std::size_t first_arena)
+    : job_(std::move(job)), rank_(rank), tokens_(static_cast<std::size_t>(rank) + 1), limit_(limit),
+      first_arena_(first_arena) {
+  tokens_[static_cast<std::size_t>(rank)] = std::move(token);
+}
 
 ShmRegistry::~ShmRegistry() {
   for (auto& [start, a] : arenas_) ::shm_unlink(name(rank_, a.region).c_str());
@@ -37,7 +41,8 @@ ShmRegistry::~ShmRegistry() {
 }
 
 std::string ShmRegistry::name(int rank, std::uint32_t region) const {
-  return "/meshmp-" + job_ + "-m" + std::to_string(rank) + "-" + std::to_string(region);
+  const std::string& token = rank >= 0 && static_cast<std::size_t>(rank) < tokens_.size() ? tokens_[rank] : "";
+  return "/meshmp-" + job_ + "-" + token + "-m" + std::to_string(rank) + "-" + std::to_string(region);
 }
 
 namespace {
@@ -90,9 +95,19 @@ bool ShmRegistry::grow(std::size_t bytes) {
     errno = ENOMEM;
     return false;
   }
-  const std::uint32_t region = next_region_++;
+  char* map = nullptr;
   std::size_t mapped = 0;
-  auto* map = static_cast<char*>(map_segment(name(rank_, region), kHeaderBytes + want, true, &mapped));
+  std::uint32_t region = 0;
+  // A name someone else holds (planted: they can read our arena names) is
+  // never used; say so and take the next. A few in a row is an attack.
+  for (int tries = 0; tries < 4 && !map; ++tries) {
+    region = next_region_++;
+    map = static_cast<char*>(map_segment(name(rank_, region), kHeaderBytes + want, true, &mapped));
+    if (!map && errno != EEXIST) return false;
+    if (!map)
+      std::fprintf(stderr, "meshmp: rank %d: refusing the segment name %s: someone else holds it (a squatted name?)\n",
+                   rank_, name(rank_, region).c_str());
+  }
   if (!map) return false;
   char* user = map + kHeaderBytes;
   auto* h = reinterpret_cast<RegionHeader*>(map);

@@ -19,8 +19,9 @@
 // than its limit: there the classes' blocks are merged back first, and then
 // allocate() fails and the caller uses ordinary memory.
 //
-// Segment names are "/meshmp-<job>-m<rank>-<region>", 0600; the launcher's
-// sweep of "/meshmp-<job>-*" covers a rank that dies.
+// Segment names are "/meshmp-<job>-<token>-m<rank>-<region>" with the
+// owner's random token (shm_provider.h), 0600, checked before a peer maps
+// them; the launcher's sweep of "/meshmp-<job>-*" covers a rank that dies.
 #pragma once
 
 #include <cstddef>
@@ -49,7 +50,10 @@ class ShmRegistry {
   /// bytes of arenas this registry may create in all
   /// (EngineOptions::registered_limit, MESHMP_REGISTERED_LIMIT);
   /// `first_arena`: bytes of the first arena (smaller in tests).
-  ShmRegistry(std::string job, int rank, std::size_t limit, std::size_t first_arena = kFirstArena);
+  ShmRegistry(std::string job, int rank, std::string token, std::size_t limit, std::size_t first_arena = kFirstArena);
+  /// Every rank's name token (learnt at the launcher's fence): a peer's
+  /// arenas are found by their names, which carry its token.
+  void set_peer_tokens(std::vector<std::string> tokens) { tokens_ = std::move(tokens); }
   /// Removes the names of this rank's arenas. Their mappings stay until the
   /// process exits: the application may still hold pointers into them.
   ~ShmRegistry();
@@ -117,6 +121,7 @@ class ShmRegistry {
 
   std::string job_;
   int rank_;
+  std::vector<std::string> tokens_;  ///< by rank; ours only until set_peer_tokens
   std::size_t limit_;
   std::size_t first_arena_;
   std::uint32_t next_region_ = 1;

@@ -23,7 +23,20 @@ void* map_segment(const std::string& name, std::size_t bytes, bool create, std::
     }
   } else {
     struct stat st {};
-    if (::fstat(fd, &st) != 0 || st.st_size <= 0) {
+    if (::fstat(fd, &st) != 0) {
+      const int e = errno;
+      ::close(fd);
+      errno = e;
+      return nullptr;
+    }
+    // Someone else's segment, or one others may read or write: not ours,
+    // whatever its name says.
+    if (st.st_uid != ::geteuid() || (st.st_mode & 077) != 0 || !S_ISREG(st.st_mode)) {
+      ::close(fd);
+      errno = EPERM;
+      return nullptr;
+    }
+    if (st.st_size <= 0) {
       ::close(fd);
       errno = EAGAIN;  // the creator has not sized it yet
       return nullptr;

@@ -8,7 +8,23 @@
 //   orphan-segment      rank 0 starts a connection to a non-neighbour and is
 //                       killed before the peer can open it
 //   hang                every rank sleeps (for --timeout and SIGTERM tests)
+//   where-hang          rank 0 prints "socket PATH" (the bootstrap socket),
+//                       then every rank sleeps
+//   secret              checks the per-job secret: not the job id, in no
+//                       shared-memory name or path, gone from the
+//                       environment after init; rank 0 then tries a HELLO
+//                       that carries the job id instead, which the launcher
+//                       must refuse (it closes the connection)
+//   hold FILE           (2 ranks) rank 0 makes registered memory, prints
+//                       "ready SOCKET", every rank waits (at most 30 s) for
+//                       FILE to exist; then rank 0 needs a second arena and
+//                       sends 8 MB from registered memory to rank 1, which
+//                       checks it and prints "data ok"
+#include <dirent.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -16,6 +32,9 @@
 #include <cstring>
 #include <string>
 
+#include <vector>
+
+#include "mesh/bootstrap_protocol.h"
 #include "mesh/engine.h"
 
 using meshmp::mesh::Engine;
@@ -32,6 +51,88 @@ int wait_for(Engine& e, int peer) {
   return st.error == meshmp::mesh::Error::kPeerDead ? 3 : 4;
 }
 
+std::string env_or_empty(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+// Names in /dev/shm that start with `prefix`.
+std::vector<std::string> shm_names(const std::string& prefix) {
+  std::vector<std::string> out;
+  if (DIR* d = ::opendir("/dev/shm")) {
+    while (dirent* e = ::readdir(d))
+      if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0) out.push_back(e->d_name);
+    ::closedir(d);
+  }
+  return out;
+}
+
+// The "secret" mode's checks; prints one line per finding.
+int check_secret(Engine& e, const std::string& secret, const std::string& job, const std::string& sock) {
+  int bad = 0;
+  auto say = [&](bool ok, const std::string& what) {
+    std::printf("rank %d: %s: %s\n", e.rank(), ok ? "ok" : "BAD", what.c_str());
+    bad += !ok;
+  };
+  say(secret.size() >= 32 && secret != job, "the secret is not the job id");
+  say(sock.find(secret) == std::string::npos, "the secret is not in the socket path");
+  for (const std::string& n : shm_names("meshmp-" + job)) say(n.find(secret) == std::string::npos, "not in " + n);
+  say(std::getenv("MESHMP_SECRET") == nullptr, "the secret is gone from the environment");
+  if (e.rank() == 0) {
+    // What an onlooker can learn: the job id (in every name). Present it.
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", sock.c_str());
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    bool refused = false;
+    if (fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+      std::uint32_t hello[2] = {static_cast<std::uint32_t>(e.size()), 1};
+      std::string body(reinterpret_cast<char*>(hello), sizeof hello);
+      body += job;
+      meshmp::mesh::bootstrap::send_frame(fd, meshmp::mesh::bootstrap::Msg::kHello, body);
+      char c;
+      refused = ::read(fd, &c, 1) == 0;  // closed on us
+      ::close(fd);
+    }
+    say(refused, "a HELLO with the job id instead of the secret is refused");
+  }
+  return bad ? 5 : 0;
+}
+
+// The "hold" mode: see the top of the file.
+int hold(Engine& e, const std::string& file, const std::string& sock) {
+  constexpr std::size_t kBig = std::size_t{8} << 20;  // more than the first 4 MiB arena
+  char* first = static_cast<char*>(e.allocate_registered(4096, 64));
+  if (e.rank() == 0 && !first) return 6;
+  int token = 0;
+  for (int r = 0; r < e.size(); ++r)  // everyone has made its first arena
+    if (r != e.rank()) e.wait(e.isend(&token, sizeof token, r, 7, 0), nullptr);
+  for (int r = 0; r < e.size(); ++r)
+    if (r != e.rank()) e.wait(e.irecv(&token, sizeof token, r, 7, 0), nullptr);
+  if (e.rank() == 0) {
+    std::printf("ready %s\n", sock.c_str());
+    std::fflush(stdout);
+  }
+  struct stat st {};
+  for (int i = 0; i < 3000 && ::stat(file.c_str(), &st) != 0; ++i) ::usleep(10000);
+  std::vector<char> want(kBig);
+  for (std::size_t i = 0; i < kBig; ++i) want[i] = static_cast<char>(i * 7 + 1);
+  meshmp::mesh::Status status;
+  if (e.rank() == 0) {
+    char* big = static_cast<char*>(e.allocate_registered(kBig, 64));  // the planted name refuses it: nullptr
+    std::vector<char> plain;
+    if (!big) plain.resize(kBig), big = plain.data();
+    std::memcpy(big, want.data(), kBig);
+    e.send(big, kBig, 1, 8, 0, meshmp::mesh::SendMode::kStandard, &status);
+  } else {
+    std::vector<char> got(kBig);
+    e.wait(e.irecv(got.data(), kBig, 0, 8, 0), &status);
+    if (status.error != meshmp::mesh::Error::kOk || got != want) return 7;
+    std::printf("data ok\n");
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -39,6 +140,8 @@ int main(int argc, char** argv) {
   const std::string mode = argv[1];
   // Before init: qmprun's SIGTERM may follow the victim's death at once.
   if (mode == "kill-watch") ::signal(SIGTERM, SIG_IGN);
+  const std::string secret = env_or_empty("MESHMP_SECRET"), job = env_or_empty("MESHMP_JOB"),
+                    sock = env_or_empty("MESHMP_BOOTSTRAP");
   Engine& e = Engine::init();
   if (mode == "env") {
     std::printf("rank %d of %d on %s\n", e.rank(), e.size(), e.torus().to_string().c_str());
@@ -63,6 +166,18 @@ int main(int argc, char** argv) {
     ::pause();
   } else if (mode == "hang") {
     for (;;) ::pause();
+  } else if (mode == "where-hang") {
+    if (e.rank() == 0) std::printf("socket %s\n", sock.c_str());
+    std::fflush(stdout);
+    for (;;) ::pause();
+  } else if (mode == "secret") {
+    const int rc = check_secret(e, secret, job, sock);
+    Engine::finalize();
+    return rc;
+  } else if (mode == "hold" && argc == 3 && e.size() == 2) {
+    const int rc = hold(e, argv[2], sock);
+    Engine::finalize();
+    return rc;
   } else {
     return 2;
   }

@@ -329,12 +329,15 @@ TEST(Qmp, AlltoallAndCommSplit) {
 }
 
 // Names of this rank's registered regions in /dev/shm ("/meshmp-<job>-m<rank>-<n>").
+// This rank's registered-memory segments: "meshmp-<job>-<token>-m<rank>-<n>".
 int registered_regions() {
-  const std::string prefix = std::string("meshmp-") + std::getenv("MESHMP_JOB") + "-m" + std::to_string(me()) + "-";
+  const std::string prefix = std::string("meshmp-") + std::getenv("MESHMP_JOB") + "-";
+  const std::string mine = "-m" + std::to_string(me()) + "-";
   int count = 0;
   DIR* d = opendir("/dev/shm");
   if (!d) return -1;
-  while (dirent* e = readdir(d)) count += std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0;
+  while (dirent* e = readdir(d))
+    count += std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0 && std::strstr(e->d_name, mine.c_str());
   closedir(d);
   return count;
 }

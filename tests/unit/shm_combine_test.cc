@@ -23,20 +23,27 @@ class ShmCombine : public ::testing::Test {
  protected:
   void SetUp() override {
     job_ = "t" + std::to_string(::getpid()) + "x" + std::to_string(std::random_device{}());
-    for (int r = 0; r < 3; ++r) ranks_.push_back(std::make_unique<ShmProvider>(ShmProvider::Options{job_, r, 3}));
+    for (int r = 0; r < 3; ++r) {
+      tokens_.push_back("tok" + std::to_string(r));
+      ranks_.push_back(std::make_unique<ShmProvider>(ShmProvider::Options{job_, tokens_[r], "a" + tokens_[r], r, 3}));
+    }
     const std::vector<int> pids(3, ::getpid());
-    for (auto& p : ranks_) p->attach_controls(pids);
+    std::vector<std::string> arenas;
+    for (const std::string& t : tokens_) arenas.push_back("a" + t);
+    for (auto& p : ranks_) p->attach_controls(pids, tokens_, arenas);
     for (auto& p : ranks_) p->unlink_own_control();
   }
   void TearDown() override {
     ranks_.clear();
     struct stat st {};
     for (int r = 0; r < 3; ++r)
-      EXPECT_NE(::stat(("/dev/shm/meshmp-" + job_ + "-c" + std::to_string(r)).c_str(), &st), 0) << "left behind";
+      EXPECT_NE(::stat(("/dev/shm/meshmp-" + job_ + "-" + tokens_[r] + "-c" + std::to_string(r)).c_str(), &st), 0)
+          << "left behind";
   }
   ShmProvider& rank(int r) { return *ranks_[r]; }
 
   std::string job_;
+  std::vector<std::string> tokens_;
   std::vector<std::unique_ptr<ShmProvider>> ranks_;
 };
 

@@ -23,9 +23,18 @@ std::string unique_job() {
   return "t" + std::to_string(::getpid()) + "x" + std::to_string(std::random_device{}());
 }
 
+// Each rank's name token (in a job they come from the launcher's fence).
+std::string tok(int rank) { return "tok" + std::to_string(rank); }
+std::vector<std::string> tokens(int n) {
+  std::vector<std::string> t;
+  for (int r = 0; r < n; ++r) t.push_back(tok(r));
+  return t;
+}
+
 bool name_exists(const std::string& job, int rank, std::uint32_t region) {
   struct stat st {};
-  const std::string path = "/dev/shm/meshmp-" + job + "-m" + std::to_string(rank) + "-" + std::to_string(region);
+  const std::string path =
+      "/dev/shm/meshmp-" + job + "-" + tok(rank) + "-m" + std::to_string(rank) + "-" + std::to_string(region);
   return ::stat(path.c_str(), &st) == 0;
 }
 
@@ -41,7 +50,7 @@ TEST(ShmRegistry, KeysCarryTheRegionAndANonzeroNonce) {
 }
 
 TEST(ShmRegistry, HonoursAlignment) {
-  ShmRegistry owner(unique_job(), 0, kLimit);
+  ShmRegistry owner(unique_job(), 0, tok(0), kLimit);
   std::vector<void*> kept;
   for (std::size_t align : {std::size_t{1}, std::size_t{64}, std::size_t{4096}, std::size_t{1} << 16}) {
     void* p = owner.allocate(1000, align);
@@ -56,7 +65,7 @@ TEST(ShmRegistry, HonoursAlignment) {
 }
 
 TEST(ShmRegistry, AllocationsDoNotOverlap) {
-  ShmRegistry owner(unique_job(), 0, kLimit, kSmallArena);
+  ShmRegistry owner(unique_job(), 0, tok(0), kLimit, kSmallArena);
   std::mt19937 rng(5);
   std::vector<std::pair<unsigned char*, std::size_t>> live;
   for (int i = 0; i < 3000; ++i) {
@@ -83,7 +92,7 @@ TEST(ShmRegistry, AllocationsDoNotOverlap) {
 // has been seen no arena is added (no segment created, so no system call),
 // however many pairs follow.
 TEST(ShmRegistry, ReleasedMemoryIsReusedWithoutNewArenas) {
-  ShmRegistry owner(unique_job(), 0, kLimit);
+  ShmRegistry owner(unique_job(), 0, tok(0), kLimit);
   void* first = owner.allocate(96 * 1024, 64);
   ASSERT_NE(first, nullptr);
   ASSERT_TRUE(owner.release(first));
@@ -109,7 +118,7 @@ TEST(ShmRegistry, ReleasedMemoryIsReusedWithoutNewArenas) {
 // Sizes are rounded up to their class (at most a quarter more); every byte
 // asked for is usable.
 TEST(ShmRegistry, SizeClassesRoundUpByAtMostAQuarter) {
-  ShmRegistry owner(unique_job(), 0, kLimit);
+  ShmRegistry owner(unique_job(), 0, tok(0), kLimit);
   for (std::size_t n : {std::size_t{1}, std::size_t{64}, std::size_t{1000}, std::size_t{1025}, std::size_t{5000},
                         std::size_t{65537}, std::size_t{1} << 20, (std::size_t{1} << 20) + 1}) {
     void* p = owner.allocate(n, 64);
@@ -127,7 +136,7 @@ TEST(ShmRegistry, SizeClassesRoundUpByAtMostAQuarter) {
 // its limit (what the classes hold is merged back before giving up).
 TEST(ShmRegistry, FreeNeighboursMerge) {
   {
-    ShmRegistry owner(unique_job(), 0, kLimit, std::size_t{16} << 20);
+    ShmRegistry owner(unique_job(), 0, tok(0), kLimit, std::size_t{16} << 20);
     const std::size_t big = std::size_t{2} << 20;
     auto* a = static_cast<char*>(owner.allocate(big, 64));
     auto* b = static_cast<char*>(owner.allocate(big, 64));
@@ -140,7 +149,7 @@ TEST(ShmRegistry, FreeNeighboursMerge) {
     EXPECT_EQ(owner.allocate(3 * big, 64), a);
   }
   {
-    ShmRegistry owner(unique_job(), 0, kSmallArena, kSmallArena);  // one arena, no more
+    ShmRegistry owner(unique_job(), 0, tok(0), kSmallArena, kSmallArena);  // one arena, no more
     const std::size_t part = kSmallArena / 4;
     auto* a = static_cast<char*>(owner.allocate(part, 64));
     auto* b = static_cast<char*>(owner.allocate(part, 64));
@@ -156,7 +165,7 @@ TEST(ShmRegistry, FreeNeighboursMerge) {
 }
 
 TEST(ShmRegistry, RegionOfCoversTheArenaAndNothingElse) {
-  ShmRegistry owner(unique_job(), 0, kLimit, kSmallArena);
+  ShmRegistry owner(unique_job(), 0, tok(0), kLimit, kSmallArena);
   auto* p = static_cast<char*>(owner.allocate(4096, 64));
   ASSERT_NE(p, nullptr);
   const std::uint32_t region = owner.region_of(p, 4096);
@@ -179,7 +188,8 @@ TEST(ShmRegistry, RegionOfCoversTheArenaAndNothingElse) {
 
 TEST(ShmRegistry, APeerWritesIntoTheArenaAndNowhereElse) {
   const std::string job = unique_job();
-  ShmRegistry owner(job, 0, kLimit, kSmallArena), writer(job, 1, kLimit);
+  ShmRegistry owner(job, 0, tok(0), kLimit, kSmallArena), writer(job, 1, tok(1), kLimit);
+  writer.set_peer_tokens(tokens(2));
   const std::size_t n = 10000;
   auto* p = static_cast<unsigned char*>(owner.allocate(n, 64));
   ASSERT_NE(p, nullptr);
@@ -214,7 +224,7 @@ TEST(ShmRegistry, ArenasStayUntilTheRegistryGoes) {
   const std::string job = unique_job();
   std::uint32_t region = 0;
   {
-    ShmRegistry owner(job, 3, kLimit);
+    ShmRegistry owner(job, 3, tok(3), kLimit);
     void* a = owner.allocate(100, 8);
     ASSERT_NE(a, nullptr);
     region = owner.region_of(a, 100);
@@ -228,7 +238,7 @@ TEST(ShmRegistry, ArenasStayUntilTheRegistryGoes) {
 // Beyond its limit the pool refuses (ENOMEM) instead of growing; what was
 // released is still handed out.
 TEST(ShmRegistry, StaysWithinItsLimit) {
-  ShmRegistry owner(unique_job(), 0, 3 * kSmallArena, kSmallArena);
+  ShmRegistry owner(unique_job(), 0, tok(0), 3 * kSmallArena, kSmallArena);
   std::vector<void*> held;
   for (void* p; (p = owner.allocate(kSmallArena / 2, 64)) != nullptr;) held.push_back(p);
   EXPECT_EQ(errno, ENOMEM);
@@ -251,11 +261,12 @@ TEST(ShmRegistry, PeerMappingsStayBounded) {
   std::vector<std::unique_ptr<ShmRegistry>> owners;
   std::vector<char*> bufs;
   for (int r = 0; r < n; ++r) {
-    owners.push_back(std::make_unique<ShmRegistry>(job, r, kLimit, kSmallArena));
+    owners.push_back(std::make_unique<ShmRegistry>(job, r, tok(r), kLimit, kSmallArena));
     bufs.push_back(static_cast<char*>(owners.back()->allocate(64, 8)));
     ASSERT_NE(bufs.back(), nullptr);
   }
-  ShmRegistry writer(job, n, kLimit);
+  ShmRegistry writer(job, n, tok(n), kLimit);
+  writer.set_peer_tokens(tokens(n + 1));
   for (int round = 0; round < 2; ++round)
     for (int r = 0; r < n; ++r) {
       const char v = static_cast<char>(r + round);

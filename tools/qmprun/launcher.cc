@@ -28,6 +28,7 @@
 #include "mesh/config.h"
 #include "mesh/geometry.h"
 #include "mesh/launch_env.h"
+#include "mesh/random_token.h"
 
 namespace meshmp::tools {
 namespace {
@@ -35,17 +36,14 @@ namespace {
 using Clock = std::chrono::steady_clock;
 namespace bs = mesh::bootstrap;
 
-std::string random_hex(int bytes) {
-  std::string out;
-  FILE* f = std::fopen("/dev/urandom", "rb");
-  if (!f) throw std::runtime_error("cannot open /dev/urandom");
-  for (int i = 0; i < bytes; ++i) {
-    char hex[3];
-    std::snprintf(hex, sizeof hex, "%02x", std::fgetc(f) & 0xff);
-    out += hex;
-  }
-  std::fclose(f);
-  return out;
+// The job id names the job's shared-memory segments, which every user can
+// list: it is not a secret. MESHMP_JOB_PREFIX (a test harness's) starts it.
+std::string make_job_id() {
+  const char* prefix = std::getenv("MESHMP_JOB_PREFIX");
+  std::string id = prefix ? prefix : "";
+  if (id.size() > 24 || id.find_first_not_of("0123456789abcdefghijklmnopqrstuvwxyz") != std::string::npos)
+    throw std::runtime_error("MESHMP_JOB_PREFIX=" + id + ": expected up to 24 lower-case letters and digits");
+  return id + mesh::random_hex(8);
 }
 
 std::string describe_status(int status) {
@@ -64,7 +62,8 @@ int exit_code_of(int status) {
 }
 
 // Removes every shared-memory segment of this job a rank left behind (it
-// died between creating a segment and its peer opening it).
+// died between creating a segment and its peer opening it) -- only ours: a
+// name someone else planted is not ours to remove.
 void sweep_shm(const std::string& job) {
   const std::string prefix = "meshmp-" + job + "-";
   DIR* d = ::opendir("/dev/shm");
@@ -73,7 +72,9 @@ void sweep_shm(const std::string& job) {
   while (dirent* e = ::readdir(d))
     if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0) names.push_back(e->d_name);
   ::closedir(d);
-  for (const std::string& n : names) ::shm_unlink(("/" + n).c_str());
+  struct stat st {};
+  for (const std::string& n : names)
+    if (::lstat(("/dev/shm/" + n).c_str(), &st) == 0 && st.st_uid == ::geteuid()) ::shm_unlink(("/" + n).c_str());
 }
 
 // Output of one rank's stdout or stderr, re-emitted line by line with a tag.
@@ -113,6 +114,7 @@ class Job {
  private:
   void resolve_geometry();
   void open_socket();
+  void start_guardian();
   void spawn();
   void loop();
   void on_signal();
@@ -127,8 +129,10 @@ class Job {
   std::string geometry_;
   std::string config_abs_;
   std::string job_id_;
+  std::string secret_;  // what a HELLO must carry; only our children get it
   std::string dir_, sock_path_;
   int listen_fd_ = -1, sig_fd_ = -1;
+  int guardian_fd_ = -1;  // closes when we end, however we end
   std::vector<pid_t> pids_;
   std::vector<bool> alive_;
   int alive_count_ = 0;
@@ -177,6 +181,38 @@ void Job::open_socket() {
     throw std::runtime_error("bootstrap socket " + sock_path_ + ": " + std::strerror(errno));
 }
 
+// A small process that outlives the launcher: when the launcher ends, even
+// by SIGKILL, its end of a pipe closes; the guardian then waits (at most
+// 5 s) for the ranks' process group, which the launcher sent it, to be gone
+// -- they die with the launcher -- and removes the socket directory and the
+// job's segments.
+void Job::start_guardian() {
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  const pid_t g = ::fork();
+  if (g < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (g == 0) {
+    ::setsid();  // not in the ranks' group, not in the terminal's
+    ::close(p[1]);
+    ::close(listen_fd_);
+    pid_t group = 0;
+    ssize_t n;
+    while ((n = ::read(p[0], &group, sizeof group)) < 0 && errno == EINTR) {
+    }
+    if (n != sizeof group) group = 0;
+    char c;
+    while (::read(p[0], &c, 1) != 0 && errno == EINTR) {
+    }
+    for (int i = 0; i < 500 && group > 0 && ::kill(-group, 0) == 0; ++i) ::usleep(10000);
+    ::unlink(sock_path_.c_str());
+    ::rmdir(dir_.c_str());
+    sweep_shm(job_id_);
+    ::_exit(0);
+  }
+  ::close(p[0]);
+  guardian_fd_ = p[1];
+}
+
 void Job::spawn() {
   pids_.assign(n_, 0);
   alive_.assign(n_, false);
@@ -202,6 +238,7 @@ void Job::spawn() {
       ::setenv(mesh::env::kRank, std::to_string(r).c_str(), 1);
       ::setenv(mesh::env::kSize, std::to_string(n_).c_str(), 1);
       ::setenv(mesh::env::kJob, job_id_.c_str(), 1);
+      ::setenv(mesh::env::kSecret, secret_.c_str(), 1);
       ::setenv(mesh::env::kBootstrap, sock_path_.c_str(), 1);
       ::setenv(mesh::env::kProvider, opt_.provider.c_str(), 1);
       if (!geometry_.empty()) ::setenv(mesh::env::kGeometry, geometry_.c_str(), 1);
@@ -284,11 +321,12 @@ void Job::on_client(Client& c) {
   }
   if (c.rank < 0) {
     // Only ranks of this job may join: the HELLO must carry the job's secret
-    // (handed to our children in MESHMP_JOB) and an unclaimed rank. The pid
+    // (handed to our children in MESHMP_SECRET, never part of a name) and an
+    // unclaimed rank. The pid
     // is not checked: a rank may run under a wrapper (valgrind, perf, sh -c).
     std::uint32_t hello[2];
-    if (type != bs::Msg::kHello || body.size() != sizeof hello + job_id_.size() ||
-        body.compare(sizeof hello, std::string::npos, job_id_) != 0) {
+    if (type != bs::Msg::kHello || body.size() != sizeof hello + secret_.size() ||
+        body.compare(sizeof hello, std::string::npos, secret_) != 0) {
       std::fprintf(stderr, "qmprun: refused a bootstrap connection without this job's secret\n");
       ::close(c.fd);
       c.fd = -1;
@@ -382,11 +420,13 @@ void Job::cleanup() {
   if (!sock_path_.empty()) ::unlink(sock_path_.c_str()), sock_path_.clear();
   if (!dir_.empty()) ::rmdir(dir_.c_str()), dir_.clear();
   if (!job_id_.empty()) sweep_shm(job_id_);
+  if (guardian_fd_ >= 0) ::close(guardian_fd_), guardian_fd_ = -1;  // nothing left for it
 }
 
 int Job::run() {
   resolve_geometry();
-  job_id_ = random_hex(12);
+  job_id_ = make_job_id();
+  secret_ = mesh::random_hex(16);
   open_socket();
   sigset_t mask;
   sigemptyset(&mask);
@@ -394,7 +434,11 @@ int Job::run() {
   ::sigprocmask(SIG_BLOCK, &mask, &old_mask_);
   sig_fd_ = ::signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
   timeout_at_ = Clock::now() + std::chrono::milliseconds(static_cast<long>(opt_.timeout_s * 1000));
+  start_guardian();
   spawn();
+  // If the guardian is gone, the normal cleanup below still runs.
+  const ssize_t told = ::write(guardian_fd_, &pgid_, sizeof pgid_);
+  (void)told;
   loop();
   cleanup();
   ::sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
