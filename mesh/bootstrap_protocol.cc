@@ -32,11 +32,32 @@ bool read_all(int fd, char* p, std::size_t n) {
 
 }  // namespace
 
+std::string encode_frame(Msg type, const std::string& body) {
+  const std::uint32_t hdr[2] = {static_cast<std::uint32_t>(type), static_cast<std::uint32_t>(body.size())};
+  std::string out(reinterpret_cast<const char*>(hdr), sizeof hdr);
+  return out + body;
+}
+
+bool take_frame(std::string& in, Msg* type, std::string* body, bool* bad) {
+  *bad = false;
+  std::uint32_t hdr[2];
+  if (in.size() < sizeof hdr) return false;
+  std::memcpy(hdr, in.data(), sizeof hdr);
+  if (hdr[1] > kMaxFrame) {
+    *bad = true;
+    return false;
+  }
+  if (in.size() - sizeof hdr < hdr[1]) return false;
+  *type = static_cast<Msg>(hdr[0]);
+  body->assign(in, sizeof hdr, hdr[1]);
+  in.erase(0, sizeof hdr + hdr[1]);
+  return true;
+}
+
 bool send_frame(int fd, Msg type, const std::string& body) {
   if (body.size() > kMaxFrame) return false;
-  std::uint32_t hdr[2] = {static_cast<std::uint32_t>(type), static_cast<std::uint32_t>(body.size())};
-  return write_all(fd, reinterpret_cast<const char*>(hdr), sizeof hdr) &&
-         write_all(fd, body.data(), body.size());
+  const std::string frame = encode_frame(type, body);
+  return write_all(fd, frame.data(), frame.size());
 }
 
 bool recv_frame(int fd, Msg* type, std::string* body) {

@@ -20,6 +20,13 @@ enum class Msg : std::uint32_t {
 
 inline constexpr std::uint32_t kMaxFrame = 64u << 20;  ///< bytes
 
+/// One frame's bytes.
+std::string encode_frame(Msg type, const std::string& body);
+/// Takes the first whole frame off the front of `in` (bytes received so
+/// far, from a non-blocking socket) into *type and *body: true if there was
+/// one. Sets *bad (and takes nothing) if the frame announces more than
+/// kMaxFrame bytes.
+bool take_frame(std::string& in, Msg* type, std::string* body, bool* bad);
 /// Writes one frame; returns false on a write error.
 bool send_frame(int fd, Msg type, const std::string& body);
 /// Reads one frame; false on EOF, error, or a length above kMaxFrame.

@@ -8,6 +8,10 @@
 //   orphan-segment      rank 0 starts a connection to a non-neighbour and is
 //                       killed before the peer can open it
 //   hang                every rank sleeps (for --timeout and SIGTERM tests)
+//   stall-client RANK   rank 0's child connects to the launcher's socket,
+//                       sends half a frame header and holds the connection;
+//                       then RANK kills itself and the others wait for it
+//   stop RANK           RANK stops itself (SIGSTOP); the others wait for it
 //   where-hang          rank 0 prints "socket PATH" (the bootstrap socket),
 //                       then every rank sleeps
 //   secret              checks the per-job secret: not the job id, in no
@@ -166,6 +170,24 @@ int main(int argc, char** argv) {
     ::pause();
   } else if (mode == "hang") {
     for (;;) ::pause();
+  } else if (mode == "stall-client" && argc == 3) {
+    const int who = std::atoi(argv[2]);
+    if (e.rank() == 0 && ::fork() == 0) {
+      sockaddr_un addr{};
+      addr.sun_family = AF_UNIX;
+      std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", sock.c_str());
+      const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+      if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 && ::write(fd, "\1\0\0", 3) == 3)
+        ::sleep(30);  // holding a partial frame
+      ::_exit(0);
+    }
+    ::usleep(200000);  // the stalled connection is in place before the death
+    if (e.rank() == who) ::raise(SIGKILL);
+    return wait_for(e, who);
+  } else if (mode == "stop" && argc == 3) {
+    const int who = std::atoi(argv[2]);
+    if (e.rank() == who) ::raise(SIGSTOP);
+    return wait_for(e, who);
   } else if (mode == "where-hang") {
     if (e.rank() == 0) std::printf("socket %s\n", sock.c_str());
     std::fflush(stdout);

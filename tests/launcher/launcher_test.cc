@@ -176,6 +176,26 @@ TEST(Qmprun, SegmentOfARankKilledMidConnectIsRemoved) {
   EXPECT_EQ(count_probes(), 0);
 }
 
+// A client that sends half a frame and stalls must not blind the launcher:
+// a rank killed meanwhile still ends the job within 5 s (issue 15, item 2).
+TEST(Qmprun, AStalledBootstrapClientDoesNotDelayTheWatch) {
+  Result r = run({"-n", "3", "--geometry", "3", g_probe, "stall-client", "2"});
+  EXPECT_EQ(r.status, 128 + SIGKILL) << r.err;
+  EXPECT_NE(r.err.find("rank 2 (pid "), std::string::npos) << r.err;
+  EXPECT_LT(r.seconds, 5.0);
+  EXPECT_EQ(count_probes(), 0);
+}
+
+// A rank stopped longer than --stopped-warning is named (issue 15, item 4);
+// the job waits for it, here until --timeout.
+TEST(Qmprun, AStoppedRankIsNamed) {
+  Result r = run({"-n", "3", "--stopped-warning", "1", "--timeout", "3", g_probe, "stop", "1"});
+  EXPECT_EQ(r.status, 124) << r.err;
+  EXPECT_NE(r.err.find("rank 1 (pid "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("has been stopped for 1 s"), std::string::npos) << r.err;
+  EXPECT_EQ(count_probes(), 0);
+}
+
 TEST(Qmprun, TimeoutEndsAHungJob) {
   Result r = run({"-n", "3", "--timeout", "1", g_probe, "hang"});
   EXPECT_EQ(r.status, 124);

@@ -99,10 +99,19 @@ struct OutputPipe {
   }
 };
 
+// A connection to the bootstrap socket. It never blocks us: the socket is
+// non-blocking, bytes wait in `in` until a frame is whole and in `out` until
+// the peer takes them, and a connection that has not said HELLO by
+// `hello_by` is closed (a stalled or hostile client cannot hold up the
+// launcher's watch over the ranks).
 struct Client {
   int fd = -1;
   int rank = -1;  // -1 until HELLO
+  std::string in, out;
+  Clock::time_point hello_by;
 };
+
+constexpr auto kHelloDeadline = std::chrono::seconds(5);
 
 class Job {
  public:
@@ -118,7 +127,9 @@ class Job {
   void spawn();
   void loop();
   void on_signal();
-  void on_client(Client& c);
+  void on_client(Client& c, short revents);
+  void on_frame(Client& c, bs::Msg type, std::string body);
+  void drop(Client& c, const char* why);
   void reap();
   void fail_job(int code, const std::string& message);
   void teardown(int sig);
@@ -135,6 +146,8 @@ class Job {
   int guardian_fd_ = -1;  // closes when we end, however we end
   std::vector<pid_t> pids_;
   std::vector<bool> alive_;
+  std::vector<Clock::time_point> stopped_since_;  // time_point{} while running
+  std::vector<bool> stop_reported_;
   int alive_count_ = 0;
   pid_t pgid_ = 0;
   std::vector<Client> clients_;
@@ -216,6 +229,8 @@ void Job::start_guardian() {
 void Job::spawn() {
   pids_.assign(n_, 0);
   alive_.assign(n_, false);
+  stopped_since_.assign(n_, Clock::time_point{});
+  stop_reported_.assign(n_, false);
   std::vector<char*> argv;
   for (const std::string& a : opt_.command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -286,9 +301,16 @@ void Job::teardown(int sig) {
 void Job::reap() {
   int status;
   pid_t pid;
-  while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+  while ((pid = ::waitpid(-1, &status, WNOHANG | WUNTRACED | WCONTINUED)) > 0) {
     for (int r = 0; r < n_; ++r) {
       if (pids_[r] != pid || !alive_[r]) continue;
+      if (WIFSTOPPED(status) || WIFCONTINUED(status)) {
+        stopped_since_[r] = WIFSTOPPED(status) ? Clock::now() : Clock::time_point{};
+        if (WIFCONTINUED(status) && stop_reported_[r])
+          std::fprintf(stderr, "qmprun: rank %d (pid %d) runs again\n", r, static_cast<int>(pid));
+        stop_reported_[r] = false;
+        continue;
+      }
       alive_[r] = false;
       --alive_count_;
       bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
@@ -311,35 +333,46 @@ void Job::on_signal() {
   }
 }
 
-void Job::on_client(Client& c) {
+void Job::drop(Client& c, const char* why) {
+  if (why) std::fprintf(stderr, "qmprun: %s\n", why);
+  ::close(c.fd);
+  c.fd = -1;
+}
+
+void Job::on_client(Client& c, short revents) {
+  if (revents & POLLOUT) {
+    const ssize_t n = ::send(c.fd, c.out.data(), c.out.size(), MSG_NOSIGNAL);
+    if (n > 0) c.out.erase(0, static_cast<std::size_t>(n));
+    else if (n < 0 && errno != EAGAIN && errno != EINTR) return drop(c, nullptr);
+  }
+  if (!(revents & (POLLIN | POLLHUP | POLLERR))) return;
+  char buf[65536];
+  const ssize_t n = ::read(c.fd, buf, sizeof buf);
+  if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) return drop(c, nullptr);
+  if (n > 0) c.in.append(buf, static_cast<std::size_t>(n));
   bs::Msg type;
   std::string body;
-  if (!bs::recv_frame(c.fd, &type, &body)) {
-    ::close(c.fd);
-    c.fd = -1;
-    return;
-  }
+  bool bad = false;
+  while (c.fd >= 0 && bs::take_frame(c.in, &type, &body, &bad)) on_frame(c, type, std::move(body));
+  if (bad) drop(c, "closed a bootstrap connection that announced an oversized frame");
+}
+
+void Job::on_frame(Client& c, bs::Msg type, std::string body) {
   if (c.rank < 0) {
     // Only ranks of this job may join: the HELLO must carry the job's secret
     // (handed to our children in MESHMP_SECRET, never part of a name) and an
-    // unclaimed rank. The pid
-    // is not checked: a rank may run under a wrapper (valgrind, perf, sh -c).
+    // unclaimed rank. The pid is not checked: a rank may run under a wrapper
+    // (valgrind, perf, sh -c).
     std::uint32_t hello[2];
     if (type != bs::Msg::kHello || body.size() != sizeof hello + secret_.size() ||
-        body.compare(sizeof hello, std::string::npos, secret_) != 0) {
-      std::fprintf(stderr, "qmprun: refused a bootstrap connection without this job's secret\n");
-      ::close(c.fd);
-      c.fd = -1;
-      return;
-    }
+        body.compare(sizeof hello, std::string::npos, secret_) != 0)
+      return drop(c, "refused a bootstrap connection without this job's secret");
     std::memcpy(hello, body.data(), sizeof hello);
     bool taken = false;
     for (const Client& o : clients_) taken |= o.rank == static_cast<int>(hello[0]);
     if (hello[0] >= static_cast<std::uint32_t>(n_) || taken) {
       std::fprintf(stderr, "qmprun: refused a bootstrap connection claiming rank %u\n", hello[0]);
-      ::close(c.fd);
-      c.fd = -1;
-      return;
+      return drop(c, nullptr);
     }
     c.rank = static_cast<int>(hello[0]);
     return;
@@ -350,9 +383,9 @@ void Job::on_client(Client& c) {
       std::vector<std::string> blobs;
       for (auto& [r, b] : fence_blobs_) blobs.push_back(std::move(b));
       fence_blobs_.clear();
-      const std::string result = bs::encode_blobs(blobs);
+      const std::string result = bs::encode_frame(bs::Msg::kFenceResult, bs::encode_blobs(blobs));
       for (Client& other : clients_)
-        if (other.fd >= 0 && other.rank >= 0) bs::send_frame(other.fd, bs::Msg::kFenceResult, result);
+        if (other.fd >= 0 && other.rank >= 0) other.out += result;  // sent as each socket takes it
     }
   } else if (type == bs::Msg::kAbort && body.size() >= sizeof(int)) {
     int code;
@@ -367,7 +400,7 @@ void Job::loop() {
     std::vector<pollfd> fds;
     fds.push_back({sig_fd_, POLLIN, 0});
     fds.push_back({listen_fd_, POLLIN, 0});
-    for (Client& c : clients_) fds.push_back({c.fd, POLLIN, 0});
+    for (Client& c : clients_) fds.push_back({c.fd, static_cast<short>(POLLIN | (c.out.empty() ? 0 : POLLOUT)), 0});
     for (OutputPipe& p : pipes_) fds.push_back({p.fd, POLLIN, 0});
     int wait_ms = 200;
     ::poll(fds.data(), fds.size(), wait_ms);
@@ -378,7 +411,7 @@ void Job::loop() {
     const size_t nclients = clients_.size(), npipes = pipes_.size();
     size_t i = 2;
     for (size_t k = 0; k < nclients; ++k, ++i)
-      if (fds[i].revents) on_client(clients_[k]);
+      if (fds[i].revents && clients_[k].fd >= 0) on_client(clients_[k], fds[i].revents);
     for (size_t k = 0; k < npipes; ++k, ++i) {
       if (!fds[i].revents) continue;
       char buf[65536];
@@ -393,13 +426,25 @@ void Job::loop() {
       }
     }
     if (fds[1].revents & POLLIN) {
-      int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-      if (fd >= 0) clients_.push_back({fd, -1});
+      const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+      if (fd >= 0) clients_.push_back({fd, -1, {}, {}, Clock::now() + kHelloDeadline});
     }
+    for (Client& c : clients_)
+      if (c.fd >= 0 && c.rank < 0 && Clock::now() >= c.hello_by)
+        drop(c, "closed a bootstrap connection that said no HELLO within 5 s");
     std::erase_if(clients_, [](const Client& c) { return c.fd < 0; });
     std::erase_if(pipes_, [](const OutputPipe& p) { return p.fd < 0; });
 
     const auto now = Clock::now();
+    for (int r = 0; r < n_; ++r)
+      if (alive_[r] && !stop_reported_[r] && stopped_since_[r] != Clock::time_point{} &&
+          now - stopped_since_[r] >= std::chrono::duration<double>(opt_.stopped_warning_s)) {
+        stop_reported_[r] = true;
+        std::fprintf(stderr,
+                     "qmprun: rank %d (pid %d) has been stopped for %.0f s (SIGSTOP, a debugger?); the job "
+                     "waits for it (SIGCONT resumes it)\n",
+                     r, static_cast<int>(pids_[r]), std::chrono::duration<double>(now - stopped_since_[r]).count());
+      }
     if (opt_.timeout_s > 0 && !tearing_down_ && now >= timeout_at_)
       fail_job(124, "the job exceeded --timeout " + std::to_string(opt_.timeout_s) + " s; ending it");
     if (tearing_down_ && alive_count_ > 0 && now >= kill_deadline_) teardown(SIGKILL);

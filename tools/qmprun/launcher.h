@@ -16,6 +16,9 @@ struct LaunchOptions {
   std::string provider = "shm";
   bool tag_output = false;        ///< prefix every output line with "[rank] "
   double timeout_s = 0;           ///< 0: none
+  /// A rank stopped (SIGSTOP, ^Z, a debugger) this long is named on stderr;
+  /// the job keeps waiting for it.
+  double stopped_warning_s = 180;
   std::vector<std::string> command;  ///< program and its arguments
 };
 

@@ -27,6 +27,9 @@ int main(int argc, char** argv) {
   app.add_option("--provider", opt.provider, "link provider")->check(CLI::IsMember({"shm"}));
   app.add_flag("--tag-output", opt.tag_output, "prefix each output line with [rank]");
   app.add_option("--timeout", opt.timeout_s, "kill the job after this many seconds")->check(CLI::PositiveNumber);
+  app.add_option("--stopped-warning", opt.stopped_warning_s,
+                 "name a rank that has been stopped (SIGSTOP) this many seconds (default 180)")
+      ->check(CLI::PositiveNumber);
   app.prefix_command();
   try {
     app.parse(args);
