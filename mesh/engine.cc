@@ -186,6 +186,7 @@ struct Engine::Impl {
   std::mt19937_64 rng{std::random_device{}()};
   std::chrono::steady_clock::time_point last_liveness = std::chrono::steady_clock::now();
   std::vector<int> connect_requests;
+  std::vector<std::pair<int, std::uint8_t>> closed_links;
   std::map<ChannelKey, SendChannel> send_channels;  // nodes never move: requests point at them
   std::map<ChannelKey, RecvChannel> recv_channels;
   std::uint64_t completions = 0;  // requests completed so far: waits over many rescan only when it moves
@@ -411,11 +412,19 @@ struct Engine::Impl {
   }
 
   // ---- failure --------------------------------------------------------------
-  void fail_peer(int peer, Error why, const std::string& msg) {
+  // Reason codes of a link closed by the peer (ShmProvider::close_link).
+  static constexpr std::uint8_t kClosedRejected = 1;
+
+  // Closes everything with `peer`: its queued frames go, its requests fail
+  // with `why`. A protocol error this rank found (it rejected the peer's
+  // data) is also told to the peer, whose calls then fail too instead of
+  // waiting for frames that will not come (`tell_peer`).
+  void fail_peer(int peer, Error why, const std::string& msg, bool tell_peer = true) {
     if (peers[peer].failed != Error::kOk) return;
     peers[peer].failed = why;
     std::fprintf(stderr, "meshmp: rank %d: rank %d: %s (%s); its requests fail\n", e.rank_, peer,
                  msg.c_str(), error_name(why));
+    if (why == Error::kProtocol && tell_peer && shm) shm->close_link(peer, kClosedRejected);
     for (LinkState* ls : peers[peer].links)
       while (PendingFrame* f = ls->sendq.pop_front()) release_frame(f);
     for (auto& up : requests) {
@@ -543,8 +552,23 @@ struct Engine::Impl {
       for (LinkState* l : peers[peer].links) send_or_queue(*l, d, s);
     } else if (err == ESRCH) {
       fail_peer(peer, Error::kPeerDead, "process is gone");
+    } else if (err == EIO) {
+      // This message's bytes could not be moved (a bad buffer address, ours
+      // or the receive's): it fails on both sides, the link stays.
+      std::fprintf(stderr, "meshmp: rank %d: a %zu-byte message to rank %d could not be written (bad buffer address); "
+                   "it fails on both ends\n", e.rank_, s->len, peer);
+      FrameHeader d = make_header(FrameType::kDone, peer);
+      d.flags = kFlagFailed;
+      d.addr = s->len;
+      d.send_id = s->id;
+      d.recv_id = recv_id;
+      d.key = key;
+      send_or_queue(ls, d, nullptr);
+      s->status.error = Error::kProtocol;
+      complete(s);
     } else {
-      fail_peer(peer, Error::kProtocol, std::string("RDMA write refused: ") + std::strerror(err));
+      fail_peer(peer, Error::kProtocol, ls.link->describe() + ": the peer's buffer announcement is bad (" +
+                                            std::strerror(err) + ")");
     }
   }
 
@@ -676,6 +700,14 @@ struct Engine::Impl {
           fail_peer(src, Error::kProtocol, "DONE for an unknown receive or a wrong key/length");
           return true;
         }
+        if (h.flags & kFlagFailed) {  // the sender could not write it: this receive fails
+          std::fprintf(stderr, "meshmp: rank %d: rank %d could not write its %llu-byte message into our receive\n",
+                       e.rank_, src, static_cast<unsigned long long>(h.addr));
+          r->status.bytes = 0;
+          r->status.error = Error::kProtocol;
+          complete(r);
+          return true;
+        }
         r->granted = h.length;
         r->msg_len = h.addr;
         if (!(h.flags & kFlagStreamed) || r->offset >= r->granted) finish_rendezvous_recv(r);
@@ -779,6 +811,11 @@ struct Engine::Impl {
   bool progress() {
     bool any = false;
     if (!shm) return false;
+    closed_links.clear();
+    shm->take_closed_links(&closed_links);
+    for (auto [p, why] : closed_links)
+      fail_peer(p, Error::kProtocol,
+                why == kClosedRejected ? "closed the link: it rejected data this rank sent" : "closed the link", false);
     connect_requests.clear();
     shm->take_connect_requests(&connect_requests);
     for (int p : connect_requests)

@@ -45,7 +45,9 @@ class Link {
   /// announced in a CTS or RECV_READY with registration key `key`, see
   /// shm_registry.h). Returns 0, or an errno value; EPERM / ENOSYS mean the OS
   /// refuses and the caller falls back to DATA frames; EFAULT means the
-  /// address/key pair is not one the peer registered.
+  /// address/key pair is not one the peer registered (the peer's fault);
+  /// EIO means the bytes could not be moved (a bad address on either side:
+  /// the transfer fails, the link stays); ESRCH means the peer is gone.
   virtual int rdma_write(std::uint64_t remote_addr, std::uint64_t key, const void* src, std::size_t len) = 0;
 
   /// Short description for messages and statistics ("shm 0<->3 #1").

@@ -54,6 +54,7 @@ struct ShmControl {
   alignas(64) std::atomic<std::uint32_t> doorbell;  // futex word
   std::atomic<std::uint32_t> sleeping;
   alignas(64) std::atomic<std::uint32_t> connect_pending;
+  std::atomic<std::uint32_t> closed_pending;
   struct SmpSlot {
     alignas(64) std::atomic<std::uint64_t> seq;  // contribution number + 1, stored last
     std::uint64_t bytes;
@@ -63,10 +64,12 @@ struct ShmControl {
   // results the last rank to arrive releases (seq = combine number + 1).
   alignas(64) std::atomic<std::uint64_t> smp_arrivals;
   SmpSlot smp_result[2];
-  // Followed by nranks std::atomic<std::uint8_t> connect requests.
+  // Followed by nranks std::atomic<std::uint8_t> connect requests, then
+  // nranks reasons why a peer closed its link to us (0: it did not).
   std::atomic<std::uint8_t>* requests() {
     return reinterpret_cast<std::atomic<std::uint8_t>*>(reinterpret_cast<char*>(this) + sizeof(ShmControl));
   }
+  std::atomic<std::uint8_t>* closed(std::uint32_t n) { return requests() + n; }
 };
 
 // Header of a link segment; two rings follow (lower rank -> higher first).
@@ -141,9 +144,9 @@ class ShmLink final : public Link {
       ssize_t n = ::process_vm_writev(prov_->pid_of(peer_), &local, 1, &remote, 1, 0);
       if (n < 0) {
         if (errno == EINTR) continue;
-        return errno;
+        return errno == EFAULT ? EIO : errno;  // either side's address: this transfer fails
       }
-      if (n == 0) return EFAULT;
+      if (n == 0) return EIO;
       p += n;
       remote_addr += static_cast<std::uint64_t>(n);
       len -= static_cast<std::size_t>(n);
@@ -174,7 +177,7 @@ ShmProvider::ShmProvider(const Options& o) : o_(o), registry_(o.job, o.rank, o.a
   // Yama may restrict process_vm_writev to ancestors; allow our peers.
   ::prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
   asymmetric_fence_ = register_asymmetric_fence();
-  control_bytes_ = round_page(sizeof(ShmControl) + static_cast<std::size_t>(o.nranks));
+  control_bytes_ = round_page(sizeof(ShmControl) + 2 * static_cast<std::size_t>(o.nranks));
   std::size_t mapped = 0;
   void* p = map_segment(control_name(o.rank), control_bytes_, true, &mapped);
   if (!p) throw std::runtime_error(segment_error("create", control_name(o.rank)));
@@ -307,6 +310,24 @@ void ShmProvider::take_connect_requests(std::vector<int>* peers) {
   std::atomic_thread_fence(std::memory_order_seq_cst);
   for (int r = 0; r < o_.nranks; ++r)
     if (own_->requests()[r].exchange(0, std::memory_order_acq_rel)) peers->push_back(r);
+}
+
+void ShmProvider::close_link(int peer, std::uint8_t reason) {
+  ShmControl* c = controls_.at(peer);
+  c->closed(static_cast<std::uint32_t>(o_.nranks))[o_.rank].store(reason, std::memory_order_release);
+  c->closed_pending.store(1, std::memory_order_release);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  c->doorbell.fetch_add(1);
+  ::syscall(SYS_futex, &c->doorbell, FUTEX_WAKE, 1, nullptr, nullptr, 0);
+}
+
+void ShmProvider::take_closed_links(std::vector<std::pair<int, std::uint8_t>>* closed) {
+  if (!own_->closed_pending.load(std::memory_order_acquire)) return;
+  own_->closed_pending.store(0, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  for (int r = 0; r < o_.nranks; ++r)
+    if (std::uint8_t why = own_->closed(static_cast<std::uint32_t>(o_.nranks))[r].exchange(0, std::memory_order_acq_rel))
+      closed->emplace_back(r, why);
 }
 
 bool ShmProvider::smp_arrive(std::uint64_t seq, const void* data, std::size_t bytes) {

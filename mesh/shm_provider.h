@@ -70,6 +70,14 @@ class ShmProvider {
   /// Appends the peers that asked this rank to connect since the last call.
   void take_connect_requests(std::vector<int>* peers);
 
+  /// Tells `peer` that this rank has closed the link to it (it sent data
+  /// this rank rejected), with a reason code > 0, through the peer's control
+  /// block -- which needs no token and no working ring -- and wakes it.
+  void close_link(int peer, std::uint8_t reason);
+  /// Appends (peer, reason) for the peers that closed their link to this
+  /// rank since the last call.
+  void take_closed_links(std::vector<std::pair<int, std::uint8_t>>* closed);
+
   /// Doorbell. arm() announces that this rank is about to sleep and returns
   /// the doorbell value to sleep on; the caller re-polls its links, then
   /// sleep()s unless something arrived, then disarm()s. The store-load

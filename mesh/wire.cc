@@ -28,11 +28,17 @@ std::string validate_header(const FrameHeader& h, const LinkView& v) {
   if (h.src != v.peer_rank) return "source rank " + s(h.src) + " on the link to rank " + s(v.peer_rank);
   if (h.dst != v.my_rank) return "destination rank " + s(h.dst) + ", this is rank " + s(v.my_rank);
   if (h.credits > v.max_credits) return "credits " + s(h.credits) + " > " + s(v.max_credits) + " slots";
-  if (h.flags & ~(kFlagSync | kFlagStreamed | kFlagChannel)) return "unknown flags " + s(h.flags);
+  if (h.flags & ~(kFlagSync | kFlagStreamed | kFlagChannel | kFlagFailed)) return "unknown flags " + s(h.flags);
   if (h.context >= (1u << 31)) return "context id " + s(h.context) + " out of range";
   const auto type = static_cast<FrameType>(h.type);
   if ((type == FrameType::kEager || type == FrameType::kData) && h.length > v.max_payload)
     return std::string(frame_type_name(type)) + " payload " + s(h.length) + " > slot size " + s(v.max_payload);
+  if ((type == FrameType::kEager || type == FrameType::kRts) && h.tag < 0)
+    return std::string(frame_type_name(type)) + " with tag " + s(h.tag) + " (tags on the wire are >= 0)";
+  if ((type == FrameType::kRts || type == FrameType::kCts || type == FrameType::kDone ||
+       type == FrameType::kRecvReady) &&
+      h.length > kMaxMessageBytes)
+    return std::string(frame_type_name(type)) + " of " + s(h.length) + " bytes (more than 2^47)";
   if ((type == FrameType::kCredit || type == FrameType::kCancel) && h.length != 0)
     return std::string(frame_type_name(type)) + " with payload " + s(h.length);
   if (type == FrameType::kCancelAck && h.length > 1) return "CANCEL_ACK with length " + s(h.length);

@@ -38,6 +38,13 @@ inline constexpr std::uint16_t kFlagStreamed = 2;  ///< DONE after DATA frames: 
 /// EAGER from a channel send: `addr` is the send's number on its channel, and
 /// the receiver hands it to the receive started with that number.
 inline constexpr std::uint16_t kFlagChannel = 4;
+/// DONE of a transfer that failed (its bytes could not be moved, e.g. a bad
+/// buffer address): the receive fails; the link stays up.
+inline constexpr std::uint16_t kFlagFailed = 8;
+
+/// The largest message a frame may announce (RTS, CTS, DONE lengths): 2^47
+/// bytes, the user address space of x86-64. Beyond it, the frame is malformed.
+inline constexpr std::uint64_t kMaxMessageBytes = std::uint64_t{1} << 47;
 
 /// 72 bytes, naturally aligned, host byte order (shm is one host; the tcp
 /// provider will fix an order).
