@@ -4,6 +4,7 @@
 // protocol, seed 003 §5.1). A relative channel's tag names the
 // sender's direction, so on an axis of size 2 -- where +dir and -dir reach the
 // same neighbour -- the two channels still match the right receives.
+#include <algorithm>
 #include <cstring>
 #include <span>
 
@@ -171,21 +172,30 @@ QMP_msghandle_t QMP_declare_multiple(QMP_msghandle_t msgh[], int nhandle) {
     fail(QMP_INVALID_ARG, "QMP_declare_multiple", "needs at least one handle");
     return nullptr;
   }
+  // Check every handle before taking any: none NULL, started, already
+  // inside another multiple handle, or given twice.
+  std::vector<QMP_msghandle_t> all;
+  for (int i = 0; i < nhandle; ++i) {
+    const std::string which = "handle " + std::to_string(i);
+    if (!msgh[i]) return fail(QMP_INVALID_ARG, "QMP_declare_multiple", which + " is NULL"), nullptr;
+    if (msgh[i]->active) return fail(QMP_INVALID_OP, "QMP_declare_multiple", which + " is started"), nullptr;
+    if (msgh[i]->member)
+      return fail(QMP_INVALID_ARG, "QMP_declare_multiple", which + " already belongs to a multiple handle"), nullptr;
+    for (QMP_msghandle_t leaf : leaves(msgh[i])) {
+      if (std::find(all.begin(), all.end(), leaf) != all.end())
+        return fail(QMP_INVALID_ARG, "QMP_declare_multiple", which + " is given more than once"), nullptr;
+      all.push_back(leaf);
+    }
+  }
   auto* h = new QMP_msghandle_struct;
   h->kind = QMP_msghandle_struct::Kind::kMultiple;
-  h->members.reserve(static_cast<std::size_t>(nhandle));
-  for (int i = 0; i < nhandle; ++i) {
-    if (!msgh[i] || msgh[i]->active) {
-      delete h;
-      fail(QMP_INVALID_ARG, "QMP_declare_multiple", "handle " + std::to_string(i) + (msgh[i] ? " is active" : " is NULL"));
-      return nullptr;
-    }
-    for (QMP_msghandle_t leaf : leaves(msgh[i])) h->members.push_back(leaf);
+  h->members = std::move(all);
+  for (QMP_msghandle_t leaf : h->members) leaf->member = true;
+  for (int i = 0; i < nhandle; ++i)
     if (msgh[i]->kind == QMP_msghandle_struct::Kind::kMultiple) {
       msgh[i]->members.clear();  // ownership moves to the new handle
       delete msgh[i];
     }
-  }
   return h;
 }
 
@@ -287,7 +297,19 @@ QMP_bool_t QMP_is_complete(QMP_msghandle_t msg) {
 
 void QMP_free_msghandle(QMP_msghandle_t msg) {
   if (!msg) return;
-  if (msg->active) QMP_wait(msg);
+  // A started handle may be waiting for a message that never comes: refuse
+  // (QMP_INVALID_OP, one QMP_error line) instead of waiting for ever; the
+  // caller may QMP_wait and free it then. A member is freed with its
+  // multiple handle.
+  if (msg->active) {
+    fail(QMP_INVALID_OP, "QMP_free_msghandle", "the handle is started (call QMP_wait first); it is not freed");
+    return;
+  }
+  if (msg->member) {
+    fail(QMP_INVALID_OP, "QMP_free_msghandle", "the handle belongs to a multiple handle; free that one");
+    return;
+  }
+  for (QMP_msghandle_t h : msg->members) h->member = false;
   for (QMP_msghandle_t h : msg->members) QMP_free_msghandle(h);
   if (msg->req && state().engine) state().engine->free(msg->req);
   delete msg;

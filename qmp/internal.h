@@ -66,6 +66,7 @@ struct QMP_msghandle_struct {
   char* req_buf = nullptr;               ///< the buffer req was made for
   std::vector<char> stage;               ///< packing buffer for non-contiguous memory
   std::vector<QMP_msghandle_t> members;  ///< kMultiple: owned
+  bool member = false;                   ///< owned by a multiple handle
   bool active = false;
   QMP_status_t err = QMP_SUCCESS;
   std::string errstr;

@@ -241,6 +241,10 @@ QMP_msghandle_t QMP_comm_declare_receive_from(QMP_comm_t comm, QMP_msgmem_t m, i
                                               int priority);
 /** One handle that starts and completes the given ones together; it owns
  *  them (freeing it frees them). */
+/** One handle over nhandle handles, which it then owns (a multiple handle
+ *  given here is dissolved into it). NULL, with QMP_INVALID_ARG, if a handle
+ *  is NULL, given twice, or already inside another multiple handle;
+ *  QMP_INVALID_OP if one is started. */
 QMP_msghandle_t QMP_declare_multiple(QMP_msghandle_t msgh[], int nhandle);
 QMP_msghandle_t QMP_declare_send_recv_pairs(QMP_msghandle_t msgh[], int num);
 /** Moves the handle's memory so that its base is `addr` (the same layout,
@@ -255,6 +259,9 @@ QMP_status_t QMP_start(QMP_msghandle_t msg);
 QMP_status_t QMP_wait(QMP_msghandle_t msg);
 QMP_status_t QMP_wait_all(QMP_msghandle_t msg[], int num);
 QMP_bool_t QMP_is_complete(QMP_msghandle_t msg);
+/** Frees a handle (a multiple handle with its members). A started handle, or
+ *  a member of a multiple handle, is not freed: QMP_INVALID_OP is reported
+ *  (QMP_get_error_number(NULL)) and the call returns at once. */
 void QMP_free_msghandle(QMP_msghandle_t msg);
 
 /* ---- collectives --------------------------------------------------------- */

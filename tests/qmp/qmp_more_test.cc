@@ -270,6 +270,39 @@ TEST(QmpMore, HandleErrorsAreReported) {
   QMP_free_msgmem(sm);
 }
 
+// Misuse of handles returns a status instead of hanging or double-freeing
+// (issue 15, item 5).
+TEST(QmpMore, StartedHandlesAreNotFreedAndHandlesJoinOneMultipleOnce) {
+  const int next = (me() + 1) % nodes(), prev = (me() + nodes() - 1) % nodes();
+  int out = me(), in = -1;
+  QMP_msgmem_t om = QMP_declare_msgmem(&out, sizeof out), im = QMP_declare_msgmem(&in, sizeof in);
+  QMP_msghandle_t s = QMP_declare_send_to(om, next, 0), r = QMP_declare_receive_from(im, prev, 0);
+  // The same handle twice, or a handle of another multiple: refused.
+  QMP_msghandle_t twice[2] = {r, r};
+  EXPECT_EQ(QMP_declare_multiple(twice, 2), nullptr);
+  EXPECT_EQ(QMP_get_error_number(nullptr), QMP_INVALID_ARG);
+  QMP_msghandle_t one[1] = {r};
+  QMP_msghandle_t m = QMP_declare_multiple(one, 1);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(QMP_declare_multiple(one, 1), nullptr) << "r already belongs to m";
+  EXPECT_EQ(QMP_get_error_number(nullptr), QMP_INVALID_ARG);
+  QMP_free_msghandle(r);  // a member: not freed on its own
+  EXPECT_EQ(QMP_get_error_number(nullptr), QMP_INVALID_OP);
+  // A started receive (its message not sent yet): freeing it returns at
+  // once, refused, and the handle still works.
+  ASSERT_EQ(QMP_start(m), QMP_SUCCESS);
+  QMP_free_msghandle(m);
+  EXPECT_EQ(QMP_get_error_number(nullptr), QMP_INVALID_OP);
+  ASSERT_EQ(QMP_start(s), QMP_SUCCESS);
+  EXPECT_EQ(QMP_wait(s), QMP_SUCCESS);
+  EXPECT_EQ(QMP_wait(m), QMP_SUCCESS);
+  EXPECT_EQ(in, prev);
+  QMP_free_msghandle(m);
+  QMP_free_msghandle(s);
+  QMP_free_msgmem(om);
+  QMP_free_msgmem(im);
+}
+
 TEST(QmpMore, CommunicatorSetters) {
   QMP_comm_t job = QMP_comm_get_job(), alloc = QMP_comm_get_allocated(), split = nullptr;
   ASSERT_EQ(QMP_comm_split(job, 0, -me(), &split), QMP_SUCCESS);  // everyone, reversed
