@@ -594,8 +594,21 @@ struct Engine::Impl {
   // message on that link: then what stands before it is buffered anyway, so
   // a posted receive always meets its message (MPI-1.1 §3.7.4, progress)
   // and memory beyond the limit grows only as far as a receive needs.
-  bool room_for_unexpected(std::size_t n, bool receive_waiting) const {
-    return unexpected_bytes + n <= e.opt_.unexpected_limit || receive_waiting || probing > 0;
+  bool room_for_unexpected(std::size_t payload, bool receive_waiting) const {
+    return unexpected_bytes + cost_of(payload) <= e.opt_.unexpected_limit || receive_waiting || probing > 0;
+  }
+
+  // What an unexpected message costs this rank, counted against the limit:
+  // its record (with the allocator's share) and the bytes it holds -- so a
+  // flood of empty messages or of RTSs is bounded too.
+  static constexpr std::size_t cost_of(std::size_t payload) { return sizeof(Unexpected) + 64 + payload; }
+  Unexpected* counted(Unexpected* u) {
+    unexpected_bytes += cost_of(u->data.size());
+    return u;
+  }
+  void discard(Unexpected* u) {
+    unexpected_bytes -= cost_of(u->data.size());
+    delete u;
   }
 
   // An EAGER or RTS frame from a channel send: for the receive started with
@@ -624,7 +637,7 @@ struct Engine::Impl {
       if (!rts) fail_peer(src, Error::kProtocol, "a second message for channel number " + std::to_string(h.addr));
       return true;
     }
-    if (!rts && !room_for_unexpected(h.length, !ch.started.empty())) return false;
+    if (!room_for_unexpected(rts ? 0 : h.length, !ch.started.empty())) return false;
     auto* u = new Unexpected;
     u->source = src;
     u->tag = h.tag;
@@ -632,11 +645,8 @@ struct Engine::Impl {
     u->chan_gen = h.addr;
     u->rendezvous = rts;
     u->send_id = h.send_id;
-    if (!rts) {
-      u->data.assign(payload, payload + h.length);
-      unexpected_bytes += h.length;
-    }
-    ch.early.push_back(u);
+    if (!rts) u->data.assign(payload, payload + h.length);
+    ch.early.push_back(counted(u));
     return true;
   }
 
@@ -660,8 +670,7 @@ struct Engine::Impl {
         u->sync = h.flags & kFlagSync;
         u->send_id = h.send_id;
         u->data.assign(payload, payload + h.length);
-        unexpected_bytes += h.length;
-        matcher.add_unexpected(u);
+        matcher.add_unexpected(counted(u));
         return true;
       }
       case FrameType::kRts: {
@@ -670,6 +679,7 @@ struct Engine::Impl {
           accept_rendezvous(r, src, h.tag, h.length, h.send_id);
           return true;
         }
+        if (!room_for_unexpected(0, matcher.waiting_for(src))) return false;
         auto* u = new Unexpected;
         u->context = h.context;
         u->source = src;
@@ -677,7 +687,7 @@ struct Engine::Impl {
         u->length = h.length;
         u->rendezvous = true;
         u->send_id = h.send_id;
-        matcher.add_unexpected(u);
+        matcher.add_unexpected(counted(u));
         return true;
       }
       case FrameType::kCts: {
@@ -734,10 +744,7 @@ struct Engine::Impl {
         FrameHeader a = make_header(FrameType::kCancelAck, src);
         a.send_id = h.send_id;
         a.length = u != nullptr;
-        if (u) {
-          if (!u->rendezvous) unexpected_bytes -= u->length;
-          delete u;
-        }
+        if (u) discard(u);
         send_or_queue(*primary_link(src), a, nullptr);
         return true;
       }
@@ -937,12 +944,12 @@ struct Engine::Impl {
     u->length = r->len;
     if (r->mode == SendMode::kStandard && r->len < e.opt_.eager_limit) {
       u->data.assign(r->buf, r->buf + r->len);
-      unexpected_bytes += r->len;
       complete(r);
     } else {
       u->self_send = r;
       r->state = State::kWaitAck;
     }
+    counted(u);
     matcher.add_unexpected(u);
   }
 
@@ -981,9 +988,8 @@ struct Engine::Impl {
         accept_rendezvous(r, u->source, u->tag, u->length, u->send_id);
       } else if (!u->rendezvous) {
         deliver_eager(r, u->source, u->tag, u->data.data(), u->length);
-        unexpected_bytes -= u->length;
       }
-      delete u;
+      discard(u);
       if (taken) return;
     }
     if (peers[r->peer].failed != Error::kOk) {
@@ -1028,10 +1034,9 @@ struct Engine::Impl {
       accept_rendezvous(r, u->source, u->tag, u->length, u->send_id);
     } else {
       deliver_eager(r, u->source, u->tag, u->data.data(), u->length);
-      unexpected_bytes -= u->length;
       if (u->sync) send_sync_ack(u->source, u->send_id);
     }
-    delete u;
+    discard(u);
   }
 
   void print_stats() {
@@ -1402,7 +1407,7 @@ bool Engine::cancel(Request* r) {
       return static_cast<Unexpected*>(m)->self_send == r;
     });
     if (!u) return false;
-    delete static_cast<Unexpected*>(u);
+    im.discard(static_cast<Unexpected*>(u));
   } else if (r->state == State::kQueued) {
     // Still in the send queue: it never left.
     LinkState* ls = im.peers[r->peer].links.empty() ? nullptr : im.peers[r->peer].links[0];
