@@ -170,25 +170,25 @@ int MPI_NULL_DELETE_FN(MPI_Comm, int, void*, void*) { return MPI_SUCCESS; }
 
 MESHMP_MPI_FN(int, Keyval_create, (MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval, void* extra_state)) {
   return keyval_create("MPI_Keyval_create", copy_fn, delete_fn, keyval, extra_state);
-}
+} MESHMP_MPI_END(Keyval_create)
 MESHMP_MPI_FN(int, Comm_create_keyval, (MPI_Comm_copy_attr_function* copy_fn, MPI_Comm_delete_attr_function* delete_fn, int* keyval, void* extra_state)) {
   return keyval_create("MPI_Comm_create_keyval", copy_fn, delete_fn, keyval, extra_state);
-}
-MESHMP_MPI_FN(int, Keyval_free, (int* keyval)) { return keyval_free("MPI_Keyval_free", keyval); }
-MESHMP_MPI_FN(int, Comm_free_keyval, (int* keyval)) { return keyval_free("MPI_Comm_free_keyval", keyval); }
+} MESHMP_MPI_END(Comm_create_keyval)
+MESHMP_MPI_FN(int, Keyval_free, (int* keyval)) { return keyval_free("MPI_Keyval_free", keyval); } MESHMP_MPI_END(Keyval_free)
+MESHMP_MPI_FN(int, Comm_free_keyval, (int* keyval)) { return keyval_free("MPI_Comm_free_keyval", keyval); } MESHMP_MPI_END(Comm_free_keyval)
 MESHMP_MPI_FN(int, Attr_put, (MPI_Comm comm, int keyval, void* attribute_val)) {
   return attr_put("MPI_Attr_put", comm, keyval, attribute_val);
-}
+} MESHMP_MPI_END(Attr_put)
 MESHMP_MPI_FN(int, Comm_set_attr, (MPI_Comm comm, int keyval, void* attribute_val)) {
   return attr_put("MPI_Comm_set_attr", comm, keyval, attribute_val);
-}
+} MESHMP_MPI_END(Comm_set_attr)
 MESHMP_MPI_FN(int, Attr_get, (MPI_Comm comm, int keyval, void* attribute_val, int* flag)) {
   return attr_get("MPI_Attr_get", comm, keyval, attribute_val, flag);
-}
+} MESHMP_MPI_END(Attr_get)
 MESHMP_MPI_FN(int, Comm_get_attr, (MPI_Comm comm, int keyval, void* attribute_val, int* flag)) {
   return attr_get("MPI_Comm_get_attr", comm, keyval, attribute_val, flag);
-}
-MESHMP_MPI_FN(int, Attr_delete, (MPI_Comm comm, int keyval)) { return attr_delete("MPI_Attr_delete", comm, keyval); }
+} MESHMP_MPI_END(Comm_get_attr)
+MESHMP_MPI_FN(int, Attr_delete, (MPI_Comm comm, int keyval)) { return attr_delete("MPI_Attr_delete", comm, keyval); } MESHMP_MPI_END(Attr_delete)
 MESHMP_MPI_FN(int, Comm_delete_attr, (MPI_Comm comm, int keyval)) {
   return attr_delete("MPI_Comm_delete_attr", comm, keyval);
-}
+} MESHMP_MPI_END(Comm_delete_attr)

@@ -87,7 +87,7 @@ MESHMP_MPI_FN(int, Buffer_attach, (void* buffer, int size)) {
   a.size = static_cast<std::size_t>(size);
   if (!a.base) a.base = reinterpret_cast<char*>(&a);  // a zero-size buffer is still "attached"
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Buffer_attach)
 
 // Blocks until every message in the buffer has been sent (§3.6.1); the
 // argument is really a void**, as in the standard's C binding.
@@ -104,4 +104,4 @@ MESHMP_MPI_FN(int, Buffer_detach, (void* buffer_addr, int* size)) {
   *size = static_cast<int>(a.size);
   a = Attached{};
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Buffer_detach)

@@ -127,19 +127,11 @@ char* block_base(const TypeInfo& t, void* buf, char* scratch_buf) {
 // data bytes; the gaps are left as they are).
 void to_layout(const TypeInfo& t, const void* buf, std::size_t count, char* w) {
   const char* src = static_cast<const char*>(buf);
-  for (std::size_t k = 0; k < count; ++k)
-    for (const Run& r : t.runs) {
-      const MPI_Aint at = static_cast<MPI_Aint>(k) * t.extent() + r.offset;
-      std::memcpy(w + at - t.lb, src + at, r.len);
-    }
+  for_each_run(t, count, [&](MPI_Aint at, std::size_t len) { std::memcpy(w + at - t.lb, src + at, len); });
 }
 void from_layout(const TypeInfo& t, const char* w, std::size_t count, void* buf) {
   char* dst = static_cast<char*>(buf);
-  for (std::size_t k = 0; k < count; ++k)
-    for (const Run& r : t.runs) {
-      const MPI_Aint at = static_cast<MPI_Aint>(k) * t.extent() + r.offset;
-      std::memcpy(dst + at, w + at - t.lb, r.len);
-    }
+  for_each_run(t, count, [&](MPI_Aint at, std::size_t len) { std::memcpy(dst + at, w + at - t.lb, len); });
 }
 
 struct Operand {
@@ -176,7 +168,7 @@ MESHMP_MPI_FN(int, Barrier, (MPI_Comm comm)) {
   Call k("MPI_Barrier", comm);
   if (!k.ok()) return k.err;
   return k.finish(collectives::barrier(k.c->group));
-}
+} MESHMP_MPI_END(Barrier)
 
 MESHMP_MPI_FN(int, Bcast, (void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)) {
   Call k("MPI_Bcast", comm);
@@ -188,7 +180,7 @@ MESHMP_MPI_FN(int, Bcast, (void* buffer, int count, MPI_Datatype datatype, int r
   const mesh::Error e = collectives::broadcast(k.c->group, data, n * t.size, root);
   if (!me_root && !t.contiguous) unpack(t, data, n * t.size, buffer, n);
   return k.finish(e);
-}
+} MESHMP_MPI_END(Bcast)
 
 MESHMP_MPI_FN(int, Gather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)) {
   Call k("MPI_Gather", comm);
@@ -213,7 +205,7 @@ MESHMP_MPI_FN(int, Gather, (const void* sendbuf, int sendcount, MPI_Datatype sen
   const mesh::Error e = collectives::gather(k.c->group, send, recv, block, root);
   if (!rt.contiguous) unpack(rt, recv, block * p, recvbuf, static_cast<std::size_t>(recvcount) * p);
   return k.finish(e);
-}
+} MESHMP_MPI_END(Gather)
 
 MESHMP_MPI_FN(int, Gatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root, MPI_Comm comm)) {
   Call k("MPI_Gatherv", comm);
@@ -238,7 +230,7 @@ MESHMP_MPI_FN(int, Gatherv, (const void* sendbuf, int sendcount, MPI_Datatype se
   const mesh::Error e = collectives::gatherv(k.c->group, send, bytes, base, b.counts.data(), b.displs.data(), root);
   if (!rt.contiguous) unpack_blocks(rt, base, b, recvcounts, displs, recvbuf, p);
   return k.finish(e);
-}
+} MESHMP_MPI_END(Gatherv)
 
 MESHMP_MPI_FN(int, Scatter, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)) {
   Call k("MPI_Scatter", comm);
@@ -262,7 +254,7 @@ MESHMP_MPI_FN(int, Scatter, (const void* sendbuf, int sendcount, MPI_Datatype se
   const mesh::Error e = collectives::scatter(k.c->group, send, recv, block, root);
   if (!rt.contiguous && !in_place) unpack(rt, recv, rn * rt.size, recvbuf, rn);
   return k.finish(e);
-}
+} MESHMP_MPI_END(Scatter)
 
 MESHMP_MPI_FN(int, Scatterv, (const void* sendbuf, const int* sendcounts, const int* displs, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)) {
   Call k("MPI_Scatterv", comm);
@@ -288,7 +280,7 @@ MESHMP_MPI_FN(int, Scatterv, (const void* sendbuf, const int* sendcounts, const 
   const mesh::Error e = collectives::scatterv(k.c->group, base, b.counts.data(), b.displs.data(), recv, rn * rt.size, root);
   if (!rt.contiguous && !in_place) unpack(rt, recv, rn * rt.size, recvbuf, rn);
   return k.finish(e);
-}
+} MESHMP_MPI_END(Scatterv)
 
 namespace {
 int allgatherv(const char* name, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -319,7 +311,7 @@ int allgatherv(const char* name, const void* sendbuf, int sendcount, MPI_Datatyp
 
 MESHMP_MPI_FN(int, Allgatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm)) {
   return allgatherv("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-}
+} MESHMP_MPI_END(Allgatherv)
 
 MESHMP_MPI_FN(int, Allgather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)) {
   int err;
@@ -329,7 +321,7 @@ MESHMP_MPI_FN(int, Allgather, (const void* sendbuf, int sendcount, MPI_Datatype 
   std::vector<int> counts(p, recvcount), displs(p);
   for (int i = 0; i < p; ++i) displs[i] = i * recvcount;
   return allgatherv("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, counts.data(), displs.data(), recvtype, comm);
-}
+} MESHMP_MPI_END(Allgather)
 
 namespace {
 int alltoallv(const char* name, const void* sendbuf, const int* sendcounts, const int* sdispls, MPI_Datatype sendtype,
@@ -372,7 +364,7 @@ int alltoallv(const char* name, const void* sendbuf, const int* sendcounts, cons
 
 MESHMP_MPI_FN(int, Alltoallv, (const void* sendbuf, const int* sendcounts, const int* sdispls, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm)) {
   return alltoallv("MPI_Alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-}
+} MESHMP_MPI_END(Alltoallv)
 
 MESHMP_MPI_FN(int, Alltoall, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)) {
   int err;
@@ -383,7 +375,7 @@ MESHMP_MPI_FN(int, Alltoall, (const void* sendbuf, int sendcount, MPI_Datatype s
   for (int i = 0; i < p; ++i) sdispls[i] = i * sendcount, rdispls[i] = i * recvcount;
   return alltoallv("MPI_Alltoall", sendbuf, scounts.data(), sdispls.data(), sendtype, recvbuf, rcounts.data(),
                    rdispls.data(), recvtype, comm);
-}
+} MESHMP_MPI_END(Alltoall)
 
 MESHMP_MPI_FN(int, Reduce, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)) {
   Call k("MPI_Reduce", comm);
@@ -398,7 +390,7 @@ MESHMP_MPI_FN(int, Reduce, (const void* sendbuf, void* recvbuf, int count, MPI_D
   const mesh::Error e = collectives::reduce(k.c->group, w, o.elems(n), red.op, root);
   if (me_root) o.store(w, n, recvbuf);
   return k.finish(e);
-}
+} MESHMP_MPI_END(Reduce)
 
 MESHMP_MPI_FN(int, Allreduce, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)) {
   Call k("MPI_Allreduce", comm);
@@ -417,7 +409,7 @@ MESHMP_MPI_FN(int, Allreduce, (const void* sendbuf, void* recvbuf, int count, MP
   const mesh::Error e = collectives::allreduce(k.c->group, w, o.elems(n), red.op);
   o.store(w, n, recvbuf);
   return k.finish(e);
-}
+} MESHMP_MPI_END(Allreduce)
 
 MESHMP_MPI_FN(int, Reduce_scatter, (const void* sendbuf, void* recvbuf, const int* recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)) {
   Call k("MPI_Reduce_scatter", comm);
@@ -442,7 +434,7 @@ MESHMP_MPI_FN(int, Reduce_scatter, (const void* sendbuf, void* recvbuf, const in
   const mesh::Error e2 = collectives::scatterv(k.c->group, w, counts.data(), displs.data(), mine, counts[me], 0);
   o.store(mine, static_cast<std::size_t>(recvcounts[me]), recvbuf);
   return k.finish(e != mesh::Error::kOk ? e : e2);
-}
+} MESHMP_MPI_END(Reduce_scatter)
 
 MESHMP_MPI_FN(int, Scan, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)) {
   Call k("MPI_Scan", comm);
@@ -455,7 +447,7 @@ MESHMP_MPI_FN(int, Scan, (const void* sendbuf, void* recvbuf, int count, MPI_Dat
   const mesh::Error e = collectives::scan(k.c->group, w, o.elems(n), red.op);
   o.store(w, n, recvbuf);
   return k.finish(e);
-}
+} MESHMP_MPI_END(Scan)
 
 // MPI-2.2 §5.9.7: inoutbuf = inbuf (op) inoutbuf, locally.
 MESHMP_MPI_FN(int, Reduce_local, (const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)) {
@@ -475,4 +467,4 @@ MESHMP_MPI_FN(int, Reduce_local, (const void* inbuf, void* inoutbuf, int count, 
   red.op.combine(left, right, o.elems(n), red.op.ctx);  // left = inbuf (op) inoutbuf
   o.store(left, n, inoutbuf);
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Reduce_local)

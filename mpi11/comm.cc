@@ -154,7 +154,7 @@ MESHMP_MPI_FN(int, Comm_size, (MPI_Comm comm, int* size)) {
   if (!size) return raise(comm, "MPI_Comm_size", MPI_ERR_ARG, "size is NULL");
   *size = c->size();
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Comm_size)
 
 MESHMP_MPI_FN(int, Comm_rank, (MPI_Comm comm, int* rank)) {
   int err;
@@ -163,7 +163,7 @@ MESHMP_MPI_FN(int, Comm_rank, (MPI_Comm comm, int* rank)) {
   if (!rank) return raise(comm, "MPI_Comm_rank", MPI_ERR_ARG, "rank is NULL");
   *rank = c->rank();
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Comm_rank)
 
 MESHMP_MPI_FN(int, Comm_dup, (MPI_Comm comm, MPI_Comm* newcomm)) {
   const char* call = "MPI_Comm_dup";
@@ -188,7 +188,7 @@ MESHMP_MPI_FN(int, Comm_dup, (MPI_Comm comm, MPI_Comm* newcomm)) {
   }
   *newcomm = n;
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Comm_dup)
 
 MESHMP_MPI_FN(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm* newcomm)) {
   const char* call = "MPI_Comm_split";
@@ -220,7 +220,7 @@ MESHMP_MPI_FN(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm* new
   }
   *newcomm = make_comm(comm, std::move(members), me);
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Comm_split)
 
 MESHMP_MPI_FN(int, Comm_free, (MPI_Comm* comm)) {
   const char* call = "MPI_Comm_free";
@@ -233,7 +233,7 @@ MESHMP_MPI_FN(int, Comm_free, (MPI_Comm* comm)) {
   comm_ref(*comm) = CommInfo{};
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Comm_free)
 
 MESHMP_MPI_FN(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int* result)) {
   int err;
@@ -248,7 +248,7 @@ MESHMP_MPI_FN(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int* result)) 
   const int both = a->inter != b->inter ? MPI_UNEQUAL : std::max(local, compare_members(a->remote, b->remote));
   *result = comm1 == comm2 ? MPI_IDENT : both == MPI_IDENT ? MPI_CONGRUENT : both;
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Comm_compare)
 
 MESHMP_MPI_FN(int, Comm_set_name, (MPI_Comm comm, const char* comm_name)) {
   int err;
@@ -257,7 +257,7 @@ MESHMP_MPI_FN(int, Comm_set_name, (MPI_Comm comm, const char* comm_name)) {
   if (!comm_name) return raise(comm, "MPI_Comm_set_name", MPI_ERR_ARG, "comm_name is NULL");
   c->name.assign(comm_name, strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1));
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Comm_set_name)
 
 MESHMP_MPI_FN(int, Comm_get_name, (MPI_Comm comm, char* comm_name, int* resultlen)) {
   int err;
@@ -267,4 +267,4 @@ MESHMP_MPI_FN(int, Comm_get_name, (MPI_Comm comm, char* comm_name, int* resultle
   std::memcpy(comm_name, c->name.c_str(), c->name.size() + 1);
   *resultlen = static_cast<int>(c->name.size());
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Comm_get_name)

@@ -1,15 +1,19 @@
 // Datatypes (MPI-1.1 §3.12): the predefined C types, the six constructors,
 // extents with MPI_LB/MPI_UB markers, MPI_Pack/Unpack, and the counts of a
-// status. Every type is flattened at construction into the runs of one
-// instance, so sending or receiving a non-contiguous type is one pass of
-// memcpys into (or out of) a packed buffer, and a contiguous one is sent
-// straight from the user's memory.
+// status. A type keeps its constructor's description (blocks of a child
+// type, a vector as one strided block), so it costs memory in proportion
+// to its arguments, not its elements; one whose map has at most
+// kMaxFlatRuns pieces is also flattened at construction into the runs of
+// one instance, so packing it is a list of memcpys. Sending or receiving a
+// non-contiguous type is one pass into (or out of) a packed buffer; a
+// contiguous one is sent straight from the user's memory.
 #include <algorithm>
 #include <climits>
 #include <complex>
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -33,8 +37,10 @@ std::shared_ptr<TypeInfo> basic(MPI_Datatype self, const char* name, std::size_t
   t->size = size;
   t->ub = t->true_ub = static_cast<MPI_Aint>(size);
   t->align = align;
+  t->flat = true;
   if (size) t->runs.push_back({0, size});
-  t->signature.push_back({self, 1});
+  t->element_sizes = {size};
+  t->elements = 1;
   t->uniform = self;
   t->contiguous = true;
   return t;
@@ -57,7 +63,11 @@ std::shared_ptr<TypeInfo> pair(MPI_Datatype self, const char* name, MPI_Datatype
     t->runs.push_back({0, sizeof(V)});
     t->runs.push_back({static_cast<MPI_Aint>(offsetof(P, b)), sizeof(I)});
   }
-  t->signature = {{v, 1}, {i, 1}};
+  t->flat = true;
+  t->element_sizes = {sizeof(V), sizeof(I)};
+  t->elements = 2;
+  (void)v;
+  (void)i;
   t->uniform = self;
   t->contiguous = t->runs.size() == 1 && t->size == sizeof(P);
   return t;
@@ -90,6 +100,7 @@ Types::Types() : table(kFirstDerived) {
     t->in_use = t->predefined = t->committed = true;
     t->name = m == MPI_LB ? "MPI_LB" : "MPI_UB";
     (m == MPI_LB ? t->lb_marker : t->ub_marker) = true;
+    t->flat = true;
     t->contiguous = true;
     table[m] = t;
   }
@@ -141,53 +152,51 @@ std::shared_ptr<TypeInfo> shared_type(MPI_Datatype t) {
   return ts.table[t];
 }
 
-// One block of a constructor: `count` instances of `type` from byte `disp`.
-struct Block {
-  MPI_Aint disp;
-  std::size_t count;
-  const TypeInfo* type;
-};
-
-void add_run(std::vector<Run>& runs, MPI_Aint off, std::size_t len) {
-  if (!len) return;
-  if (!runs.empty() && runs.back().offset + static_cast<MPI_Aint>(runs.back().len) == off)
-    runs.back().len += len;
-  else
-    runs.push_back({off, len});
+// a * b, or std::length_error: no type map may describe more than 2^63 bytes.
+std::size_t times(std::size_t a, std::size_t b) {
+  std::size_t r;
+  if (__builtin_mul_overflow(a, b, &r) || r > static_cast<std::size_t>(std::numeric_limits<MPI_Aint>::max()))
+    throw std::length_error("the datatype describes more than 2^63 bytes");
+  return r;
 }
 
-void add_signature(TypeInfo& t, const TypeInfo& child, std::size_t times) {
-  if (!times) return;
-  auto& sig = t.signature;
-  if (child.signature.size() == 1) {  // the common case: one repeated basic type
-    const auto& [b, n] = child.signature[0];
-    if (!sig.empty() && sig.back().first == b) sig.back().second += n * times;
-    else sig.push_back({b, n * times});
-    return;
+// Upper bound on the contiguous pieces of one instance of t (saturating at
+// kMaxFlatRuns + 1): a block of a dense child -- one run filling its extent
+// -- is one piece per repetition.
+std::size_t runs_bound(const TypeInfo& t) {
+  constexpr std::size_t kOver = TypeInfo::kMaxFlatRuns + 1;
+  if (t.flat) return t.runs.size();
+  std::size_t n = 0;
+  for (const TypeBlock& b : t.blocks) {
+    const TypeInfo& c = *b.child;
+    const bool dense = c.flat && c.runs.size() == 1 && static_cast<MPI_Aint>(c.size) == c.extent();
+    const std::size_t per = dense ? 1 : runs_bound(c);
+    std::size_t add = 0;
+    if (__builtin_mul_overflow(b.reps, dense ? std::size_t{1} : b.blocklen, &add) ||
+        __builtin_mul_overflow(add, per, &add) || add >= kOver || (n += add) >= kOver)
+      return kOver;
   }
-  for (std::size_t k = 0; k < times; ++k)
-    for (const auto& [b, n] : child.signature) {
-      if (!sig.empty() && sig.back().first == b) sig.back().second += n;
-      else sig.push_back({b, n});
-    }
+  return n;
 }
 
-// Builds the type map of the concatenated blocks (MPI-1.1 §3.12.3: lb and ub
-// from the LB/UB markers if any, else from the data; a struct's ub is padded
-// to its strictest alignment, as the C compiler pads a struct).
-std::shared_ptr<TypeInfo> build(const std::vector<Block>& blocks, bool pad_to_alignment) {
+// Builds a type from its blocks (MPI-1.1 §3.12.3: lb and ub from the LB/UB
+// markers if any, else from the data; a struct's ub is padded to its
+// strictest alignment, as the C compiler pads a struct). Everything is
+// worked out from the blocks' children without visiting their elements.
+std::shared_ptr<TypeInfo> build(const std::vector<TypeBlock>& blocks, bool pad_to_alignment) {
   auto t = std::make_shared<TypeInfo>();
   t->in_use = true;
   constexpr MPI_Aint kMax = std::numeric_limits<MPI_Aint>::max(), kMin = std::numeric_limits<MPI_Aint>::min();
-  MPI_Aint mlb = kMax, rlb = kMax, mub = kMin, rub = kMin;
+  MPI_Aint mlb = kMax, rlb = kMax, mub = kMin, rub = kMin, tlb = kMax, tub = kMin;
   bool uniform_set = false;
-  for (const Block& b : blocks) {
-    const TypeInfo& c = *b.type;
-    if (b.count == 0) continue;
-    const MPI_Aint ext = c.extent();
-    const MPI_Aint last = static_cast<MPI_Aint>(b.count - 1) * ext;
-    const MPI_Aint lo = b.disp + std::min<MPI_Aint>(0, last) + c.lb;
-    const MPI_Aint hi = b.disp + std::max<MPI_Aint>(0, last) + c.ub;
+  for (const TypeBlock& b : blocks) {
+    const TypeInfo& c = *b.child;
+    if (b.blocklen == 0 || b.reps == 0) continue;
+    const MPI_Aint span_j = static_cast<MPI_Aint>(times(b.blocklen - 1, 1)) * c.extent();
+    const MPI_Aint span_r = static_cast<MPI_Aint>(b.reps - 1) * b.rep_stride;
+    const MPI_Aint first = b.disp + std::min<MPI_Aint>(0, span_j) + std::min<MPI_Aint>(0, span_r);
+    const MPI_Aint last = b.disp + std::max<MPI_Aint>(0, span_j) + std::max<MPI_Aint>(0, span_r);
+    const MPI_Aint lo = first + c.lb, hi = last + c.ub;
     const bool pure_lb = c.lb_marker && c.runs.empty() && !c.ub_marker && c.size == 0 && c.predefined;
     const bool pure_ub = c.ub_marker && c.runs.empty() && !c.lb_marker && c.size == 0 && c.predefined;
     if (c.lb_marker) mlb = std::min(mlb, lo);
@@ -195,15 +204,17 @@ std::shared_ptr<TypeInfo> build(const std::vector<Block>& blocks, bool pad_to_al
     if (c.ub_marker) mub = std::max(mub, hi);
     else if (!pure_lb) rub = std::max(rub, hi);
     if (pure_lb || pure_ub) continue;
-    t->size += b.count * c.size;
+    const std::size_t n = times(b.reps, b.blocklen);
+    t->size += times(n, c.size);
+    t->elements += times(n, c.elements);
     t->align = std::max(t->align, c.align);
-    for (std::size_t j = 0; j < b.count; ++j)
-      for (const Run& r : c.runs) add_run(t->runs, b.disp + static_cast<MPI_Aint>(j) * ext + r.offset, r.len);
-    add_signature(*t, c, b.count);
     if (c.size) {
+      tlb = std::min(tlb, first + c.true_lb);
+      tub = std::max(tub, last + c.true_ub);
       if (!uniform_set) t->uniform = c.uniform, uniform_set = true;
       else if (t->uniform != c.uniform) t->uniform = MPI_DATATYPE_NULL;
     }
+    t->blocks.push_back(b);
   }
   t->lb_marker = mlb != kMax;
   t->ub_marker = mub != kMin;
@@ -213,15 +224,17 @@ std::shared_ptr<TypeInfo> build(const std::vector<Block>& blocks, bool pad_to_al
     const MPI_Aint a = static_cast<MPI_Aint>(t->align), e = t->ub - t->lb;
     if (e % a) t->ub += a - e % a;
   }
-  if (!t->runs.empty()) {
-    t->true_lb = kMax;
-    t->true_ub = kMin;
-    for (const Run& r : t->runs) {
-      t->true_lb = std::min(t->true_lb, r.offset);
-      t->true_ub = std::max(t->true_ub, r.offset + static_cast<MPI_Aint>(r.len));
-    }
+  if (t->size) {
+    t->true_lb = tlb;
+    t->true_ub = tub;
   }
-  t->contiguous = t->size == 0 || (t->runs.size() == 1 && static_cast<MPI_Aint>(t->size) == t->extent());
+  if (runs_bound(*t) <= TypeInfo::kMaxFlatRuns) {
+    std::vector<Run> runs;
+    for_each_run(*t, 1, [&](MPI_Aint off, std::size_t len) { runs.push_back({off, len}); });
+    t->runs = std::move(runs);
+    t->flat = true;
+  }
+  t->contiguous = t->size == 0 || (t->flat && t->runs.size() == 1 && static_cast<MPI_Aint>(t->size) == t->extent());
   return t;
 }
 
@@ -259,12 +272,10 @@ void pack(const TypeInfo& t, const void* buf, std::size_t count, char* out) {
     if (count * t.size != 0) std::memcpy(out, base + t.true_lb, count * t.size);
     return;
   }
-  const MPI_Aint ext = t.extent();
-  for (std::size_t k = 0; k < count; ++k, base += ext)
-    for (const Run& r : t.runs) {
-      std::memcpy(out, base + r.offset, r.len);
-      out += r.len;
-    }
+  for_each_run(t, count, [&](MPI_Aint off, std::size_t len) {
+    std::memcpy(out, base + off, len);
+    out += len;
+  });
 }
 
 void unpack(const TypeInfo& t, const char* in, std::size_t bytes, void* buf, std::size_t count) {
@@ -274,30 +285,56 @@ void unpack(const TypeInfo& t, const char* in, std::size_t bytes, void* buf, std
     if (n) std::memcpy(base + t.true_lb, in, n);
     return;
   }
-  const MPI_Aint ext = t.extent();
-  for (std::size_t k = 0; k < count && bytes; ++k, base += ext)
-    for (const Run& r : t.runs) {
-      const std::size_t n = std::min(bytes, r.len);
-      std::memcpy(base + r.offset, in, n);
-      in += n;
-      bytes -= n;
-      if (!bytes) return;
-    }
+  // Whole instances, then what is left of a partial one.
+  const std::size_t whole = t.size ? std::min(count, bytes / t.size) : count;
+  auto copy = [&](MPI_Aint off, std::size_t len) {
+    const std::size_t n = std::min(bytes, len);
+    if (n) std::memcpy(base + off, in, n);
+    in += n;
+    bytes -= n;
+  };
+  for_each_run(t, whole, copy);
+  if (whole < count && bytes) {
+    base += static_cast<MPI_Aint>(whole) * t.extent();
+    for_each_run(t, 1, copy);
+  }
 }
+
+namespace {
+// Counts the basic elements of one instance of t, in type-map order, whose
+// bytes fit whole in `rem`, taking their bytes off it; sets *stop at the
+// first one that does not fit.
+std::size_t take_elements(const TypeInfo& t, std::size_t& rem, bool* stop) {
+  std::size_t n = 0;
+  if (t.predefined) {
+    for (std::size_t es : t.element_sizes) {
+      if (es > rem) {
+        *stop = true;
+        return n;
+      }
+      ++n;
+      rem -= es;
+    }
+    return n;
+  }
+  for (const TypeBlock& b : t.blocks) {
+    const TypeInfo& c = *b.child;
+    if (c.size == 0) continue;
+    const std::size_t total = b.reps * b.blocklen, fit = std::min(total, rem / c.size);
+    n += fit * c.elements;
+    rem -= fit * c.size;
+    if (fit < total) return n + take_elements(c, rem, stop);
+  }
+  return n;
+}
+}  // namespace
 
 std::size_t elements_in(const TypeInfo& t, std::size_t bytes) {
   if (t.size == 0) return 0;
-  std::size_t per = 0;
-  for (const auto& [b, n] : t.signature) per += n;
-  std::size_t n = bytes / t.size * per, rem = bytes % t.size;
-  for (const auto& [b, reps] : t.signature) {
-    if (!rem) break;
-    const std::size_t bs = type_info(b)->size;
-    const std::size_t take = std::min(reps, rem / bs);
-    n += take;
-    rem -= take * bs;
-    if (take < reps) break;
-  }
+  std::size_t n = bytes / t.size * t.elements, rem = bytes % t.size;
+  if (rem == 0) return n;
+  bool stop = false;
+  n += take_elements(t, rem, &stop);
   return rem ? std::numeric_limits<std::size_t>::max() : n;
 }
 
@@ -311,26 +348,43 @@ MESHMP_MPI_FN(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Dataty
   if ((err = check_count(MPI_COMM_NULL, call, count))) return err;
   const TypeInfo* o = old_type(call, oldtype, &err);
   if (!o) return err;
-  return make_type(call, build({{0, static_cast<std::size_t>(count), o}}, false), newtype);
-}
+  return make_type(call, build({{0, static_cast<std::size_t>(count), 1, 0, keep_type(oldtype)}}, false), newtype);
+} MESHMP_MPI_END(Type_contiguous)
 
 namespace {
 
-// The vector and indexed constructors (§3.12.1-3.12.4): `count` blocks of
-// oldtype, block i holding len(i) instances from byte disp(extent, i).
+// The indexed constructors (§3.12.1-3.12.4): `count` blocks of oldtype,
+// block i holding len(i) instances from byte disp(extent, i).
 template <typename Len, typename Disp>
 int blocks_of(const char* call, int count, MPI_Datatype oldtype, MPI_Datatype* newtype, Len len, Disp disp) {
   int err;
   if ((err = check_count(MPI_COMM_NULL, call, count))) return err;
   const TypeInfo* o = old_type(call, oldtype, &err);
   if (!o) return err;
-  std::vector<Block> blocks;
+  const std::shared_ptr<const TypeInfo> child = keep_type(oldtype);
+  std::vector<TypeBlock> blocks;
+  blocks.reserve(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) {
     if (len(i) < 0)
       return raise(MPI_COMM_NULL, call, MPI_ERR_COUNT, "array_of_blocklengths[" + std::to_string(i) + "] is negative");
-    blocks.push_back({disp(o->extent(), i), static_cast<std::size_t>(len(i)), o});
+    blocks.push_back({disp(o->extent(), i), static_cast<std::size_t>(len(i)), 1, 0, child});
   }
   return make_type(call, build(blocks, false), newtype);
+}
+
+// The vector constructors (§3.12.1-3.12.2): one strided block, whatever the
+// count.
+int vector_of(const char* call, int count, int blocklength, MPI_Aint stride_bytes, MPI_Datatype oldtype,
+              MPI_Datatype* newtype) {
+  int err;
+  if ((err = check_count(MPI_COMM_NULL, call, count)) || (err = check_count(MPI_COMM_NULL, call, blocklength, "blocklength")))
+    return err;
+  if (!old_type(call, oldtype, &err)) return err;
+  return make_type(call,
+                   build({{0, static_cast<std::size_t>(blocklength), static_cast<std::size_t>(count), stride_bytes,
+                           keep_type(oldtype)}},
+                         false),
+                   newtype);
 }
 
 int check_arrays(const char* call, int count, const void* lens, const void* disps) {
@@ -342,28 +396,26 @@ int check_arrays(const char* call, int count, const void* lens, const void* disp
 }  // namespace
 
 MESHMP_MPI_FN(int, Type_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
-  if (int err = check_count(MPI_COMM_NULL, "MPI_Type_hvector", blocklength, "blocklength")) return err;
-  return blocks_of("MPI_Type_hvector", count, oldtype, newtype, [&](int) { return blocklength; },
-                   [&](MPI_Aint, int i) { return i * stride; });
-}
+  return vector_of("MPI_Type_hvector", count, blocklength, stride, oldtype, newtype);
+} MESHMP_MPI_END(Type_hvector)
 
 MESHMP_MPI_FN(int, Type_vector, (int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
-  if (int err = check_count(MPI_COMM_NULL, "MPI_Type_vector", blocklength, "blocklength")) return err;
-  return blocks_of("MPI_Type_vector", count, oldtype, newtype, [&](int) { return blocklength; },
-                   [&](MPI_Aint extent, int i) { return static_cast<MPI_Aint>(i) * stride * extent; });
-}
+  const TypeInfo* o = type_info(oldtype);
+  return vector_of("MPI_Type_vector", count, blocklength, o ? static_cast<MPI_Aint>(stride) * o->extent() : 0, oldtype,
+                   newtype);
+} MESHMP_MPI_END(Type_vector)
 
 MESHMP_MPI_FN(int, Type_hindexed, (int count, const int* array_of_blocklengths, const MPI_Aint* array_of_displacements, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
   if (int err = check_arrays("MPI_Type_hindexed", count, array_of_blocklengths, array_of_displacements)) return err;
   return blocks_of("MPI_Type_hindexed", count, oldtype, newtype, [&](int i) { return array_of_blocklengths[i]; },
                    [&](MPI_Aint, int i) { return array_of_displacements[i]; });
-}
+} MESHMP_MPI_END(Type_hindexed)
 
 MESHMP_MPI_FN(int, Type_indexed, (int count, const int* array_of_blocklengths, const int* array_of_displacements, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
   if (int err = check_arrays("MPI_Type_indexed", count, array_of_blocklengths, array_of_displacements)) return err;
   return blocks_of("MPI_Type_indexed", count, oldtype, newtype, [&](int i) { return array_of_blocklengths[i]; },
                    [&](MPI_Aint extent, int i) { return array_of_displacements[i] * extent; });
-}
+} MESHMP_MPI_END(Type_indexed)
 
 namespace {
 // MPI_Type_struct and MPI_Type_create_struct (§3.12.5).
@@ -373,14 +425,15 @@ int struct_of(const char* call, int count, const int* array_of_blocklengths, con
   if ((err = check_count(MPI_COMM_NULL, call, count))) return err;
   if (count > 0 && (!array_of_blocklengths || !array_of_displacements || !array_of_types))
     return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "an array argument is NULL");
-  std::vector<Block> blocks;
+  std::vector<TypeBlock> blocks;
+  blocks.reserve(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) {
     const std::string arg = "array_of_types[" + std::to_string(i) + "]";
-    const TypeInfo* o = old_type(call, array_of_types[i], &err, arg.c_str());
-    if (!o) return err;
+    if (!old_type(call, array_of_types[i], &err, arg.c_str())) return err;
     if (array_of_blocklengths[i] < 0)
       return raise(MPI_COMM_NULL, call, MPI_ERR_COUNT, "array_of_blocklengths[" + std::to_string(i) + "] is negative");
-    blocks.push_back({array_of_displacements[i], static_cast<std::size_t>(array_of_blocklengths[i]), o});
+    blocks.push_back(
+        {array_of_displacements[i], static_cast<std::size_t>(array_of_blocklengths[i]), 1, 0, keep_type(array_of_types[i])});
   }
   return make_type(call, build(blocks, true), newtype);
 }
@@ -388,13 +441,13 @@ int struct_of(const char* call, int count, const int* array_of_blocklengths, con
 
 MESHMP_MPI_FN(int, Type_struct, (int count, const int* array_of_blocklengths, const MPI_Aint* array_of_displacements, const MPI_Datatype* array_of_types, MPI_Datatype* newtype)) {
   return struct_of("MPI_Type_struct", count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
-}
+} MESHMP_MPI_END(Type_struct)
 
 MESHMP_MPI_FN(int, Type_commit, (MPI_Datatype* datatype)) {
   if (!datatype || !type_info(*datatype)) return raise(MPI_COMM_NULL, "MPI_Type_commit", MPI_ERR_TYPE, "datatype is not a valid datatype");
   shared_type(*datatype)->committed = true;
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Type_commit)
 
 MESHMP_MPI_FN(int, Type_free, (MPI_Datatype* datatype)) {
   if (!datatype || !type_info(*datatype)) return raise(MPI_COMM_NULL, "MPI_Type_free", MPI_ERR_TYPE, "datatype is not a valid datatype");
@@ -403,7 +456,7 @@ MESHMP_MPI_FN(int, Type_free, (MPI_Datatype* datatype)) {
   g_types.table[*datatype].reset();
   *datatype = MPI_DATATYPE_NULL;
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Type_free)
 
 namespace {
 const TypeInfo* query(const char* call, MPI_Datatype t, const void* out, int* err) {
@@ -420,7 +473,7 @@ MESHMP_MPI_FN(int, Type_extent, (MPI_Datatype datatype, MPI_Aint* extent)) {
   if (!t) return err;
   *extent = t->extent();
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Type_extent)
 
 MESHMP_MPI_FN(int, Type_size, (MPI_Datatype datatype, int* size)) {
   int err;
@@ -428,7 +481,7 @@ MESHMP_MPI_FN(int, Type_size, (MPI_Datatype datatype, int* size)) {
   if (!t) return err;
   *size = t->size > INT_MAX ? MPI_UNDEFINED : static_cast<int>(t->size);
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Type_size)
 
 MESHMP_MPI_FN(int, Type_lb, (MPI_Datatype datatype, MPI_Aint* displacement)) {
   int err;
@@ -436,7 +489,7 @@ MESHMP_MPI_FN(int, Type_lb, (MPI_Datatype datatype, MPI_Aint* displacement)) {
   if (!t) return err;
   *displacement = t->lb;
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Type_lb)
 
 MESHMP_MPI_FN(int, Type_ub, (MPI_Datatype datatype, MPI_Aint* displacement)) {
   int err;
@@ -444,13 +497,13 @@ MESHMP_MPI_FN(int, Type_ub, (MPI_Datatype datatype, MPI_Aint* displacement)) {
   if (!t) return err;
   *displacement = t->ub;
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Type_ub)
 
 MESHMP_MPI_FN(int, Address, (const void* location, MPI_Aint* address)) {
   if (!address) return raise(MPI_COMM_NULL, "MPI_Address", MPI_ERR_ARG, "address is NULL");
   *address = reinterpret_cast<MPI_Aint>(location);
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Address)
 
 MESHMP_MPI_FN(int, Pack, (const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize, int* position, MPI_Comm comm)) {
   const char* call = "MPI_Pack";
@@ -466,7 +519,7 @@ MESHMP_MPI_FN(int, Pack, (const void* inbuf, int incount, MPI_Datatype datatype,
   pack(t, inbuf, static_cast<std::size_t>(incount), static_cast<char*>(outbuf) + *position);
   *position += static_cast<int>(n);
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Pack)
 
 MESHMP_MPI_FN(int, Unpack, (const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm)) {
   const char* call = "MPI_Unpack";
@@ -482,7 +535,7 @@ MESHMP_MPI_FN(int, Unpack, (const void* inbuf, int insize, int* position, void* 
   unpack(t, static_cast<const char*>(inbuf) + *position, n, outbuf, static_cast<std::size_t>(outcount));
   *position += static_cast<int>(n);
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Unpack)
 
 MESHMP_MPI_FN(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int* size)) {
   const char* call = "MPI_Pack_size";
@@ -492,7 +545,7 @@ MESHMP_MPI_FN(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm
   if (!size) return raise(comm, call, MPI_ERR_ARG, "size is NULL");
   *size = static_cast<int>(static_cast<std::size_t>(incount) * type_info(datatype)->size);
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Pack_size)
 
 MESHMP_MPI_FN(int, Get_count, (const MPI_Status* status, MPI_Datatype datatype, int* count)) {
   if (int err = check_type(MPI_COMM_NULL, "MPI_Get_count", datatype)) return err;
@@ -502,7 +555,7 @@ MESHMP_MPI_FN(int, Get_count, (const MPI_Status* status, MPI_Datatype datatype, 
   if (t->size == 0) *count = bytes == 0 ? 0 : MPI_UNDEFINED;
   else *count = bytes % t->size ? MPI_UNDEFINED : static_cast<int>(bytes / t->size);
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Get_count)
 
 MESHMP_MPI_FN(int, Get_elements, (const MPI_Status* status, MPI_Datatype datatype, int* count)) {
   if (int err = check_type(MPI_COMM_NULL, "MPI_Get_elements", datatype)) return err;
@@ -511,7 +564,7 @@ MESHMP_MPI_FN(int, Get_elements, (const MPI_Status* status, MPI_Datatype datatyp
   const std::size_t n = elements_in(*t, static_cast<std::size_t>(status->meshmp_bytes));
   *count = n > static_cast<std::size_t>(INT_MAX) ? MPI_UNDEFINED : static_cast<int>(n);
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Get_elements)
 
 // ---- MPI-2 names real MPI-1 programs use ------------------------------------------
 
@@ -519,23 +572,21 @@ MESHMP_MPI_FN(int, Get_address, (const void* location, MPI_Aint* address)) {
   if (!address) return raise(MPI_COMM_NULL, "MPI_Get_address", MPI_ERR_ARG, "address is NULL");
   *address = reinterpret_cast<MPI_Aint>(location);
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Get_address)
 
 MESHMP_MPI_FN(int, Type_create_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
-  if (int err = check_count(MPI_COMM_NULL, "MPI_Type_create_hvector", blocklength, "blocklength")) return err;
-  return blocks_of("MPI_Type_create_hvector", count, oldtype, newtype, [&](int) { return blocklength; },
-                   [&](MPI_Aint, int i) { return i * stride; });
-}
+  return vector_of("MPI_Type_create_hvector", count, blocklength, stride, oldtype, newtype);
+} MESHMP_MPI_END(Type_create_hvector)
 
 MESHMP_MPI_FN(int, Type_create_hindexed, (int count, const int* array_of_blocklengths, const MPI_Aint* array_of_displacements, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
   if (int err = check_arrays("MPI_Type_create_hindexed", count, array_of_blocklengths, array_of_displacements)) return err;
   return blocks_of("MPI_Type_create_hindexed", count, oldtype, newtype,
                    [&](int i) { return array_of_blocklengths[i]; }, [&](MPI_Aint, int i) { return array_of_displacements[i]; });
-}
+} MESHMP_MPI_END(Type_create_hindexed)
 
 MESHMP_MPI_FN(int, Type_create_struct, (int count, const int* array_of_blocklengths, const MPI_Aint* array_of_displacements, const MPI_Datatype* array_of_types, MPI_Datatype* newtype)) {
   return struct_of("MPI_Type_create_struct", count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
-}
+} MESHMP_MPI_END(Type_create_struct)
 
 // MPI-2 §4.1.7: oldtype's map with lb and ub markers at lb and lb + extent.
 MESHMP_MPI_FN(int, Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype* newtype)) {
@@ -543,9 +594,12 @@ MESHMP_MPI_FN(int, Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI_
   int err;
   const TypeInfo* o = old_type(call, oldtype, &err);
   if (!o) return err;
-  return make_type(call, build({{lb, 1, type_info(MPI_LB)}, {0, 1, o}, {lb + extent, 1, type_info(MPI_UB)}}, false),
+  return make_type(call,
+                   build({{lb, 1, 1, 0, keep_type(MPI_LB)}, {0, 1, 1, 0, keep_type(oldtype)},
+                          {lb + extent, 1, 1, 0, keep_type(MPI_UB)}},
+                         false),
                    newtype);
-}
+} MESHMP_MPI_END(Type_create_resized)
 
 MESHMP_MPI_FN(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent)) {
   int err;
@@ -554,7 +608,7 @@ MESHMP_MPI_FN(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint* lb, MPI_Ai
   *lb = t->lb;
   *extent = t->extent();
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Type_get_extent)
 
 MESHMP_MPI_FN(int, Type_get_true_extent, (MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent)) {
   int err;
@@ -563,7 +617,7 @@ MESHMP_MPI_FN(int, Type_get_true_extent, (MPI_Datatype datatype, MPI_Aint* true_
   *true_lb = t->true_lb;
   *true_extent = t->true_ub - t->true_lb;
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Type_get_true_extent)
 
 MESHMP_MPI_FN(int, Type_get_name, (MPI_Datatype datatype, char* type_name, int* resultlen)) {
   int err;
@@ -572,11 +626,11 @@ MESHMP_MPI_FN(int, Type_get_name, (MPI_Datatype datatype, char* type_name, int* 
   std::memcpy(type_name, t->name.c_str(), t->name.size() + 1);
   *resultlen = static_cast<int>(t->name.size());
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Type_get_name)
 
 MESHMP_MPI_FN(int, Type_set_name, (MPI_Datatype datatype, const char* type_name)) {
   int err;
   if (!query("MPI_Type_set_name", datatype, type_name, &err)) return err;
   shared_type(datatype)->name.assign(type_name, strnlen(type_name, MPI_MAX_OBJECT_NAME - 1));
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Type_set_name)

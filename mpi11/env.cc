@@ -74,7 +74,7 @@ MESHMP_MPI_FN(int, Init, (int* argc, char*** argv)) {
   (void)argc;
   (void)argv;
   return start_mpi("MPI_Init");
-}
+} MESHMP_MPI_END(Init)
 
 // The engine stays up while QMP still uses it (Engine::finalize is counted).
 MESHMP_MPI_FN(int, Finalize, (void)) {
@@ -86,7 +86,7 @@ MESHMP_MPI_FN(int, Finalize, (void)) {
   s.finalized = true;
   s.engine = nullptr;
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Finalize)
 
 // MPI-2 §8.7: meshmp's progress runs in the calling thread, so SINGLE and
 // FUNNELED are what it provides; a request for more gets FUNNELED.
@@ -99,7 +99,7 @@ MESHMP_MPI_FN(int, Init_thread, (int* argc, char*** argv, int required, int* pro
   if (int err = start_mpi("MPI_Init_thread")) return err;
   state().thread_level = *provided = std::min(required, MPI_THREAD_FUNNELED);
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Init_thread)
 
 MESHMP_MPI_FN(int, Query_thread, (int* provided)) {
   int err;
@@ -107,7 +107,7 @@ MESHMP_MPI_FN(int, Query_thread, (int* provided)) {
   if (!provided) return raise(MPI_COMM_NULL, "MPI_Query_thread", MPI_ERR_ARG, "provided is NULL");
   *provided = state().thread_level;
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Query_thread)
 
 MESHMP_MPI_FN(int, Is_thread_main, (int* flag)) {
   int err;
@@ -115,7 +115,7 @@ MESHMP_MPI_FN(int, Is_thread_main, (int* flag)) {
   if (!flag) return raise(MPI_COMM_NULL, "MPI_Is_thread_main", MPI_ERR_ARG, "flag is NULL");
   *flag = std::this_thread::get_id() == g_main_thread;
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Is_thread_main)
 
 // MPI-2 §4.11: ordinary memory (any memory is fine for meshmp's transfers);
 // no info keys are interpreted.
@@ -127,24 +127,24 @@ MESHMP_MPI_FN(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void* baseptr)) {
   if (!p) return raise(MPI_COMM_NULL, "MPI_Alloc_mem", MPI_ERR_OTHER, "out of memory (" + std::to_string(size) + " bytes)");  // MPI_ERR_NO_MEM is MPI-2
   *static_cast<void**>(baseptr) = p;
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Alloc_mem)
 
 MESHMP_MPI_FN(int, Free_mem, (void* base)) {
   std::free(base);
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Free_mem)
 
 MESHMP_MPI_FN(int, Initialized, (int* flag)) {
   if (!flag) return raise(MPI_COMM_NULL, "MPI_Initialized", MPI_ERR_ARG, "flag is NULL");
   *flag = state().initialized;
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Initialized)
 
 MESHMP_MPI_FN(int, Finalized, (int* flag)) {
   if (!flag) return raise(MPI_COMM_NULL, "MPI_Finalized", MPI_ERR_ARG, "flag is NULL");
   *flag = state().finalized;
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Finalized)
 
 MESHMP_MPI_FN(int, Abort, (MPI_Comm comm, int errorcode)) {
   // Ends every process of the job, not only comm's (allowed by §7.5).
@@ -153,7 +153,7 @@ MESHMP_MPI_FN(int, Abort, (MPI_Comm comm, int errorcode)) {
   if (mesh::Engine* e = mesh::Engine::get()) e->abort(errorcode, why);
   std::fprintf(stderr, "meshmp: %s\n", why.c_str());
   std::_Exit(errorcode ? errorcode : 1);
-}
+} MESHMP_MPI_END(Abort)
 
 MESHMP_MPI_FN(int, Get_processor_name, (char* name, int* resultlen)) {
   if (!name || !resultlen) return raise(MPI_COMM_NULL, "MPI_Get_processor_name", MPI_ERR_ARG, "name or resultlen is NULL");
@@ -162,23 +162,23 @@ MESHMP_MPI_FN(int, Get_processor_name, (char* name, int* resultlen)) {
   std::strcpy(name, host);
   *resultlen = static_cast<int>(std::strlen(name));
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Get_processor_name)
 
 MESHMP_MPI_FN(int, Get_version, (int* version, int* subversion)) {
   if (!version || !subversion) return raise(MPI_COMM_NULL, "MPI_Get_version", MPI_ERR_ARG, "version or subversion is NULL");
   *version = MPI_VERSION;
   *subversion = MPI_SUBVERSION;
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Get_version)
 
 // Seconds on CLOCK_MONOTONIC: local to each process (MPI_WTIME_IS_GLOBAL = 0).
-MESHMP_MPI_FN(double, Wtime, (void)) {
+MESHMP_MPI_FN_NOTHROW(double, Wtime, (void)) {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-MESHMP_MPI_FN(double, Wtick, (void)) {
+MESHMP_MPI_FN_NOTHROW(double, Wtick, (void)) {
   timespec ts;
   clock_getres(CLOCK_MONOTONIC, &ts);
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
@@ -189,4 +189,4 @@ MESHMP_MPI_FN(double, Wtick, (void)) {
 MESHMP_MPI_FN(int, Pcontrol, (const int level, ...)) {
   (void)level;
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Pcontrol)

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -42,6 +44,7 @@ const char* class_text(int cls) {
     case MPI_ERR_INTERN: return "internal MPI (implementation) error";
     case MPI_ERR_IN_STATUS: return "error code is in status";
     case MPI_ERR_PENDING: return "pending request";
+    case MPI_ERR_NO_MEM: return "out of memory";
     default: return nullptr;
   }
 }
@@ -76,6 +79,12 @@ bool valid_handler(MPI_Errhandler h) {
 
 int raise(MPI_Comm comm, const char* call, int cls, const std::string& message) {
   return report(comm, remember(cls, std::string(call) + ": " + message));
+}
+
+int failed_call(const char* call, const std::exception& e) {
+  if (dynamic_cast<const std::bad_alloc*>(&e) || dynamic_cast<const std::length_error*>(&e))
+    return raise(MPI_COMM_NULL, call, MPI_ERR_NO_MEM, std::string("cannot allocate the memory it needs (") + e.what() + ")");
+  return raise(MPI_COMM_NULL, call, MPI_ERR_INTERN, e.what());
 }
 
 int report(MPI_Comm comm, int code) {
@@ -129,7 +138,7 @@ MESHMP_MPI_FN(int, Error_class, (int errorcode, int* errorclass)) {
   if (!errorclass) return raise(MPI_COMM_NULL, "MPI_Error_class", MPI_ERR_ARG, "errorclass is NULL");
   *errorclass = errorcode % kClassBits;
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Error_class)
 
 MESHMP_MPI_FN(int, Error_string, (int errorcode, char* string, int* resultlen)) {
   if (!valid_code(errorcode)) return raise(MPI_COMM_NULL, "MPI_Error_string", MPI_ERR_ARG, "errorcode " + std::to_string(errorcode) + " is not an MPI error code");
@@ -145,7 +154,7 @@ MESHMP_MPI_FN(int, Error_string, (int errorcode, char* string, int* resultlen)) 
   string[n] = '\0';
   *resultlen = static_cast<int>(n);
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Error_string)
 
 namespace {
 // MPI-1's Errhandler_set/get/create and MPI-2's Comm_set/get/create_errhandler.
@@ -178,22 +187,22 @@ int create_handler(const char* call, MPI_Handler_function* function, MPI_Errhand
 
 MESHMP_MPI_FN(int, Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler)) {
   return set_handler("MPI_Errhandler_set", comm, errhandler);
-}
+} MESHMP_MPI_END(Errhandler_set)
 MESHMP_MPI_FN(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler)) {
   return set_handler("MPI_Comm_set_errhandler", comm, errhandler);
-}
+} MESHMP_MPI_END(Comm_set_errhandler)
 MESHMP_MPI_FN(int, Errhandler_get, (MPI_Comm comm, MPI_Errhandler* errhandler)) {
   return get_handler("MPI_Errhandler_get", comm, errhandler);
-}
+} MESHMP_MPI_END(Errhandler_get)
 MESHMP_MPI_FN(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler* errhandler)) {
   return get_handler("MPI_Comm_get_errhandler", comm, errhandler);
-}
+} MESHMP_MPI_END(Comm_get_errhandler)
 MESHMP_MPI_FN(int, Errhandler_create, (MPI_Handler_function* function, MPI_Errhandler* errhandler)) {
   return create_handler("MPI_Errhandler_create", function, errhandler);
-}
+} MESHMP_MPI_END(Errhandler_create)
 MESHMP_MPI_FN(int, Comm_create_errhandler, (MPI_Comm_errhandler_function* function, MPI_Errhandler* errhandler)) {
   return create_handler("MPI_Comm_create_errhandler", function, errhandler);
-}
+} MESHMP_MPI_END(Comm_create_errhandler)
 
 MESHMP_MPI_FN(int, Errhandler_free, (MPI_Errhandler* errhandler)) {
   if (!errhandler || !valid_handler(*errhandler))
@@ -202,4 +211,4 @@ MESHMP_MPI_FN(int, Errhandler_free, (MPI_Errhandler* errhandler)) {
   // communicator still uses it (MPI-1.1 §7.2), so its slot is not reused.
   *errhandler = MPI_ERRHANDLER_NULL;
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Errhandler_free)

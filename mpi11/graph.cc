@@ -66,7 +66,7 @@ MESHMP_MPI_FN(int, Graph_create, (MPI_Comm comm_old, int nnodes, const int* inde
     g.edges = std::move(edg);
   }
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Graph_create)
 
 MESHMP_MPI_FN(int, Graphdims_get, (MPI_Comm comm, int* nnodes, int* nedges)) {
   int err;
@@ -76,7 +76,7 @@ MESHMP_MPI_FN(int, Graphdims_get, (MPI_Comm comm, int* nnodes, int* nedges)) {
   *nnodes = static_cast<int>(c->index.size());
   *nedges = static_cast<int>(c->edges.size());
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Graphdims_get)
 
 MESHMP_MPI_FN(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int* index, int* edges)) {
   int err;
@@ -87,7 +87,7 @@ MESHMP_MPI_FN(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int* i
   for (int i = 0; i < maxindex && i < static_cast<int>(c->index.size()); ++i) index[i] = c->index[i];
   for (int k = 0; k < maxedges && k < static_cast<int>(c->edges.size()); ++k) edges[k] = c->edges[k];
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Graph_get)
 
 MESHMP_MPI_FN(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int* nneighbors)) {
   const char* call = "MPI_Graph_neighbors_count";
@@ -99,7 +99,7 @@ MESHMP_MPI_FN(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int* nneighb
   const auto [first, last] = neighbours_of(*c, rank);
   *nneighbors = last - first;
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Graph_neighbors_count)
 
 MESHMP_MPI_FN(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int* neighbors)) {
   const char* call = "MPI_Graph_neighbors";
@@ -111,7 +111,7 @@ MESHMP_MPI_FN(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, 
   const auto [first, last] = neighbours_of(*c, rank);
   for (int k = first; k < last && k - first < maxneighbors; ++k) neighbors[k - first] = c->edges[k];
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Graph_neighbors)
 
 MESHMP_MPI_FN(int, Graph_map, (MPI_Comm comm, int nnodes, const int* index, const int* edges, int* newrank)) {
   const char* call = "MPI_Graph_map";
@@ -122,4 +122,4 @@ MESHMP_MPI_FN(int, Graph_map, (MPI_Comm comm, int nnodes, const int* index, cons
   if (!newrank) return raise(comm, call, MPI_ERR_ARG, "newrank is NULL");
   *newrank = c->rank() < nnodes ? c->rank() : MPI_UNDEFINED;
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Graph_map)

@@ -105,7 +105,7 @@ MESHMP_MPI_FN(int, Comm_group, (MPI_Comm comm, MPI_Group* group)) {
   if (!group) return raise(comm, "MPI_Comm_group", MPI_ERR_ARG, "group is NULL");
   *group = add_group(c->group.ranks);
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Comm_group)
 
 MESHMP_MPI_FN(int, Group_size, (MPI_Group group, int* size)) {
   int err;
@@ -114,7 +114,7 @@ MESHMP_MPI_FN(int, Group_size, (MPI_Group group, int* size)) {
   if (!size) return raise(MPI_COMM_NULL, "MPI_Group_size", MPI_ERR_ARG, "size is NULL");
   *size = static_cast<int>(g->ranks.size());
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Group_size)
 
 MESHMP_MPI_FN(int, Group_rank, (MPI_Group group, int* rank)) {
   int err;
@@ -123,7 +123,7 @@ MESHMP_MPI_FN(int, Group_rank, (MPI_Group group, int* rank)) {
   if (!rank) return raise(MPI_COMM_NULL, "MPI_Group_rank", MPI_ERR_ARG, "rank is NULL");
   *rank = rank_in(g->ranks, state().engine->rank());
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Group_rank)
 
 MESHMP_MPI_FN(int, Group_translate_ranks, (MPI_Group group1, int n, const int* ranks1, MPI_Group group2, int* ranks2)) {
   const char* call = "MPI_Group_translate_ranks";
@@ -144,7 +144,7 @@ MESHMP_MPI_FN(int, Group_translate_ranks, (MPI_Group group1, int n, const int* r
     ranks2[i] = rank_in(b->ranks, a->ranks[ranks1[i]]);
   }
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Group_translate_ranks)
 
 MESHMP_MPI_FN(int, Group_compare, (MPI_Group group1, MPI_Group group2, int* result)) {
   const char* call = "MPI_Group_compare";
@@ -156,7 +156,7 @@ MESHMP_MPI_FN(int, Group_compare, (MPI_Group group1, MPI_Group group2, int* resu
   if (!result) return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "result is NULL");
   *result = compare_members(a->ranks, b->ranks);
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Group_compare)
 
 namespace {
 // Union, intersection and difference (§5.3.2): the members of group1 that
@@ -183,13 +183,13 @@ int set_op(const char* call, MPI_Group group1, MPI_Group group2, MPI_Group* newg
 
 MESHMP_MPI_FN(int, Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)) {
   return set_op("MPI_Group_union", group1, group2, newgroup, true, true);
-}
+} MESHMP_MPI_END(Group_union)
 MESHMP_MPI_FN(int, Group_intersection, (MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)) {
   return set_op("MPI_Group_intersection", group1, group2, newgroup, true, false);
-}
+} MESHMP_MPI_END(Group_intersection)
 MESHMP_MPI_FN(int, Group_difference, (MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)) {
   return set_op("MPI_Group_difference", group1, group2, newgroup, false, false);
-}
+} MESHMP_MPI_END(Group_difference)
 
 namespace {
 // A group of the listed ranks of `g` (include) or of all others (exclude), in order.
@@ -230,16 +230,16 @@ int range_incl_excl(const char* call, MPI_Group group, int n, int ranges[][3], M
 
 MESHMP_MPI_FN(int, Group_incl, (MPI_Group group, int n, const int* ranks, MPI_Group* newgroup)) {
   return incl_excl("MPI_Group_incl", group, n, ranks, newgroup, true);
-}
+} MESHMP_MPI_END(Group_incl)
 MESHMP_MPI_FN(int, Group_excl, (MPI_Group group, int n, const int* ranks, MPI_Group* newgroup)) {
   return incl_excl("MPI_Group_excl", group, n, ranks, newgroup, false);
-}
+} MESHMP_MPI_END(Group_excl)
 MESHMP_MPI_FN(int, Group_range_incl, (MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup)) {
   return range_incl_excl("MPI_Group_range_incl", group, n, ranges, newgroup, true);
-}
+} MESHMP_MPI_END(Group_range_incl)
 MESHMP_MPI_FN(int, Group_range_excl, (MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup)) {
   return range_incl_excl("MPI_Group_range_excl", group, n, ranges, newgroup, false);
-}
+} MESHMP_MPI_END(Group_range_excl)
 
 MESHMP_MPI_FN(int, Group_free, (MPI_Group* group)) {
   int err;
@@ -248,7 +248,7 @@ MESHMP_MPI_FN(int, Group_free, (MPI_Group* group)) {
   if (*group != MPI_GROUP_EMPTY) groups()[*group] = GroupInfo{};  // the predefined one stays
   *group = MPI_GROUP_NULL;
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Group_free)
 
 // §5.4.2: collective over comm; every process passes the same subgroup.
 MESHMP_MPI_FN(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)) {
@@ -267,4 +267,4 @@ MESHMP_MPI_FN(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm* newco
   const int me = rank_in(members, state().engine->rank());
   *newcomm = make_comm(comm, std::move(members), me);
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Comm_create)

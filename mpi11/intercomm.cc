@@ -90,7 +90,7 @@ MESHMP_MPI_FN(int, Comm_test_inter, (MPI_Comm comm, int* flag)) {
   if (!flag) return raise(comm, "MPI_Comm_test_inter", MPI_ERR_ARG, "flag is NULL");
   *flag = c->inter;
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Comm_test_inter)
 
 MESHMP_MPI_FN(int, Comm_remote_size, (MPI_Comm comm, int* size)) {
   int err;
@@ -99,7 +99,7 @@ MESHMP_MPI_FN(int, Comm_remote_size, (MPI_Comm comm, int* size)) {
   if (!size) return raise(comm, "MPI_Comm_remote_size", MPI_ERR_ARG, "size is NULL");
   *size = static_cast<int>(c->remote.size());
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Comm_remote_size)
 
 MESHMP_MPI_FN(int, Comm_remote_group, (MPI_Comm comm, MPI_Group* group)) {
   int err;
@@ -108,7 +108,7 @@ MESHMP_MPI_FN(int, Comm_remote_group, (MPI_Comm comm, MPI_Group* group)) {
   if (!group) return raise(comm, "MPI_Comm_remote_group", MPI_ERR_ARG, "group is NULL");
   *group = add_group(c->remote);
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Comm_remote_group)
 
 // §5.6.2: collective over local_comm; the two leaders also talk over
 // peer_comm with `tag`.
@@ -154,7 +154,7 @@ MESHMP_MPI_FN(int, Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI
   state().next_context = std::max(state().next_context, ctx + 2);
   *newintercomm = add_intercomm(local, std::move(remote), ctx, eh);
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Intercomm_create)
 
 // §5.6.2: the group that passes high = false comes first; if both pass the
 // same, the group whose leader has the lower world rank.
@@ -185,4 +185,4 @@ MESHMP_MPI_FN(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm* new
   const int me = mine_first ? c.rank() : static_cast<int>(c.remote.size()) + c.rank();
   *newintracomm = comm_from(std::move(members), me, ctx, c.errhandler);
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Intercomm_merge)

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <exception>
 #include <map>
 #include <memory>
 #include <string>
@@ -15,7 +16,19 @@
 #include "mpi11/mpi.h"
 
 // Defines PMPI_name and makes MPI_name a weak alias of it (MPI-1.1 §8.3).
+// The body is a function-try-block that MESHMP_MPI_END(name) closes: no C++
+// exception leaves the C interface. An allocation that fails anywhere inside
+// returns MPI_ERR_NO_MEM (MPI-2.2 §8.4's class) through the world's error
+// handler, naming the call; any other exception, MPI_ERR_INTERN.
 #define MESHMP_MPI_FN(ret, name, params)                                                     \
+  extern "C" ret MPI_##name params __attribute__((weak, alias("PMPI_" #name))); \
+  extern "C" ret PMPI_##name params try
+#define MESHMP_MPI_END(name)                                                   \
+  catch (const std::exception& e) {                                            \
+    return ::meshmp::mpi::failed_call("MPI_" #name, e);                        \
+  }
+/// A call that cannot fail (MPI_Wtime, MPI_Wtick): no try block.
+#define MESHMP_MPI_FN_NOTHROW(ret, name, params)                                     \
   extern "C" ret MPI_##name params __attribute__((weak, alias("PMPI_" #name))); \
   extern "C" ret PMPI_##name params
 
@@ -28,6 +41,10 @@ namespace meshmp::mpi {
 /// the handler (MPI_ERRORS_ARE_FATAL prints it and ends the job). Returns the
 /// code for the caller to return (MPI-1.1 §7.2).
 int raise(MPI_Comm comm, const char* call, int cls, const std::string& message);
+/// What MESHMP_MPI_END returns for an exception `e` out of `call`:
+/// MPI_ERR_NO_MEM for a failed allocation (std::bad_alloc, std::length_error),
+/// MPI_ERR_INTERN otherwise, raised on the world's handler.
+int failed_call(const char* call, const std::exception& e);
 /// Runs `comm`'s error handler on an existing error code; returns the code.
 int report(MPI_Comm comm, int code);
 /// The MPI error class of a core error.
@@ -44,10 +61,28 @@ struct Run {
   std::size_t len;
 };
 
-/// A committed or uncommitted datatype. Its type map is kept flattened into
-/// runs of one instance (adjacent runs merged), so packing is a list of
-/// memcpys; `contiguous` types are sent straight from the user's buffer.
+struct TypeInfo;
+
+/// One block of a derived type's description: `blocklen` instances of
+/// `child`, back to back (the child's extent apart), from byte `disp`; the
+/// block repeated `reps` times, `rep_stride` bytes apart (a vector's count
+/// and stride). A type's memory is that of its constructor's arguments, not
+/// of its elements (MPICH's dataloops work the same way).
+struct TypeBlock {
+  MPI_Aint disp = 0;
+  std::size_t blocklen = 0;
+  std::size_t reps = 1;
+  MPI_Aint rep_stride = 0;
+  std::shared_ptr<const TypeInfo> child;
+};
+
+/// A committed or uncommitted datatype: its description (`blocks`) and, when
+/// its type map has at most kMaxFlatRuns contiguous pieces, that map
+/// flattened into the runs of one instance (adjacent runs merged), so
+/// packing is a list of memcpys; larger maps are walked (for_each_run).
+/// `contiguous` types are sent straight from the user's buffer.
 struct TypeInfo {
+  static constexpr std::size_t kMaxFlatRuns = 4096;
   bool in_use = false;
   bool predefined = false;
   bool committed = false;
@@ -57,9 +92,11 @@ struct TypeInfo {
   MPI_Aint true_lb = 0, true_ub = 0;  ///< span of the data itself
   bool lb_marker = false, ub_marker = false;  ///< set explicitly by MPI_LB / MPI_UB
   std::size_t align = 1;         ///< largest alignment of a basic type inside
-  std::vector<Run> runs;         ///< one instance, in type-map order
-  /// Type signature as (basic type, repeat) in order, for MPI_Get_elements.
-  std::vector<std::pair<MPI_Datatype, std::size_t>> signature;
+  bool flat = false;             ///< `runs` hold the type map (else walk `blocks`)
+  std::vector<Run> runs;         ///< one instance, in type-map order, when flat
+  std::vector<TypeBlock> blocks;  ///< a derived type's description
+  std::vector<std::size_t> element_sizes;  ///< predefined: its basic elements' sizes, in order
+  std::size_t elements = 0;      ///< basic elements in one instance (MPI_Get_elements)
   /// The single basic type every element is (predefined ops apply), else 0.
   MPI_Datatype uniform = MPI_DATATYPE_NULL;
   bool contiguous = false;       ///< one run at offset true_lb, size == extent
@@ -98,6 +135,43 @@ int bad_count(MPI_Comm comm, const char* call, int count, const char* arg);
 inline int check_count(MPI_Comm comm, const char* call, int count, const char* arg = "count") {
   if (count >= 0) [[likely]] return MPI_SUCCESS;
   return bad_count(comm, call, count, arg);
+}
+
+namespace detail {
+template <typename F>
+void walk(const TypeInfo& t, MPI_Aint base, F& f) {
+  if (t.flat) {
+    for (const Run& r : t.runs) f(base + r.offset, r.len);
+    return;
+  }
+  for (const TypeBlock& b : t.blocks) {
+    const MPI_Aint ext = b.child->extent();
+    for (std::size_t r = 0; r < b.reps; ++r)
+      for (std::size_t j = 0; j < b.blocklen; ++j)
+        walk(*b.child, base + b.disp + static_cast<MPI_Aint>(r) * b.rep_stride + static_cast<MPI_Aint>(j) * ext, f);
+  }
+}
+}  // namespace detail
+
+/// Calls f(offset, bytes) for every contiguous piece of the data of `count`
+/// instances of t laid out with t's extent from offset 0, in type-map order,
+/// adjacent pieces merged. Memory: none beyond the call stack (a type's depth).
+template <typename F>
+void for_each_run(const TypeInfo& t, std::size_t count, F&& f) {
+  MPI_Aint at = 0;
+  std::size_t len = 0;
+  auto merge = [&](MPI_Aint off, std::size_t n) {
+    if (n == 0) return;
+    if (len && at + static_cast<MPI_Aint>(len) == off) {
+      len += n;
+      return;
+    }
+    if (len) f(at, len);
+    at = off;
+    len = n;
+  };
+  for (std::size_t k = 0; k < count; ++k) detail::walk(t, static_cast<MPI_Aint>(k) * t.extent(), merge);
+  if (len) f(at, len);
 }
 
 /// Packs `count` instances of `t` at `buf` into `out` (count * t.size bytes).

@@ -69,6 +69,7 @@ typedef struct MPI_Status {
 #define MPI_ERR_INTERN 17
 #define MPI_ERR_IN_STATUS 18
 #define MPI_ERR_PENDING 19
+#define MPI_ERR_NO_MEM 20 /* MPI-2.2 §8.4: memory could not be allocated */
 /* Error codes: class + 64 * k, k > 0 naming a remembered message. */
 #define MPI_ERR_LASTCODE 0x3fffffff
 

@@ -247,7 +247,7 @@ MESHMP_MPI_FN(int, Op_create, (MPI_User_function* function, int commute, MPI_Op*
   ops[h] = UserOp{function, commute != 0};
   *op = h;
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Op_create)
 
 MESHMP_MPI_FN(int, Op_free, (MPI_Op* op)) {
   if (!op) return raise(MPI_COMM_NULL, "MPI_Op_free", MPI_ERR_ARG, "op is NULL");
@@ -258,4 +258,4 @@ MESHMP_MPI_FN(int, Op_free, (MPI_Op* op)) {
   ops[*op] = UserOp{};
   *op = MPI_OP_NULL;
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Op_free)

@@ -328,22 +328,22 @@ int blocking_send(const char* call, SendMode mode, const void* buf, int count, M
 
 MESHMP_MPI_FN(int, Send, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)) {
   return blocking_send("MPI_Send", SendMode::kStandard, buf, count, datatype, dest, tag, comm);
-}
+} MESHMP_MPI_END(Send)
 
 MESHMP_MPI_FN(int, Ssend, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)) {
   return blocking_send("MPI_Ssend", SendMode::kSynchronous, buf, count, datatype, dest, tag, comm);
-}
+} MESHMP_MPI_END(Ssend)
 
 MESHMP_MPI_FN(int, Rsend, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)) {
   return blocking_send("MPI_Rsend", SendMode::kReady, buf, count, datatype, dest, tag, comm);
-}
+} MESHMP_MPI_END(Rsend)
 
 MESHMP_MPI_FN(int, Bsend, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)) {
   MPI_Request r;
   if (int err = make_request("MPI_Bsend", true, false, true, SendMode::kStandard, buf, count, datatype, dest, tag, comm, &r))
     return err;
   return PMPI_Request_free(&r);
-}
+} MESHMP_MPI_END(Bsend)
 
 MESHMP_MPI_FN(int, Recv, (void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)) {
   const char* call = "MPI_Recv";
@@ -365,7 +365,7 @@ MESHMP_MPI_FN(int, Recv, (void* buf, int count, MPI_Datatype datatype, int sourc
   const int code = code_of(cs.error, call);
   fill_status(status, *a.c, cs, code);
   return report(comm, code);
-}
+} MESHMP_MPI_END(Recv)
 
 // ---- nonblocking and persistent ----------------------------------------------------
 
@@ -374,7 +374,7 @@ MESHMP_MPI_FN(int, Recv, (void* buf, int count, MPI_Datatype datatype, int sourc
                             MPI_Request* request)) {                                                              \
     return make_request("MPI_" #Name, true, persistent, buffered, mode, buf, count, datatype, dest, tag, comm,   \
                         request);                                                                                 \
-  }
+  } MESHMP_MPI_END(Name)
 MESHMP_SEND_FORM(Isend, false, false, SendMode::kStandard)
 MESHMP_SEND_FORM(Ibsend, false, true, SendMode::kStandard)
 MESHMP_SEND_FORM(Issend, false, false, SendMode::kSynchronous)
@@ -387,11 +387,11 @@ MESHMP_SEND_FORM(Rsend_init, true, false, SendMode::kReady)
 
 MESHMP_MPI_FN(int, Irecv, (void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)) {
   return make_request("MPI_Irecv", false, false, false, SendMode::kStandard, buf, count, datatype, source, tag, comm, request);
-}
+} MESHMP_MPI_END(Irecv)
 
 MESHMP_MPI_FN(int, Recv_init, (void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request* request)) {
   return make_request("MPI_Recv_init", false, true, false, SendMode::kStandard, buf, count, datatype, source, tag, comm, request);
-}
+} MESHMP_MPI_END(Recv_init)
 
 namespace {
 int start_persistent(MPI_Request* request, const char* call) {
@@ -404,14 +404,14 @@ int start_persistent(MPI_Request* request, const char* call) {
 }
 }  // namespace
 
-MESHMP_MPI_FN(int, Start, (MPI_Request* request)) { return start_persistent(request, "MPI_Start"); }
+MESHMP_MPI_FN(int, Start, (MPI_Request* request)) { return start_persistent(request, "MPI_Start"); } MESHMP_MPI_END(Start)
 
 MESHMP_MPI_FN(int, Startall, (int count, MPI_Request* array_of_requests)) {
   if (int err = check_request_array("MPI_Startall", count, array_of_requests)) return err;
   for (int i = 0; i < count; ++i)
     if (int err = start_persistent(&array_of_requests[i], "MPI_Startall")) return err;
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Startall)
 
 MESHMP_MPI_FN(int, Request_free, (MPI_Request* request)) {
   if (!request || !requests().valid(*request))
@@ -428,7 +428,7 @@ MESHMP_MPI_FN(int, Request_free, (MPI_Request* request)) {
   *request = MPI_REQUEST_NULL;
   reap_orphans(false);
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Request_free)
 
 // ---- wait and test -------------------------------------------------------------
 
@@ -591,7 +591,7 @@ int any_completed(const char* call, int count, const MPI_Request* reqs, bool blo
 
 }  // namespace
 
-MESHMP_MPI_FN(int, Wait, (MPI_Request* request, MPI_Status* status)) { return wait_one(request, status, "MPI_Wait"); }
+MESHMP_MPI_FN(int, Wait, (MPI_Request* request, MPI_Status* status)) { return wait_one(request, status, "MPI_Wait"); } MESHMP_MPI_END(Wait)
 
 MESHMP_MPI_FN(int, Test, (MPI_Request* request, int* flag, MPI_Status* status)) {
   if (!request || !flag) return raise(MPI_COMM_NULL, "MPI_Test", MPI_ERR_ARG, "request or flag is NULL");
@@ -606,7 +606,7 @@ MESHMP_MPI_FN(int, Test, (MPI_Request* request, int* flag, MPI_Status* status)) 
   int code = MPI_SUCCESS;
   *flag = complete(request, status, false, "MPI_Test", &code);
   return report(comm, code);
-}
+} MESHMP_MPI_END(Test)
 
 MESHMP_MPI_FN(int, Waitany, (int count, MPI_Request* array_of_requests, int* index, MPI_Status* status)) {
   const char* call = "MPI_Waitany";
@@ -624,7 +624,7 @@ MESHMP_MPI_FN(int, Waitany, (int count, MPI_Request* array_of_requests, int* ind
   complete(&array_of_requests[i], status, false, call, &code);
   *index = i;
   return report(comm, code);
-}
+} MESHMP_MPI_END(Waitany)
 
 MESHMP_MPI_FN(int, Testany, (int count, MPI_Request* array_of_requests, int* index, int* flag, MPI_Status* status)) {
   const char* call = "MPI_Testany";
@@ -645,7 +645,7 @@ MESHMP_MPI_FN(int, Testany, (int count, MPI_Request* array_of_requests, int* ind
   complete(&array_of_requests[i], status, false, call, &code);
   *index = i;
   return report(comm, code);
-}
+} MESHMP_MPI_END(Testany)
 
 namespace {
 // Completes every live request of the array (the array is checked).
@@ -677,7 +677,7 @@ int wait_all(const char* call, int count, MPI_Request* array_of_requests, MPI_St
 MESHMP_MPI_FN(int, Waitall, (int count, MPI_Request* array_of_requests, MPI_Status* array_of_statuses)) {
   if (int err = check_request_array("MPI_Waitall", count, array_of_requests)) return err;
   return wait_all("MPI_Waitall", count, array_of_requests, array_of_statuses);
-}
+} MESHMP_MPI_END(Waitall)
 
 MESHMP_MPI_FN(int, Testall, (int count, MPI_Request* array_of_requests, int* flag, MPI_Status* array_of_statuses)) {
   const char* call = "MPI_Testall";
@@ -695,7 +695,7 @@ MESHMP_MPI_FN(int, Testall, (int count, MPI_Request* array_of_requests, int* fla
   }
   *flag = 1;
   return wait_all(call, count, array_of_requests, array_of_statuses);
-}
+} MESHMP_MPI_END(Testall)
 
 namespace {
 // MPI_Waitsome/Testsome: every live request of the array that has
@@ -722,11 +722,11 @@ int some(const char* call, int incount, MPI_Request* reqs, int* outcount, int* i
 
 MESHMP_MPI_FN(int, Waitsome, (int incount, MPI_Request* array_of_requests, int* outcount, int* array_of_indices, MPI_Status* array_of_statuses)) {
   return some("MPI_Waitsome", incount, array_of_requests, outcount, array_of_indices, array_of_statuses, true);
-}
+} MESHMP_MPI_END(Waitsome)
 
 MESHMP_MPI_FN(int, Testsome, (int incount, MPI_Request* array_of_requests, int* outcount, int* array_of_indices, MPI_Status* array_of_statuses)) {
   return some("MPI_Testsome", incount, array_of_requests, outcount, array_of_indices, array_of_statuses, false);
-}
+} MESHMP_MPI_END(Testsome)
 
 // ---- probe, cancel, status queries --------------------------------------------------
 
@@ -746,7 +746,7 @@ MESHMP_MPI_FN(int, Iprobe, (int source, int tag, MPI_Comm comm, int* flag, MPI_S
   *flag = engine().iprobe(world_of(*c, source), tag, c->p2p_context, &cs);
   if (*flag) fill_status(status, *c, cs, MPI_SUCCESS);
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Iprobe)
 
 MESHMP_MPI_FN(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status* status)) {
   const char* call = "MPI_Probe";
@@ -762,7 +762,7 @@ MESHMP_MPI_FN(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status* statu
   engine().probe(world_of(*c, source), tag, c->p2p_context, &cs);
   fill_status(status, *c, cs, MPI_SUCCESS);
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Probe)
 
 MESHMP_MPI_FN(int, Cancel, (MPI_Request* request)) {
   if (!request || !requests().valid(*request))
@@ -773,13 +773,13 @@ MESHMP_MPI_FN(int, Cancel, (MPI_Request* request)) {
   // cancelled; the wait then reports it as completed normally (§3.8).
   if (!r.done && r.core) engine().cancel(r.core);
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Cancel)
 
 MESHMP_MPI_FN(int, Test_cancelled, (const MPI_Status* status, int* flag)) {
   if (!status || !flag) return raise(MPI_COMM_NULL, "MPI_Test_cancelled", MPI_ERR_ARG, "status or flag is NULL");
   *flag = status->meshmp_cancelled;
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Test_cancelled)
 
 // ---- combined send-receive ---------------------------------------------------------
 
@@ -812,7 +812,7 @@ int send_and_receive(const char* call, const void* sendbuf, int sendcount, MPI_D
 MESHMP_MPI_FN(int, Sendrecv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status)) {
   return send_and_receive("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
                           source, recvtag, comm, status);
-}
+} MESHMP_MPI_END(Sendrecv)
 
 MESHMP_MPI_FN(int, Sendrecv_replace, (void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status* status)) {
   const char* call = "MPI_Sendrecv_replace";
@@ -822,4 +822,4 @@ MESHMP_MPI_FN(int, Sendrecv_replace, (void* buf, int count, MPI_Datatype datatyp
   pack(*a.t, buf, static_cast<std::size_t>(count), copy.data());
   return send_and_receive(call, copy.data(), static_cast<int>(a.bytes), MPI_BYTE, dest, sendtag, buf, count, datatype,
                           source, recvtag, comm, status);
-}
+} MESHMP_MPI_END(Sendrecv_replace)

@@ -131,7 +131,7 @@ MESHMP_MPI_FN(int, Dims_create, (int nnodes, int ndims, int* dims)) {
   for (int i = 0, k = 0; i < ndims; ++i)
     if (dims[i] == 0) dims[i] = f[k++];
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Dims_create)
 
 MESHMP_MPI_FN(int, Cart_create, (MPI_Comm comm_old, int ndims, const int* dims, const int* periods, int reorder, MPI_Comm* comm_cart)) {
   const char* call = "MPI_Cart_create";
@@ -152,7 +152,7 @@ MESHMP_MPI_FN(int, Cart_create, (MPI_Comm comm_old, int ndims, const int* dims, 
   *comm_cart = make_comm(comm_old, std::move(members), me);
   if (*comm_cart != MPI_COMM_NULL) set_cart(*comm_cart, std::move(d), std::move(per));
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Cart_create)
 
 MESHMP_MPI_FN(int, Cart_map, (MPI_Comm comm, int ndims, const int* dims, const int* periods, int* newrank)) {
   const char* call = "MPI_Cart_map";
@@ -166,7 +166,7 @@ MESHMP_MPI_FN(int, Cart_map, (MPI_Comm comm, int ndims, const int* dims, const i
   for (std::size_t r = 0; r < place.size(); ++r)
     if (place[r] == c->rank()) *newrank = static_cast<int>(r);
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Cart_map)
 
 MESHMP_MPI_FN(int, Cartdim_get, (MPI_Comm comm, int* ndims)) {
   int err;
@@ -175,7 +175,7 @@ MESHMP_MPI_FN(int, Cartdim_get, (MPI_Comm comm, int* ndims)) {
   if (!ndims) return raise(comm, "MPI_Cartdim_get", MPI_ERR_ARG, "ndims is NULL");
   *ndims = static_cast<int>(c->dims.size());
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Cartdim_get)
 
 MESHMP_MPI_FN(int, Cart_get, (MPI_Comm comm, int maxdims, int* dims, int* periods, int* coords)) {
   int err;
@@ -187,7 +187,7 @@ MESHMP_MPI_FN(int, Cart_get, (MPI_Comm comm, int maxdims, int* dims, int* period
   const std::vector<int> me = cart_coords(c->dims, c->rank());
   for (int i = 0; i < n; ++i) dims[i] = c->dims[i], periods[i] = c->periods[i], coords[i] = me[i];
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Cart_get)
 
 MESHMP_MPI_FN(int, Cart_rank, (MPI_Comm comm, const int* coords, int* rank)) {
   const char* call = "MPI_Cart_rank";
@@ -205,7 +205,7 @@ MESHMP_MPI_FN(int, Cart_rank, (MPI_Comm comm, const int* coords, int* rank)) {
   }
   *rank = cart_rank(c->dims, x);
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Cart_rank)
 
 MESHMP_MPI_FN(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int* coords)) {
   const char* call = "MPI_Cart_coords";
@@ -220,7 +220,7 @@ MESHMP_MPI_FN(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int* coor
   const std::vector<int> x = cart_coords(c->dims, rank);
   std::copy(x.begin(), x.end(), coords);
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Cart_coords)
 
 MESHMP_MPI_FN(int, Cart_shift, (MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest)) {
   const char* call = "MPI_Cart_shift";
@@ -243,7 +243,7 @@ MESHMP_MPI_FN(int, Cart_shift, (MPI_Comm comm, int direction, int disp, int* ran
   *rank_source = shifted(-disp);
   *rank_dest = shifted(disp);
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Cart_shift)
 
 MESHMP_MPI_FN(int, Cart_sub, (MPI_Comm comm, const int* remain_dims, MPI_Comm* newcomm)) {
   const char* call = "MPI_Cart_sub";
@@ -270,7 +270,7 @@ MESHMP_MPI_FN(int, Cart_sub, (MPI_Comm comm, const int* remain_dims, MPI_Comm* n
   *newcomm = make_comm(comm, std::move(members), my_rank);
   set_cart(*newcomm, std::move(dims), std::move(periods));
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Cart_sub)
 
 MESHMP_MPI_FN(int, Topo_test, (MPI_Comm comm, int* status)) {
   int err;
@@ -279,4 +279,4 @@ MESHMP_MPI_FN(int, Topo_test, (MPI_Comm comm, int* status)) {
   if (!status) return raise(comm, "MPI_Topo_test", MPI_ERR_ARG, "status is NULL");
   *status = c->topo == Topo::kCart ? MPI_CART : c->topo == Topo::kGraph ? MPI_GRAPH : MPI_UNDEFINED;
   return MPI_SUCCESS;
-}
+} MESHMP_MPI_END(Topo_test)

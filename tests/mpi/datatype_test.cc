@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include <sys/resource.h>
+
 #include "tests/mpi/mpi_main.h"
 
 namespace {
@@ -347,6 +349,76 @@ TEST(Datatype, MisuseIsRefused) {
   EXPECT_EQ(mpitest::error_class(MPI_Get_count(&st, pair, &count)), MPI_ERR_TYPE);
   EXPECT_EQ(count, -7);
   MPI_Type_free(&pair);
+}
+
+long max_rss_kib() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss;
+}
+
+// A type costs memory in proportion to its description, not its elements
+// (issue 15, item 8): a vector of 2^30 doubles commits in a few kilobytes,
+// with its size and extent right.
+TEST(Datatype, AVectorOfAGigaElementsCommitsInConstantMemory) {
+  const long before = max_rss_kib();
+  MPI_Datatype v, twice;
+  ASSERT_EQ(MPI_Type_vector(1 << 30, 1, 2, MPI_DOUBLE, &v), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Type_commit(&v), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Type_contiguous(2, v, &twice), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Type_commit(&twice), MPI_SUCCESS);
+  EXPECT_LT(max_rss_kib() - before, 1024) << "kilobytes";
+  MPI_Aint lb, extent;
+  MPI_Type_get_extent(v, &lb, &extent);
+  EXPECT_EQ(extent, static_cast<MPI_Aint>((std::int64_t{1} << 31) - 1) * 8);
+  int size = 0;
+  MPI_Type_size(v, &size);
+  EXPECT_EQ(size, MPI_UNDEFINED) << "8 GiB does not fit an int";
+  MPI_Type_get_extent(twice, &lb, &extent);
+  EXPECT_EQ(extent, static_cast<MPI_Aint>((std::int64_t{1} << 31) - 1) * 16);
+  MPI_Type_free(&twice);
+  MPI_Type_free(&v);
+}
+
+// A vector too long to flatten (4 Mi elements) is walked, not flattened:
+// sent and received right, in both layouts.
+TEST(Datatype, ALongVectorIsSentByWalkingItsDescription) {
+  const int n = 1 << 22;
+  MPI_Datatype v;
+  ASSERT_EQ(MPI_Type_vector(n, 1, 2, MPI_DOUBLE, &v), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Type_commit(&v), MPI_SUCCESS);
+  std::vector<double> out(2 * static_cast<std::size_t>(n)), in(2 * static_cast<std::size_t>(n), -1.0), packed(n);
+  for (int i = 0; i < 2 * n; ++i) out[i] = value(rank(), i);
+  ring(out.data(), 1, v, packed.data(), n, MPI_DOUBLE);  // strided out, contiguous in
+  for (int i = 0; i < n; i += 4099) ASSERT_EQ(packed[i], value(prev(), 2 * i)) << i;
+  for (int i = 0; i < n; ++i) packed[i] = value(rank(), i);
+  ring(packed.data(), n, MPI_DOUBLE, in.data(), 1, v);  // contiguous out, strided in
+  for (int i = 0; i < 2 * n; i += 4097) ASSERT_EQ(in[i], i % 2 ? -1.0 : value(prev(), i / 2)) << i;
+  MPI_Status st;
+  ring(out.data(), 1, v, in.data(), 1, v, &st);
+  int elements = 0;
+  MPI_Get_elements(&st, MPI_DOUBLE, &elements);
+  EXPECT_EQ(elements, n);
+  MPI_Type_free(&v);
+}
+
+// An allocation that fails returns MPI_ERR_NO_MEM instead of ending the
+// program: a message of 2^50 bytes cannot be packed, and a type of more
+// than 2^63 bytes cannot be built.
+TEST(Datatype, WhatCannotBeAllocatedIsMpiErrNoMem) {
+  mpitest::ErrorsReturn er;
+  MPI_Datatype huge, bigger;
+  ASSERT_EQ(MPI_Type_vector(1 << 20, 1 << 30, 1 << 30, MPI_BYTE, &huge), MPI_SUCCESS);  // 2^50 bytes of data
+  ASSERT_EQ(MPI_Type_commit(&huge), MPI_SUCCESS);
+  MPI_Datatype strided;
+  ASSERT_EQ(MPI_Type_vector(2, 1, 2, huge, &strided), MPI_SUCCESS);  // not contiguous: packed to send
+  ASSERT_EQ(MPI_Type_commit(&strided), MPI_SUCCESS);
+  char c = 0;
+  MPI_Request r;
+  EXPECT_EQ(mpitest::error_class(MPI_Isend(&c, 1, strided, next(), 9, MPI_COMM_WORLD, &r)), MPI_ERR_NO_MEM);
+  EXPECT_EQ(mpitest::error_class(MPI_Type_contiguous(1 << 20, huge, &bigger)), MPI_ERR_NO_MEM);
+  MPI_Type_free(&strided);
+  MPI_Type_free(&huge);
 }
 
 // The MPI-2 constructors build the same type maps as their MPI-1 forms.
