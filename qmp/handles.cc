@@ -137,36 +137,36 @@ std::span<QMP_msghandle_t> leaves(QMP_msghandle_t& h) {
 
 extern "C" {
 
-QMP_msghandle_t QMP_declare_send_relative(QMP_msgmem_t m, int axis, int dir, int priority) {
+QMP_msghandle_t QMP_declare_send_relative(QMP_msgmem_t m, int axis, int dir, int priority) try {
   return QMP_comm_declare_send_relative(state().dflt, m, axis, dir, priority);
-}
-QMP_msghandle_t QMP_comm_declare_send_relative(QMP_comm_t comm, QMP_msgmem_t m, int axis, int dir, int priority) {
+} QMP_END_HANDLE(QMP_declare_send_relative)
+QMP_msghandle_t QMP_comm_declare_send_relative(QMP_comm_t comm, QMP_msgmem_t m, int axis, int dir, int priority) try {
   _QMP_UNUSED_ARGUMENT(priority);
   return relative(comm, m, axis, dir, true, "QMP_declare_send_relative");
-}
-QMP_msghandle_t QMP_declare_receive_relative(QMP_msgmem_t m, int axis, int dir, int priority) {
+} QMP_END_HANDLE(QMP_comm_declare_send_relative)
+QMP_msghandle_t QMP_declare_receive_relative(QMP_msgmem_t m, int axis, int dir, int priority) try {
   return QMP_comm_declare_receive_relative(state().dflt, m, axis, dir, priority);
-}
-QMP_msghandle_t QMP_comm_declare_receive_relative(QMP_comm_t comm, QMP_msgmem_t m, int axis, int dir, int priority) {
+} QMP_END_HANDLE(QMP_declare_receive_relative)
+QMP_msghandle_t QMP_comm_declare_receive_relative(QMP_comm_t comm, QMP_msgmem_t m, int axis, int dir, int priority) try {
   _QMP_UNUSED_ARGUMENT(priority);
   return relative(comm, m, axis, dir, false, "QMP_declare_receive_relative");
-}
-QMP_msghandle_t QMP_declare_send_to(QMP_msgmem_t m, int rem_node_rank, int priority) {
+} QMP_END_HANDLE(QMP_comm_declare_receive_relative)
+QMP_msghandle_t QMP_declare_send_to(QMP_msgmem_t m, int rem_node_rank, int priority) try {
   return QMP_comm_declare_send_to(state().dflt, m, rem_node_rank, priority);
-}
-QMP_msghandle_t QMP_comm_declare_send_to(QMP_comm_t comm, QMP_msgmem_t m, int rem_node_rank, int priority) {
+} QMP_END_HANDLE(QMP_declare_send_to)
+QMP_msghandle_t QMP_comm_declare_send_to(QMP_comm_t comm, QMP_msgmem_t m, int rem_node_rank, int priority) try {
   _QMP_UNUSED_ARGUMENT(priority);
   return make_handle(comm, m, rem_node_rank, kDirectTag, true, "QMP_declare_send_to");
-}
-QMP_msghandle_t QMP_declare_receive_from(QMP_msgmem_t m, int src_node_rank, int priority) {
+} QMP_END_HANDLE(QMP_comm_declare_send_to)
+QMP_msghandle_t QMP_declare_receive_from(QMP_msgmem_t m, int src_node_rank, int priority) try {
   return QMP_comm_declare_receive_from(state().dflt, m, src_node_rank, priority);
-}
-QMP_msghandle_t QMP_comm_declare_receive_from(QMP_comm_t comm, QMP_msgmem_t m, int src_node_rank, int priority) {
+} QMP_END_HANDLE(QMP_declare_receive_from)
+QMP_msghandle_t QMP_comm_declare_receive_from(QMP_comm_t comm, QMP_msgmem_t m, int src_node_rank, int priority) try {
   _QMP_UNUSED_ARGUMENT(priority);
   return make_handle(comm, m, src_node_rank, kDirectTag, false, "QMP_declare_receive_from");
-}
+} QMP_END_HANDLE(QMP_comm_declare_receive_from)
 
-QMP_msghandle_t QMP_declare_multiple(QMP_msghandle_t msgh[], int nhandle) {
+QMP_msghandle_t QMP_declare_multiple(QMP_msghandle_t msgh[], int nhandle) try {
   if (!check_init("QMP_declare_multiple")) return nullptr;
   if (!msgh || nhandle < 1) {
     fail(QMP_INVALID_ARG, "QMP_declare_multiple", "needs at least one handle");
@@ -197,13 +197,13 @@ QMP_msghandle_t QMP_declare_multiple(QMP_msghandle_t msgh[], int nhandle) {
       delete msgh[i];
     }
   return h;
-}
+} QMP_END_HANDLE(QMP_declare_multiple)
 
-QMP_msghandle_t QMP_declare_send_recv_pairs(QMP_msghandle_t msgh[], int num) {
+QMP_msghandle_t QMP_declare_send_recv_pairs(QMP_msghandle_t msgh[], int num) try {
   return QMP_declare_multiple(msgh, num);
-}
+} QMP_END_HANDLE(QMP_declare_send_recv_pairs)
 
-QMP_status_t QMP_change_address(QMP_msghandle_t msg, void* addr) {
+QMP_status_t QMP_change_address(QMP_msghandle_t msg, void* addr) try {
   if (!check_init("QMP_change_address")) return state().last_error;
   if (!msg || !addr) return fail(QMP_INVALID_ARG, "QMP_change_address", !msg ? "handle is NULL" : "addr is NULL");
   if (msg->kind == QMP_msghandle_struct::Kind::kMultiple)
@@ -213,9 +213,9 @@ QMP_status_t QMP_change_address(QMP_msghandle_t msg, void* addr) {
   // base) keeps its offset from the first base, as in USQCD QMP.
   msg->shift = static_cast<char*>(addr) - msg->mem->base;
   return QMP_SUCCESS;
-}
+} QMP_END_STATUS(QMP_change_address)
 
-QMP_status_t QMP_change_address_multiple(QMP_msghandle_t msg, void* addr[], int naddr) {
+QMP_status_t QMP_change_address_multiple(QMP_msghandle_t msg, void* addr[], int naddr) try {
   if (!check_init("QMP_change_address_multiple")) return state().last_error;
   if (!msg || !addr || msg->kind != QMP_msghandle_struct::Kind::kMultiple ||
       naddr != static_cast<int>(msg->members.size()))
@@ -223,9 +223,9 @@ QMP_status_t QMP_change_address_multiple(QMP_msghandle_t msg, void* addr[], int 
   for (int i = 0; i < naddr; ++i)
     if (QMP_status_t st = QMP_change_address(msg->members[i], addr[i]); st != QMP_SUCCESS) return st;
   return QMP_SUCCESS;
-}
+} QMP_END_STATUS(QMP_change_address_multiple)
 
-QMP_status_t QMP_clear_to_send(QMP_msghandle_t msg, QMP_clear_to_send_t cts) {
+QMP_status_t QMP_clear_to_send(QMP_msghandle_t msg, QMP_clear_to_send_t cts) try {
   if (!check_init("QMP_clear_to_send")) return state().last_error;
   if (!msg) return fail(QMP_INVALID_ARG, "QMP_clear_to_send", "handle is NULL");
   if (cts != QMP_CTS_DISABLED && cts != QMP_CTS_NOT_READY && cts != QMP_CTS_READY)
@@ -234,9 +234,9 @@ QMP_status_t QMP_clear_to_send(QMP_msghandle_t msg, QMP_clear_to_send_t cts) {
   // started: eager data waits in the link's slots and large messages wait
   // for the receiver's CTS. So readiness needs no separate clearance here.
   return QMP_SUCCESS;
-}
+} QMP_END_STATUS(QMP_clear_to_send)
 
-QMP_status_t QMP_start(QMP_msghandle_t msg) {
+QMP_status_t QMP_start(QMP_msghandle_t msg) try {
   if (!check_init("QMP_start")) return state().last_error;
   if (!msg) return fail(QMP_INVALID_ARG, "QMP_start", "handle is NULL");
   for (QMP_msghandle_t h : leaves(msg))
@@ -251,9 +251,9 @@ QMP_status_t QMP_start(QMP_msghandle_t msg) {
     if (h->kind == QMP_msghandle_struct::Kind::kSend) start_one(h);
   msg->active = true;
   return QMP_SUCCESS;
-}
+} QMP_END_STATUS(QMP_start)
 
-QMP_status_t QMP_wait(QMP_msghandle_t msg) {
+QMP_status_t QMP_wait(QMP_msghandle_t msg) try {
   if (!check_init("QMP_wait")) return state().last_error;
   if (!msg) return fail(QMP_INVALID_ARG, "QMP_wait", "handle is NULL");
   TimeInQmp timer;
@@ -269,9 +269,9 @@ QMP_status_t QMP_wait(QMP_msghandle_t msg) {
   msg->active = false;
   msg->err = result;
   return result;
-}
+} QMP_END_STATUS(QMP_wait)
 
-QMP_status_t QMP_wait_all(QMP_msghandle_t msg[], int num) {
+QMP_status_t QMP_wait_all(QMP_msghandle_t msg[], int num) try {
   if (!msg && num > 0) return fail(QMP_INVALID_ARG, "QMP_wait_all", "handles is NULL");
   QMP_status_t result = QMP_SUCCESS;
   for (int i = 0; i < num; ++i) {
@@ -279,7 +279,7 @@ QMP_status_t QMP_wait_all(QMP_msghandle_t msg[], int num) {
     if (st != QMP_SUCCESS && result == QMP_SUCCESS) result = st;
   }
   return result;
-}
+} QMP_END_STATUS(QMP_wait_all)
 
 QMP_bool_t QMP_is_complete(QMP_msghandle_t msg) {
   if (!check_init("QMP_is_complete") || !msg) return QMP_FALSE;

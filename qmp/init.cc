@@ -229,7 +229,7 @@ using namespace meshmp::qmp;
 extern "C" {
 
 QMP_status_t QMP_init_msg_passing(int* argc, char*** argv, QMP_thread_level_t required,
-                                  QMP_thread_level_t* provided) {
+                                  QMP_thread_level_t* provided) try {
   State& s = state();
   if (provided) *provided = required > QMP_THREAD_FUNNELED ? QMP_THREAD_FUNNELED : required;
   if (s.initialized) return QMP_SUCCESS;
@@ -264,7 +264,7 @@ QMP_status_t QMP_init_msg_passing(int* argc, char*** argv, QMP_thread_level_t re
     QMP_info("meshmp QMP %s: %d nodes, torus %s", QMP_VERSION_STR, s.engine->size(),
              s.engine->torus().to_string().c_str());
   return QMP_SUCCESS;
-}
+} QMP_END_STATUS(QMP_init_msg_passing)
 
 QMP_bool_t QMP_is_initialized(void) { return state().initialized ? QMP_TRUE : QMP_FALSE; }
 
@@ -296,29 +296,29 @@ void QMP_abort_string(int error_code, char* message) {
 
 // ---- communicators -----------------------------------------------------------
 
-QMP_comm_t QMP_comm_get_allocated(void) { return check_init("QMP_comm_get_allocated") ? state().allocated : nullptr; }
-QMP_comm_t QMP_comm_get_job(void) { return check_init("QMP_comm_get_job") ? state().job : nullptr; }
-QMP_comm_t QMP_comm_get_default(void) { return check_init("QMP_comm_get_default") ? state().dflt : nullptr; }
+QMP_comm_t QMP_comm_get_allocated(void) try { return check_init("QMP_comm_get_allocated") ? state().allocated : nullptr; } QMP_END_HANDLE(QMP_comm_get_allocated)
+QMP_comm_t QMP_comm_get_job(void) try { return check_init("QMP_comm_get_job") ? state().job : nullptr; } QMP_END_HANDLE(QMP_comm_get_job)
+QMP_comm_t QMP_comm_get_default(void) try { return check_init("QMP_comm_get_default") ? state().dflt : nullptr; } QMP_END_HANDLE(QMP_comm_get_default)
 
-QMP_status_t QMP_comm_set_allocated(QMP_comm_t comm) {
+QMP_status_t QMP_comm_set_allocated(QMP_comm_t comm) try {
   if (!check_comm(comm, "QMP_comm_set_allocated")) return state().last_error;
   state().allocated = comm;
   return QMP_SUCCESS;
-}
+} QMP_END_STATUS(QMP_comm_set_allocated)
 
-QMP_status_t QMP_comm_set_job(QMP_comm_t comm) {
+QMP_status_t QMP_comm_set_job(QMP_comm_t comm) try {
   if (!check_comm(comm, "QMP_comm_set_job")) return state().last_error;
   state().job = comm;
   return QMP_SUCCESS;
-}
+} QMP_END_STATUS(QMP_comm_set_job)
 
-QMP_status_t QMP_comm_set_default(QMP_comm_t comm) {
+QMP_status_t QMP_comm_set_default(QMP_comm_t comm) try {
   if (!check_comm(comm, "QMP_comm_set_default")) return state().last_error;
   state().dflt = comm;
   return QMP_SUCCESS;
-}
+} QMP_END_STATUS(QMP_comm_set_default)
 
-QMP_status_t QMP_comm_split(QMP_comm_t comm, int color, int key, QMP_comm_t* newcomm) {
+QMP_status_t QMP_comm_split(QMP_comm_t comm, int color, int key, QMP_comm_t* newcomm) try {
   if (!check_comm(comm, "QMP_comm_split")) return state().last_error;
   if (!newcomm) return fail(QMP_INVALID_ARG, "QMP_comm_split", "newcomm is NULL");
   TimeInQmp timer;
@@ -348,16 +348,16 @@ QMP_status_t QMP_comm_split(QMP_comm_t comm, int color, int key, QMP_comm_t* new
   c->key = key;
   *newcomm = c;
   return QMP_SUCCESS;
-}
+} QMP_END_STATUS(QMP_comm_split)
 
-QMP_status_t QMP_comm_free(QMP_comm_t comm) {
+QMP_status_t QMP_comm_free(QMP_comm_t comm) try {
   if (!check_comm(comm, "QMP_comm_free")) return state().last_error;
   if (comm->builtin) return fail(QMP_INVALID_ARG, "QMP_comm_free", "the allocated and job communicators cannot be freed");
   State& s = state();
   if (s.dflt == comm) s.dflt = s.job;
   delete comm;
   return QMP_SUCCESS;
-}
+} QMP_END_STATUS(QMP_comm_free)
 
 int QMP_comm_get_number_of_colors(QMP_comm_t comm) {
   return check_comm(comm, "QMP_comm_get_number_of_colors") ? comm->ncolors : 0;
@@ -365,10 +365,10 @@ int QMP_comm_get_number_of_colors(QMP_comm_t comm) {
 int QMP_comm_get_color(QMP_comm_t comm) { return check_comm(comm, "QMP_comm_get_color") ? comm->color : 0; }
 int QMP_comm_get_key(QMP_comm_t comm) { return check_comm(comm, "QMP_comm_get_key") ? comm->key : 0; }
 
-QMP_status_t QMP_get_hidden_comm(QMP_comm_t comm, void** hidden) {
+QMP_status_t QMP_get_hidden_comm(QMP_comm_t comm, void** hidden) try {
   return hidden_comm(comm, hidden, "QMP_get_hidden_comm");
-}
-QMP_status_t QMP_get_mpi_comm(QMP_comm_t comm, void** mpicomm) { return hidden_comm(comm, mpicomm, "QMP_get_mpi_comm"); }
+} QMP_END_STATUS(QMP_get_hidden_comm)
+QMP_status_t QMP_get_mpi_comm(QMP_comm_t comm, void** mpicomm) try { return hidden_comm(comm, mpicomm, "QMP_get_mpi_comm"); } QMP_END_STATUS(QMP_get_mpi_comm)
 
 // ---- machine and job -----------------------------------------------------------
 

@@ -97,6 +97,21 @@ State& state();
 /// Reports a misuse: one QMP_error line "CALL: message", remembered as the
 /// last global error. Returns `code`.
 QMP_status_t fail(QMP_status_t code, const char* call, const std::string& message);
+/// What an entry point returns when an exception escapes its body (the
+/// QMP_END_* macros): QMP_NOMEM_ERR for a failed allocation (std::bad_alloc,
+/// std::length_error), QMP_ERROR for anything else, reported through fail()
+/// naming `call`. Never throws: no C++ exception leaves qmp.h's C interface.
+QMP_status_t failed_call(const char* call) noexcept;
+/// Closes an entry point's function-try-block: QMP_status_t functions return
+/// failed_call()'s status, handle-returning ones nullptr (the status is then
+/// QMP_get_error_number(NULL)).
+#define QMP_END_STATUS(name) \
+  catch (...) { return ::meshmp::qmp::failed_call(#name); }
+#define QMP_END_HANDLE(name)                  \
+  catch (...) {                               \
+    ::meshmp::qmp::failed_call(#name);        \
+    return nullptr;                           \
+  }
 /// QMP_NOT_INITED with its message if QMP is not running.
 bool check_init(const char* call);
 /// A usable communicator or nullptr (after fail()).

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 
 #include "qmp/internal.h"
 
@@ -12,13 +13,15 @@ using namespace meshmp::qmp;
 
 namespace {
 
-QMP_msgmem_t new_msgmem(char* base) {
-  auto* m = new QMP_msgmem_struct;
+/// Owned until returned to the caller (release()), so a failed allocation
+/// while adding runs frees it.
+std::unique_ptr<QMP_msgmem_struct> new_msgmem(char* base) {
+  auto m = std::make_unique<QMP_msgmem_struct>();
   m->base = base;
   return m;
 }
 
-void add_run(QMP_msgmem_t m, char* p, std::size_t n) {
+void add_run(const std::unique_ptr<QMP_msgmem_struct>& m, char* p, std::size_t n) {
   if (n == 0) return;
   // Adjacent runs merge, so a strided layout with stride == blksize is contiguous.
   if (!m->runs.empty() && m->runs.back().first + m->runs.back().second == p) m->runs.back().second += n;
@@ -30,11 +33,11 @@ void add_run(QMP_msgmem_t m, char* p, std::size_t n) {
 
 extern "C" {
 
-QMP_mem_t* QMP_allocate_memory(size_t nbytes) {
+QMP_mem_t* QMP_allocate_memory(size_t nbytes) try {
   return QMP_allocate_aligned_memory(nbytes, QMP_ALIGN_DEFAULT, QMP_MEM_DEFAULT);
-}
+} QMP_END_HANDLE(QMP_allocate_memory)
 
-QMP_mem_t* QMP_allocate_aligned_memory(size_t nbytes, size_t alignment, int flags) {
+QMP_mem_t* QMP_allocate_aligned_memory(size_t nbytes, size_t alignment, int flags) try {
   if (alignment == QMP_ALIGN_ANY) alignment = alignof(std::max_align_t);
   if (alignment & (alignment - 1)) {
     fail(QMP_INVALID_ARG, "QMP_allocate_aligned_memory", "alignment " + std::to_string(alignment) + " is not a power of two");
@@ -42,6 +45,10 @@ QMP_mem_t* QMP_allocate_aligned_memory(size_t nbytes, size_t alignment, int flag
   }
   if (flags & ~(QMP_MEM_NONCACHE | QMP_MEM_COMMS | QMP_MEM_FAST)) {
     fail(QMP_INVALID_ARG, "QMP_allocate_aligned_memory", "unknown flags " + std::to_string(flags));
+    return nullptr;
+  }
+  if (nbytes > SIZE_MAX - alignment) {
+    fail(QMP_NOMEM_ERR, "QMP_allocate_aligned_memory", "cannot allocate " + std::to_string(nbytes) + " bytes");
     return nullptr;
   }
   auto* mem = new QMP_mem_struct;
@@ -67,7 +74,7 @@ QMP_mem_t* QMP_allocate_aligned_memory(size_t nbytes, size_t alignment, int flag
     mem->aligned = reinterpret_cast<void*>((addr + alignment - 1) & ~(alignment - 1));
   }
   return mem;
-}
+} QMP_END_HANDLE(QMP_allocate_aligned_memory)
 
 void* QMP_get_memory_pointer(QMP_mem_t* mem) { return mem ? mem->aligned : nullptr; }
 
@@ -81,55 +88,54 @@ void QMP_free_memory(QMP_mem_t* mem) {
   delete mem;
 }
 
-QMP_msgmem_t QMP_declare_msgmem(const void* mem, size_t nbytes) {
+QMP_msgmem_t QMP_declare_msgmem(const void* mem, size_t nbytes) try {
   if (!mem && nbytes) {
     fail(QMP_INVALID_ARG, "QMP_declare_msgmem", "mem is NULL");
     return nullptr;
   }
-  QMP_msgmem_t m = new_msgmem(static_cast<char*>(const_cast<void*>(mem)));
+  auto m = new_msgmem(static_cast<char*>(const_cast<void*>(mem)));
   add_run(m, m->base, nbytes);
-  return m;
-}
+  return m.release();
+} QMP_END_HANDLE(QMP_declare_msgmem)
 
-QMP_msgmem_t QMP_declare_strided_msgmem(void* base, size_t blksize, int nblocks, ptrdiff_t stride) {
+QMP_msgmem_t QMP_declare_strided_msgmem(void* base, size_t blksize, int nblocks, ptrdiff_t stride) try {
   if (!base || nblocks < 0) {
     fail(QMP_INVALID_ARG, "QMP_declare_strided_msgmem", !base ? "base is NULL" : "nblocks < 0");
     return nullptr;
   }
-  QMP_msgmem_t m = new_msgmem(static_cast<char*>(base));
+  auto m = new_msgmem(static_cast<char*>(base));
   for (int i = 0; i < nblocks; ++i) add_run(m, m->base + i * stride, blksize);
-  return m;
-}
+  return m.release();
+} QMP_END_HANDLE(QMP_declare_strided_msgmem)
 
 QMP_msgmem_t QMP_declare_strided_array_msgmem(void* base[], size_t blksize[], int nblocks[], ptrdiff_t stride[],
-                                              int num) {
+                                              int num) try {
   if (!base || !blksize || !nblocks || !stride || num < 1) {
     fail(QMP_INVALID_ARG, "QMP_declare_strided_array_msgmem", "NULL array or num < 1");
     return nullptr;
   }
-  QMP_msgmem_t m = new_msgmem(static_cast<char*>(base[0]));
+  auto m = new_msgmem(static_cast<char*>(base[0]));
   for (int k = 0; k < num; ++k) {
     if (!base[k] || nblocks[k] < 0) {
-      delete m;
       fail(QMP_INVALID_ARG, "QMP_declare_strided_array_msgmem", "base[" + std::to_string(k) + "] is NULL or nblocks < 0");
       return nullptr;
     }
     for (int i = 0; i < nblocks[k]; ++i) add_run(m, static_cast<char*>(base[k]) + i * stride[k], blksize[k]);
   }
-  return m;
-}
+  return m.release();
+} QMP_END_HANDLE(QMP_declare_strided_array_msgmem)
 
-QMP_msgmem_t QMP_declare_indexed_msgmem(void* base, int blocklen[], int index[], int elemsize, int count) {
+QMP_msgmem_t QMP_declare_indexed_msgmem(void* base, int blocklen[], int index[], int elemsize, int count) try {
   if (!base || !blocklen || !index || elemsize < 1 || count < 0) {
     fail(QMP_INVALID_ARG, "QMP_declare_indexed_msgmem", "NULL base/blocklen/index, elemsize < 1 or count < 0");
     return nullptr;
   }
-  QMP_msgmem_t m = new_msgmem(static_cast<char*>(base));
+  auto m = new_msgmem(static_cast<char*>(base));
   for (int i = 0; i < count; ++i)
     add_run(m, m->base + static_cast<std::ptrdiff_t>(index[i]) * elemsize,
             static_cast<std::size_t>(blocklen[i]) * elemsize);
-  return m;
-}
+  return m.release();
+} QMP_END_HANDLE(QMP_declare_indexed_msgmem)
 
 void QMP_free_msgmem(QMP_msgmem_t m) { delete m; }
 

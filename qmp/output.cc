@@ -6,6 +6,9 @@
 #include <chrono>
 #include <cstdarg>
 #include <cstdio>
+#include <exception>
+#include <new>
+#include <stdexcept>
 #include <string>
 
 #include "qmp/internal.h"
@@ -70,6 +73,30 @@ QMP_status_t fail(QMP_status_t code, const char* call, const std::string& messag
   s.last_error_string = std::string(call) + ": " + message;
   QMP_error("%s", s.last_error_string.c_str());
   return code;
+}
+
+QMP_status_t failed_call(const char* call) noexcept {
+  QMP_status_t code = QMP_ERROR;
+  const char* what = "unknown exception";
+  try {
+    throw;
+  } catch (const std::bad_alloc& e) {
+    code = QMP_NOMEM_ERR;
+    what = e.what();
+  } catch (const std::length_error& e) {
+    code = QMP_NOMEM_ERR;
+    what = e.what();
+  } catch (const std::exception& e) {
+    what = e.what();
+  } catch (...) {
+  }
+  try {
+    return fail(code, call, code == QMP_NOMEM_ERR ? std::string("cannot allocate the memory it needs (") + what + ")"
+                                                  : std::string("internal error: ") + what);
+  } catch (...) {  // no memory even for the message: keep the status
+    state().last_error = code;
+    return code;
+  }
 }
 
 bool check_init(const char* call) {
@@ -139,7 +166,7 @@ const char* QMP_error_string(QMP_status_t code) {
   return "QMP: unknown status code";
 }
 
-QMP_status_t QMP_get_error_number(QMP_msghandle_t mh) { return mh ? mh->err : state().last_error; }
+QMP_status_t QMP_get_error_number(QMP_msghandle_t mh) try { return mh ? mh->err : state().last_error; } QMP_END_STATUS(QMP_get_error_number)
 
 const char* QMP_get_error_string(QMP_msghandle_t mh) {
   if (mh) return mh->errstr.empty() ? QMP_error_string(mh->err) : mh->errstr.c_str();

@@ -57,69 +57,69 @@ QMP_status_t sum_array(QMP_comm_t comm, T* v, int n, const char* call) {
 
 extern "C" {
 
-QMP_status_t QMP_barrier(void) { return QMP_comm_barrier(state().dflt); }
-QMP_status_t QMP_comm_barrier(QMP_comm_t comm) {
+QMP_status_t QMP_barrier(void) try { return QMP_comm_barrier(state().dflt); } QMP_END_STATUS(QMP_barrier)
+QMP_status_t QMP_comm_barrier(QMP_comm_t comm) try {
   if (!check_comm(comm, "QMP_barrier")) return state().last_error;
   TimeInQmp timer;
   mesh::Error e = collectives::barrier(comm->group);
   return e == mesh::Error::kOk ? QMP_SUCCESS : fail(status_of(e), "QMP_barrier", mesh::error_name(e));
-}
+} QMP_END_STATUS(QMP_comm_barrier)
 
-QMP_status_t QMP_broadcast(void* buffer, size_t nbytes) { return QMP_comm_broadcast(state().dflt, buffer, nbytes); }
-QMP_status_t QMP_comm_broadcast(QMP_comm_t comm, void* buffer, size_t nbytes) {
+QMP_status_t QMP_broadcast(void* buffer, size_t nbytes) try { return QMP_comm_broadcast(state().dflt, buffer, nbytes); } QMP_END_STATUS(QMP_broadcast)
+QMP_status_t QMP_comm_broadcast(QMP_comm_t comm, void* buffer, size_t nbytes) try {
   if (!check_comm(comm, "QMP_broadcast")) return state().last_error;
   if (!buffer && nbytes) return fail(QMP_INVALID_ARG, "QMP_broadcast", "buffer is NULL");
   TimeInQmp timer;
   mesh::Error e = collectives::broadcast(comm->group, buffer, nbytes, 0);
   return e == mesh::Error::kOk ? QMP_SUCCESS : fail(status_of(e), "QMP_broadcast", mesh::error_name(e));
-}
+} QMP_END_STATUS(QMP_comm_broadcast)
 
-QMP_status_t QMP_sum_int(int* v) { return QMP_comm_sum_int(state().dflt, v); }
-QMP_status_t QMP_comm_sum_int(QMP_comm_t c, int* v) { return sum_array(c, v, 1, "QMP_sum_int"); }
-QMP_status_t QMP_sum_uint64_t(uint64_t* v) { return QMP_comm_sum_uint64_t(state().dflt, v); }
-QMP_status_t QMP_comm_sum_uint64_t(QMP_comm_t c, uint64_t* v) { return sum_array(c, v, 1, "QMP_sum_uint64_t"); }
-QMP_status_t QMP_sum_float(float* v) { return QMP_comm_sum_float(state().dflt, v); }
-QMP_status_t QMP_comm_sum_float(QMP_comm_t c, float* v) { return sum_array(c, v, 1, "QMP_sum_float"); }
-QMP_status_t QMP_sum_double(double* v) { return QMP_comm_sum_double(state().dflt, v); }
-QMP_status_t QMP_comm_sum_double(QMP_comm_t c, double* v) { return sum_array(c, v, 1, "QMP_sum_double"); }
-QMP_status_t QMP_sum_long_double(long double* v) { return QMP_comm_sum_long_double(state().dflt, v); }
-QMP_status_t QMP_comm_sum_long_double(QMP_comm_t c, long double* v) { return sum_array(c, v, 1, "QMP_sum_long_double"); }
+QMP_status_t QMP_sum_int(int* v) try { return QMP_comm_sum_int(state().dflt, v); } QMP_END_STATUS(QMP_sum_int)
+QMP_status_t QMP_comm_sum_int(QMP_comm_t c, int* v) try { return sum_array(c, v, 1, "QMP_sum_int"); } QMP_END_STATUS(QMP_comm_sum_int)
+QMP_status_t QMP_sum_uint64_t(uint64_t* v) try { return QMP_comm_sum_uint64_t(state().dflt, v); } QMP_END_STATUS(QMP_sum_uint64_t)
+QMP_status_t QMP_comm_sum_uint64_t(QMP_comm_t c, uint64_t* v) try { return sum_array(c, v, 1, "QMP_sum_uint64_t"); } QMP_END_STATUS(QMP_comm_sum_uint64_t)
+QMP_status_t QMP_sum_float(float* v) try { return QMP_comm_sum_float(state().dflt, v); } QMP_END_STATUS(QMP_sum_float)
+QMP_status_t QMP_comm_sum_float(QMP_comm_t c, float* v) try { return sum_array(c, v, 1, "QMP_sum_float"); } QMP_END_STATUS(QMP_comm_sum_float)
+QMP_status_t QMP_sum_double(double* v) try { return QMP_comm_sum_double(state().dflt, v); } QMP_END_STATUS(QMP_sum_double)
+QMP_status_t QMP_comm_sum_double(QMP_comm_t c, double* v) try { return sum_array(c, v, 1, "QMP_sum_double"); } QMP_END_STATUS(QMP_comm_sum_double)
+QMP_status_t QMP_sum_long_double(long double* v) try { return QMP_comm_sum_long_double(state().dflt, v); } QMP_END_STATUS(QMP_sum_long_double)
+QMP_status_t QMP_comm_sum_long_double(QMP_comm_t c, long double* v) try { return sum_array(c, v, 1, "QMP_sum_long_double"); } QMP_END_STATUS(QMP_comm_sum_long_double)
 
-QMP_status_t QMP_sum_double_extended(double* v) { return QMP_comm_sum_double_extended(state().dflt, v); }
-QMP_status_t QMP_comm_sum_double_extended(QMP_comm_t c, double* v) {
+QMP_status_t QMP_sum_double_extended(double* v) try { return QMP_comm_sum_double_extended(state().dflt, v); } QMP_END_STATUS(QMP_sum_double_extended)
+QMP_status_t QMP_comm_sum_double_extended(QMP_comm_t c, double* v) try {
   if (!v) return fail(QMP_INVALID_ARG, "QMP_sum_double_extended", "value is NULL");
   long double x = *v;
   QMP_status_t st = sum_array(c, &x, 1, "QMP_sum_double_extended");
   if (st == QMP_SUCCESS) *v = static_cast<double>(x);
   return st;
-}
+} QMP_END_STATUS(QMP_comm_sum_double_extended)
 
-QMP_status_t QMP_sum_float_array(float v[], int n) { return QMP_comm_sum_float_array(state().dflt, v, n); }
-QMP_status_t QMP_comm_sum_float_array(QMP_comm_t c, float v[], int n) { return sum_array(c, v, n, "QMP_sum_float_array"); }
-QMP_status_t QMP_sum_double_array(double v[], int n) { return QMP_comm_sum_double_array(state().dflt, v, n); }
-QMP_status_t QMP_comm_sum_double_array(QMP_comm_t c, double v[], int n) { return sum_array(c, v, n, "QMP_sum_double_array"); }
-QMP_status_t QMP_sum_long_double_array(long double v[], int n) { return QMP_comm_sum_long_double_array(state().dflt, v, n); }
-QMP_status_t QMP_comm_sum_long_double_array(QMP_comm_t c, long double v[], int n) {
+QMP_status_t QMP_sum_float_array(float v[], int n) try { return QMP_comm_sum_float_array(state().dflt, v, n); } QMP_END_STATUS(QMP_sum_float_array)
+QMP_status_t QMP_comm_sum_float_array(QMP_comm_t c, float v[], int n) try { return sum_array(c, v, n, "QMP_sum_float_array"); } QMP_END_STATUS(QMP_comm_sum_float_array)
+QMP_status_t QMP_sum_double_array(double v[], int n) try { return QMP_comm_sum_double_array(state().dflt, v, n); } QMP_END_STATUS(QMP_sum_double_array)
+QMP_status_t QMP_comm_sum_double_array(QMP_comm_t c, double v[], int n) try { return sum_array(c, v, n, "QMP_sum_double_array"); } QMP_END_STATUS(QMP_comm_sum_double_array)
+QMP_status_t QMP_sum_long_double_array(long double v[], int n) try { return QMP_comm_sum_long_double_array(state().dflt, v, n); } QMP_END_STATUS(QMP_sum_long_double_array)
+QMP_status_t QMP_comm_sum_long_double_array(QMP_comm_t c, long double v[], int n) try {
   return sum_array(c, v, n, "QMP_sum_long_double_array");
-}
+} QMP_END_STATUS(QMP_comm_sum_long_double_array)
 
-QMP_status_t QMP_max_float(float* v) { return QMP_comm_max_float(state().dflt, v); }
-QMP_status_t QMP_comm_max_float(QMP_comm_t c, float* v) { return combine(c, v, 1, op<float>(max<float>), "QMP_max_float"); }
-QMP_status_t QMP_max_double(double* v) { return QMP_comm_max_double(state().dflt, v); }
-QMP_status_t QMP_comm_max_double(QMP_comm_t c, double* v) { return combine(c, v, 1, op<double>(max<double>), "QMP_max_double"); }
-QMP_status_t QMP_min_float(float* v) { return QMP_comm_min_float(state().dflt, v); }
-QMP_status_t QMP_comm_min_float(QMP_comm_t c, float* v) { return combine(c, v, 1, op<float>(min<float>), "QMP_min_float"); }
-QMP_status_t QMP_min_double(double* v) { return QMP_comm_min_double(state().dflt, v); }
-QMP_status_t QMP_comm_min_double(QMP_comm_t c, double* v) { return combine(c, v, 1, op<double>(min<double>), "QMP_min_double"); }
-QMP_status_t QMP_xor_ulong(unsigned long* v) { return QMP_comm_xor_ulong(state().dflt, v); }
-QMP_status_t QMP_comm_xor_ulong(QMP_comm_t c, unsigned long* v) {
+QMP_status_t QMP_max_float(float* v) try { return QMP_comm_max_float(state().dflt, v); } QMP_END_STATUS(QMP_max_float)
+QMP_status_t QMP_comm_max_float(QMP_comm_t c, float* v) try { return combine(c, v, 1, op<float>(max<float>), "QMP_max_float"); } QMP_END_STATUS(QMP_comm_max_float)
+QMP_status_t QMP_max_double(double* v) try { return QMP_comm_max_double(state().dflt, v); } QMP_END_STATUS(QMP_max_double)
+QMP_status_t QMP_comm_max_double(QMP_comm_t c, double* v) try { return combine(c, v, 1, op<double>(max<double>), "QMP_max_double"); } QMP_END_STATUS(QMP_comm_max_double)
+QMP_status_t QMP_min_float(float* v) try { return QMP_comm_min_float(state().dflt, v); } QMP_END_STATUS(QMP_min_float)
+QMP_status_t QMP_comm_min_float(QMP_comm_t c, float* v) try { return combine(c, v, 1, op<float>(min<float>), "QMP_min_float"); } QMP_END_STATUS(QMP_comm_min_float)
+QMP_status_t QMP_min_double(double* v) try { return QMP_comm_min_double(state().dflt, v); } QMP_END_STATUS(QMP_min_double)
+QMP_status_t QMP_comm_min_double(QMP_comm_t c, double* v) try { return combine(c, v, 1, op<double>(min<double>), "QMP_min_double"); } QMP_END_STATUS(QMP_comm_min_double)
+QMP_status_t QMP_xor_ulong(unsigned long* v) try { return QMP_comm_xor_ulong(state().dflt, v); } QMP_END_STATUS(QMP_xor_ulong)
+QMP_status_t QMP_comm_xor_ulong(QMP_comm_t c, unsigned long* v) try {
   return combine(c, v, 1, op<unsigned long>(bxor), "QMP_xor_ulong");
-}
+} QMP_END_STATUS(QMP_comm_xor_ulong)
 
-QMP_status_t QMP_binary_reduction(void* lbuffer, size_t buflen, QMP_binary_func bfunc) {
+QMP_status_t QMP_binary_reduction(void* lbuffer, size_t buflen, QMP_binary_func bfunc) try {
   return QMP_comm_binary_reduction(state().dflt, lbuffer, buflen, bfunc);
-}
-QMP_status_t QMP_comm_binary_reduction(QMP_comm_t c, void* lbuffer, size_t buflen, QMP_binary_func bfunc) {
+} QMP_END_STATUS(QMP_binary_reduction)
+QMP_status_t QMP_comm_binary_reduction(QMP_comm_t c, void* lbuffer, size_t buflen, QMP_binary_func bfunc) try {
   if (!bfunc) return fail(QMP_INVALID_ARG, "QMP_binary_reduction", "bfunc is NULL");
   collectives::ReduceOp o;
   o.elem_size = buflen;
@@ -129,15 +129,15 @@ QMP_status_t QMP_comm_binary_reduction(QMP_comm_t c, void* lbuffer, size_t bufle
     if (n) reinterpret_cast<QMP_binary_func>(ctx)(io, const_cast<void*>(in));
   };
   return combine(c, lbuffer, 1, o, "QMP_binary_reduction");
-}
+} QMP_END_STATUS(QMP_comm_binary_reduction)
 
-QMP_status_t QMP_comm_alltoall(QMP_comm_t comm, char* recvbuffer, char* sendbuffer, int count) {
+QMP_status_t QMP_comm_alltoall(QMP_comm_t comm, char* recvbuffer, char* sendbuffer, int count) try {
   if (!check_comm(comm, "QMP_comm_alltoall")) return state().last_error;
   if (count < 0 || (count && (!recvbuffer || !sendbuffer)))
     return fail(QMP_INVALID_ARG, "QMP_comm_alltoall", "NULL buffer or count < 0");
   TimeInQmp timer;
   mesh::Error e = collectives::alltoall(comm->group, sendbuffer, recvbuffer, static_cast<std::size_t>(count));
   return e == mesh::Error::kOk ? QMP_SUCCESS : fail(status_of(e), "QMP_comm_alltoall", mesh::error_name(e));
-}
+} QMP_END_STATUS(QMP_comm_alltoall)
 
 }  // extern "C"

@@ -84,28 +84,28 @@ using namespace meshmp::qmp;
 
 extern "C" {
 
-QMP_status_t QMP_declare_logical_topology(const int dims[], int ndim) {
+QMP_status_t QMP_declare_logical_topology(const int dims[], int ndim) try {
   return QMP_comm_declare_logical_topology(state().dflt, dims, ndim);
-}
+} QMP_END_STATUS(QMP_declare_logical_topology)
 
-QMP_status_t QMP_comm_declare_logical_topology(QMP_comm_t comm, const int dims[], int ndim) {
+QMP_status_t QMP_comm_declare_logical_topology(QMP_comm_t comm, const int dims[], int ndim) try {
   // -qmp-logic-map applies to declarations without an explicit map.
   const std::vector<int>& lm = state().logic_map;
   if (!lm.empty() && static_cast<int>(lm.size()) == ndim)
     return declare(comm, dims, ndim, lm.data(), ndim, "QMP_declare_logical_topology");
   return declare(comm, dims, ndim, nullptr, 0, "QMP_declare_logical_topology");
-}
+} QMP_END_STATUS(QMP_comm_declare_logical_topology)
 
-QMP_status_t QMP_declare_logical_topology_map(const int dims[], int ndim, const int map[], int mapdim) {
+QMP_status_t QMP_declare_logical_topology_map(const int dims[], int ndim, const int map[], int mapdim) try {
   return QMP_comm_declare_logical_topology_map(state().dflt, dims, ndim, map, mapdim);
-}
+} QMP_END_STATUS(QMP_declare_logical_topology_map)
 
 QMP_status_t QMP_comm_declare_logical_topology_map(QMP_comm_t comm, const int dims[], int ndim, const int map[],
-                                                   int mapdim) {
+                                                   int mapdim) try {
   if (!map || mapdim != ndim)
     return fail(QMP_INVALID_ARG, "QMP_declare_logical_topology_map", "map must have ndim entries");
   return declare(comm, dims, ndim, map, mapdim, "QMP_declare_logical_topology_map");
-}
+} QMP_END_STATUS(QMP_comm_declare_logical_topology_map)
 
 QMP_bool_t QMP_logical_topology_is_declared(void) { return QMP_comm_logical_topology_is_declared(state().dflt); }
 QMP_bool_t QMP_comm_logical_topology_is_declared(QMP_comm_t comm) {
@@ -165,7 +165,7 @@ int QMP_comm_get_node_number_from(QMP_comm_t comm, const int coordinates[]) {
   return t->node_of(std::vector<int>(coordinates, coordinates + t->dims.size()));
 }
 
-QMP_status_t QMP_layout_grid(const int dimensions[], int ndims) {
+QMP_status_t QMP_layout_grid(const int dimensions[], int ndims) try {
   QMP_comm_t comm = state().dflt;
   if (!check_comm(comm, "QMP_layout_grid")) return state().last_error;
   if (!dimensions || ndims < 1) return fail(QMP_INVALID_ARG, "QMP_layout_grid", "dimensions must hold ndims >= 1 sizes");
@@ -204,7 +204,7 @@ QMP_status_t QMP_layout_grid(const int dimensions[], int ndims) {
     comm->subgrid_sites *= comm->subgrid[i];
   }
   return QMP_SUCCESS;
-}
+} QMP_END_STATUS(QMP_layout_grid)
 
 const int* QMP_get_subgrid_dimensions(void) {
   QMP_comm_t comm = state().dflt;

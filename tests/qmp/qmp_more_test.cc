@@ -4,8 +4,13 @@
 // errors, the communicator setters and the output format.
 #include <gtest/gtest.h>
 #include <qmp.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <climits>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -301,6 +306,37 @@ TEST(QmpMore, StartedHandlesAreNotFreedAndHandlesJoinOneMultipleOnce) {
   QMP_free_msghandle(s);
   QMP_free_msgmem(om);
   QMP_free_msgmem(im);
+}
+
+// Running out of memory is a status, never an abort (issue 15, item 8): an
+// impossible size, and a strided message memory of 2^31 - 1 blocks (32 GiB of
+// runs) declared in a child whose address space is capped 256 MiB above what
+// it already maps.
+TEST(QmpMore, AllocationFailureReturnsNomem) {
+  EXPECT_EQ(QMP_allocate_memory(SIZE_MAX - 8), nullptr) << "SIZE_MAX + alignment wraps around";
+  EXPECT_EQ(QMP_get_error_number(nullptr), QMP_NOMEM_ERR);
+  EXPECT_EQ(QMP_allocate_aligned_memory(SIZE_MAX / 2, 64, QMP_MEM_COMMS), nullptr);
+  EXPECT_EQ(QMP_get_error_number(nullptr), QMP_NOMEM_ERR);
+
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) [&]() noexcept {  // an escaping exception aborts the child, not the test
+    long pages = 0;
+    if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+      if (std::fscanf(f, "%ld", &pages) != 1) pages = 0;
+      std::fclose(f);
+    }
+    const rlim_t cap = static_cast<rlim_t>(pages) * static_cast<rlim_t>(sysconf(_SC_PAGESIZE)) + (256u << 20);
+    const rlimit lim{cap, cap};
+    if (pages == 0 || setrlimit(RLIMIT_AS, &lim) != 0) _exit(3);
+    static char base[16];
+    QMP_msgmem_t m = QMP_declare_strided_msgmem(base, 1, INT_MAX, 2);
+    _exit(m == nullptr && QMP_get_error_number(nullptr) == QMP_NOMEM_ERR ? 0 : 4);
+  }();
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "3: cannot cap the address space; 4: not NULL with QMP_NOMEM_ERR";
 }
 
 TEST(QmpMore, CommunicatorSetters) {
