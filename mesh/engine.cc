@@ -1466,26 +1466,30 @@ Error Engine::smp_combine(const void* mine, std::size_t bytes, void* result, Smp
   }
   const std::uint64_t seq = im.smp_seq++;
   if (im.shm->smp_arrive(seq, mine, bytes)) {
-    if (bytes) {
-      im.smp_all.resize(static_cast<std::size_t>(size_) * bytes);
-      for (int r = 0; r < size_; ++r) {
-        const char* c = im.shm->smp_contribution(r, seq);
-        if (!c) {  // counted but not there: corrupted; fail every rank, not hang them
-          im.shm->smp_release(seq, nullptr, 0);
-          return Error::kProtocol;
-        }
-        std::memcpy(im.smp_all.data() + static_cast<std::size_t>(r) * bytes, c, bytes);
+    // Contributions of other sizes (the ranks' counts differ) are folded as
+    // if they had ours; a rank given less than the largest is told kTruncate.
+    std::size_t largest = bytes;
+    if (bytes) im.smp_all.resize(static_cast<std::size_t>(size_) * bytes);
+    for (int r = 0; r < size_; ++r) {
+      std::size_t theirs = 0;
+      const char* c = im.shm->smp_contribution(r, seq, &theirs);
+      if (!c) {  // counted but not there: corrupted; fail every rank, not hang them
+        im.shm->smp_release(seq, nullptr, 0, 0);
+        return Error::kProtocol;
       }
-      fold(im.smp_all.data(), result, ctx);
+      largest = std::max(largest, theirs);
+      if (bytes) std::memcpy(im.smp_all.data() + static_cast<std::size_t>(r) * bytes, c, bytes);
     }
-    im.shm->smp_release(seq, result, bytes);
-    return Error::kOk;
+    if (bytes) fold(im.smp_all.data(), result, ctx);
+    im.shm->smp_release(seq, result, bytes, largest);
+    return largest > bytes ? Error::kTruncate : Error::kOk;
   }
   Error err = Error::kOk;
   im.block_until([&] {
     const ShmProvider::SmpState state = im.shm->smp_released(seq, result, bytes);
     if (state != ShmProvider::SmpState::kPending) {
       if (state == ShmProvider::SmpState::kFailed) err = Error::kProtocol;
+      if (state == ShmProvider::SmpState::kTruncated) err = Error::kTruncate;
       return true;
     }
     for (const PeerState& p : im.peers)

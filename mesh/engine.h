@@ -180,7 +180,9 @@ class Engine {
   /// `bytes` in `result`, so all hold the same bits. With bytes = 0 it is a
   /// barrier and `fold` may be null. Every rank must call it the same number
   /// of times in the same order. Returns kPeerDead if a rank dies meanwhile,
-  /// kProtocol on every rank if shared memory is corrupted; throws
+  /// kProtocol on every rank if shared memory is corrupted, kTruncate on a
+  /// rank whose `bytes` is smaller than another rank's (mismatched counts; the
+  /// result is then undefined); throws
   /// std::length_error if bytes > smp_max_bytes() (the caller's mistake).
   /// Seed 002 §5.2 (flat tree, one writer per slot; shm_provider.h says how
   /// the release differs).

@@ -339,15 +339,17 @@ bool ShmProvider::smp_arrive(std::uint64_t seq, const void* data, std::size_t by
   return before + 1 == static_cast<std::uint64_t>(o_.nranks) * (seq + 1);
 }
 
-const char* ShmProvider::smp_contribution(int r, std::uint64_t seq) const {
+const char* ShmProvider::smp_contribution(int r, std::uint64_t seq, std::size_t* bytes) const {
   const ShmControl::SmpSlot& s = controls_[r]->smp[seq & 1];
-  return s.seq.load(std::memory_order_acquire) == seq + 1 ? s.data : nullptr;
+  if (s.seq.load(std::memory_order_acquire) != seq + 1) return nullptr;
+  *bytes = std::min<std::size_t>(s.bytes, kSmpSlotBytes);
+  return s.data;
 }
 
-void ShmProvider::smp_release(std::uint64_t seq, const void* result, std::size_t bytes) {
+void ShmProvider::smp_release(std::uint64_t seq, const void* result, std::size_t bytes, std::size_t largest) {
   ShmControl::SmpSlot& s = controls_[0]->smp_result[seq & 1];
   if (result) std::memcpy(s.data, result, bytes);
-  s.bytes = result ? bytes : kSmpFailed;
+  s.bytes = result ? largest : kSmpFailed;
   s.seq.store(seq + 1, std::memory_order_seq_cst);
   for (int r = 0; r < o_.nranks; ++r)
     if (r != o_.rank) wake(r);
@@ -359,7 +361,7 @@ ShmProvider::SmpState ShmProvider::smp_released(std::uint64_t seq, void* out, st
   if (s.bytes == kSmpFailed) return SmpState::kFailed;
   // Rank 0's block is a peer's word: copy no more than asked for.
   std::memcpy(out, s.data, std::min<std::size_t>(bytes, kSmpSlotBytes));
-  return SmpState::kReleased;
+  return s.bytes > bytes ? SmpState::kTruncated : SmpState::kReleased;
 }
 
 std::uint32_t ShmProvider::arm() {

@@ -99,8 +99,10 @@ class ShmProvider {
   /// `seq`. That rank reads every contribution with smp_contribution()
   /// (nullptr if rank r's is not there, which the last arrival rules out),
   /// and smp_release()s the result (nullptr: it could not, and every waiter
-  /// gets kFailed), waking sleepers; the others poll smp_released(), which
-  /// copies the result once it is out. Where §5.2 has
+  /// gets kFailed) with the largest contribution's size, waking sleepers; the
+  /// others poll smp_released(), which copies the result once it is out and
+  /// says kTruncated to a rank that contributed fewer bytes than another (the
+  /// ranks' counts differ: MPI_ERR_TRUNCATE). Where §5.2 has
   /// a fixed master poll every flag, the last arrival releases: a waiter
   /// reads one cache line per poll, and with more ranks than cores no release
   /// waits for a master to be scheduled. Two buffers alternate by seq parity,
@@ -108,10 +110,12 @@ class ShmProvider {
   /// arrived at seq+1, which each does only after seq was released.
   static constexpr std::size_t kSmpSlotBytes = 1024;
   static constexpr std::uint64_t kSmpFailed = ~std::uint64_t{0};  // result `bytes` of a failed combine
-  enum class SmpState { kPending, kReleased, kFailed };
+  enum class SmpState { kPending, kReleased, kTruncated, kFailed };
   bool smp_arrive(std::uint64_t seq, const void* data, std::size_t bytes);
-  const char* smp_contribution(int r, std::uint64_t seq) const;
-  void smp_release(std::uint64_t seq, const void* result, std::size_t bytes);
+  /// Rank r's contribution (kSmpSlotBytes readable) and, in *bytes, its size
+  /// as r gave it (at most kSmpSlotBytes).
+  const char* smp_contribution(int r, std::uint64_t seq, std::size_t* bytes) const;
+  void smp_release(std::uint64_t seq, const void* result, std::size_t bytes, std::size_t largest);
   SmpState smp_released(std::uint64_t seq, void* out, std::size_t bytes) const;
 
   /// This rank's registered memory and its mappings of the peers' (QMP_MEM_COMMS).

@@ -456,6 +456,42 @@ TEST(Coll, InPlaceInEveryCollective) {
   EXPECT_EQ(rs[0], p * me + p * (p - 1) / 2);
 }
 
+// Mismatched counts (MPI-1.1 §4.1 requires them to match): a rank that is
+// sent more than its count gets MPI_ERR_TRUNCATE, as with MPICH; a rank that
+// is sent less is not told (MPICH neither). Odd ranks pass 3/4 of the count
+// of even ones, within one size class of the allreduce algorithms (shared
+// memory, dimension exchange, reduce + broadcast, ring), so every rank runs
+// the same algorithm (counts in different classes hang, as with MPICH). Rank 1 always receives from an even rank; even ranks
+// are never sent more than their count. Issue 15, item 9.
+TEST(Coll, MismatchedCountsAreTruncationOnTheRankSentTooMuch) {
+  if (size() < 2) GTEST_SKIP() << "needs two ranks";
+  mpitest::ErrorsReturn errors_return;
+  const bool small = rank() % 2 == 1;
+  for (const int n : {12, 512, 3000, 20000}) {
+    SCOPED_TRACE("allreduce of " + std::to_string(n) + " ints on even ranks");
+    const int count = small ? n * 3 / 4 : n;
+    std::vector<int> in(static_cast<std::size_t>(n), 1), out(static_cast<std::size_t>(n), 0);
+    const int rc = MPI_Allreduce(in.data(), out.data(), count, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (!small) EXPECT_EQ(rc, MPI_SUCCESS);
+    if (rank() == 1) EXPECT_EQ(mpitest::error_class(rc), MPI_ERR_TRUNCATE);
+    if (rc != MPI_SUCCESS) EXPECT_EQ(mpitest::error_class(rc), MPI_ERR_TRUNCATE);
+  }
+  for (const int n : {10, 3000}) {
+    SCOPED_TRACE("bcast of " + std::to_string(n) + " ints from rank 0");
+    std::vector<int> buf(static_cast<std::size_t>(n), rank());
+    const int rc = MPI_Bcast(buf.data(), rank() == 0 ? n : n / 2, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank() == 0) EXPECT_EQ(rc, MPI_SUCCESS);
+    if (rc != MPI_SUCCESS) EXPECT_EQ(mpitest::error_class(rc), MPI_ERR_TRUNCATE);
+  }
+  {  // Gather: rank 1 sends 4 ints where the root takes 2 from each rank.
+    std::vector<int> mine(4, rank()), all(static_cast<std::size_t>(2 * size()), -1);
+    const int rc = MPI_Gather(mine.data(), rank() == 1 ? 4 : 2, MPI_INT, all.data(), 2, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank() == 0) EXPECT_EQ(mpitest::error_class(rc), MPI_ERR_TRUNCATE);
+    else EXPECT_EQ(rc, MPI_SUCCESS);
+  }
+  ASSERT_EQ(MPI_Barrier(MPI_COMM_WORLD), MPI_SUCCESS) << "the job goes on";
+}
+
 // MPI_Reduce_local keeps the operand order: inoutbuf = inbuf (op) inoutbuf.
 TEST(Coll, ReduceLocalKeepsTheOperandOrder) {
   MPI_Datatype mat;

@@ -67,15 +67,18 @@ TEST_F(ShmCombine, OnlyTheLastArrivalFoldsAndEveryRankGetsItsResult) {
     ShmProvider& last = rank(order[2]);
     int sum = 0;
     for (int r = 0; r < 3; ++r) {
-      const char* c = last.smp_contribution(r, seq);
+      std::size_t bytes = 0;
+      const char* c = last.smp_contribution(r, seq, &bytes);
       ASSERT_NE(c, nullptr) << "rank " << r;
+      EXPECT_EQ(bytes, sizeof(int));
       int v;
       std::memcpy(&v, c, sizeof v);
       EXPECT_EQ(v, value(r, seq));
       sum += v;
     }
-    EXPECT_EQ(last.smp_contribution(0, seq + 1), nullptr);  // not arrived there yet
-    last.smp_release(seq, &sum, sizeof sum);
+    std::size_t bytes = 0;
+    EXPECT_EQ(last.smp_contribution(0, seq + 1, &bytes), nullptr);  // not arrived there yet
+    last.smp_release(seq, &sum, sizeof sum, sizeof sum);
     for (int r = 0; r < 3; ++r) {
       if (r == order[2]) continue;
       int out = -1;
@@ -90,10 +93,28 @@ TEST_F(ShmCombine, AFailedReleaseReachesEveryWaiter) {
   EXPECT_FALSE(rank(0).smp_arrive(0, &zero, 0));
   EXPECT_FALSE(rank(1).smp_arrive(0, &zero, 0));
   EXPECT_TRUE(rank(2).smp_arrive(0, &zero, 0));
-  rank(2).smp_release(0, nullptr, 0);
+  rank(2).smp_release(0, nullptr, 0, 0);
   int out = 0;
   EXPECT_EQ(rank(0).smp_released(0, &out, 0), State::kFailed);
   EXPECT_EQ(rank(1).smp_released(0, &out, 0), State::kFailed);
+}
+
+// Ranks whose counts differ: a rank that gave fewer bytes than the largest
+// contribution is told kTruncated, the others kReleased (issue 15, item 9).
+TEST_F(ShmCombine, ARankThatGaveLessThanAnotherIsToldTruncated) {
+  const long long big = 7;
+  const int small = 3;
+  EXPECT_FALSE(rank(0).smp_arrive(0, &small, sizeof small));
+  EXPECT_FALSE(rank(1).smp_arrive(0, &big, sizeof big));
+  EXPECT_TRUE(rank(2).smp_arrive(0, &small, sizeof small));
+  std::size_t bytes = 0;
+  ASSERT_NE(rank(2).smp_contribution(1, 0, &bytes), nullptr);
+  EXPECT_EQ(bytes, sizeof big);
+  rank(2).smp_release(0, &small, sizeof small, sizeof big);
+  int out = 0;
+  long long out_big = 0;
+  EXPECT_EQ(rank(0).smp_released(0, &out, sizeof out), State::kTruncated);
+  EXPECT_EQ(rank(1).smp_released(0, &out_big, sizeof out_big), State::kReleased);
 }
 
 }  // namespace
