@@ -1,11 +1,19 @@
 #include "mesh/config.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cctype>
-#include <fstream>
+#include <cerrno>
+#include <climits>
+#include <cstring>
 #include <map>
 #include <set>
 #include <sstream>
 #include <toml.hpp>
+
+#include "mesh/config_limits.h"
 
 namespace meshmp::mesh {
 namespace {
@@ -161,7 +169,11 @@ void parse_nodes(const toml::value& root, MeshConfig& cfg) {
     const toml::value& pv = nodes.at("pattern");
     std::string pattern = get_string(pv, "nodes.pattern");
     long long first = nodes.contains("first") ? get_int(nodes.at("first"), "nodes.first") : 0;
-    if (first < 0) fail(nodes.at("first"), "nodes.first", "must be >= 0");
+    const long long last_first = INT_MAX - (t.size() - 1);  // the last node's number must be an int
+    if (first < 0 || first > last_first)
+      fail(nodes.at("first"), "nodes.first",
+           "must be in 0.." + std::to_string(last_first) + " for " + std::to_string(t.size()) + " nodes, got " +
+               std::to_string(first));
     for (int i = 0; i < t.size(); ++i) cfg.hosts.push_back(expand_pattern(pv, pattern, static_cast<int>(first) + i));
   } else if (has_list) {
     const toml::value& list = root.at("node");
@@ -225,6 +237,7 @@ std::string direction_key(Direction d) {
 }
 
 MeshConfig parse_config(const std::string& text, const std::string& name) {
+  check_config_limits(text, name);
   toml::value root;
   try {
     std::istringstream in(text);
@@ -249,12 +262,35 @@ MeshConfig parse_config(const std::string& text, const std::string& name) {
   return cfg;
 }
 
+// The file is untrusted: what is not a regular file (a directory, /dev/zero,
+// a FIFO) or is larger than kMaxConfigBytes is refused before it is read.
 MeshConfig load_config(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ConfigError(path + ":0: cannot open file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_config(text.str(), path);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // a FIFO must not block the open
+  if (fd < 0) throw ConfigError(path + ":0: cannot open file (" + std::strerror(errno) + ")");
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw ConfigError(path + ":0: cannot stat file (" + std::strerror(errno) + ")");
+  if (!S_ISREG(st.st_mode))
+    throw ConfigError(path + ":0: (file): is " + (S_ISDIR(st.st_mode) ? "a directory" : "not a regular file") +
+                      ", not a mesh config");
+  if (static_cast<unsigned long long>(st.st_size) > kMaxConfigBytes)
+    throw ConfigError(path + ":0: (file): is " + std::to_string(st.st_size) + " bytes; a mesh config is at most " +
+                      std::to_string(kMaxConfigBytes) + " bytes");
+  // Read at most one byte past the bound, in case the file grew since fstat.
+  std::string text(kMaxConfigBytes + 1, '\0');
+  std::size_t got = 0;
+  while (got < text.size()) {
+    const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw ConfigError(path + ":0: cannot read file (" + std::strerror(errno) + ")");
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  text.resize(got);
+  return parse_config(text, path);
 }
 
 }  // namespace meshmp::mesh

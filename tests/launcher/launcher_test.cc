@@ -276,6 +276,55 @@ TEST(QmpMesh, ABadFileIsRejectedWithFileLineAndKey) {
       << r.err;
 }
 
+
+// Writes `text` to a fresh file under /tmp; the caller unlinks it.
+std::string temp_file(const std::string& text) {
+  char path[] = "/tmp/qmp-mesh-test-XXXXXX";
+  const int fd = ::mkstemp(path);
+  EXPECT_GE(fd, 0);
+  EXPECT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  ::close(fd);
+  return path;
+}
+
+// Issue 15, item 10: hostile configs are refused with file, line and key by
+// both tools, before anything is started.
+TEST(QmpMesh, DeeplyNestedDevicesAndDirectoriesAreRefused) {
+  const std::string deep = temp_file("[mesh]\ndims = [2]\nfabric = \"switched\"\nx = " + std::string(10000, '[') + "\n");
+  Result check = run_program({g_qmp_mesh, "check", deep});
+  Result launch = run({"--config", deep, g_probe, "env"});
+  ::unlink(deep.c_str());
+  EXPECT_EQ(check.status, 1);
+  EXPECT_NE(check.err.find(deep + ":4: x: nested more than 32 deep"), std::string::npos) << check.err;
+  EXPECT_EQ(launch.status, 2);
+  EXPECT_NE(launch.err.find(deep + ":4: x: nested more than 32 deep"), std::string::npos) << launch.err;
+  Result zero = run_program({g_qmp_mesh, "check", "/dev/zero"});
+  EXPECT_EQ(zero.status, 1);
+  EXPECT_NE(zero.err.find("/dev/zero:0: (file): is not a regular file"), std::string::npos) << zero.err;
+  Result dir = run_program({g_qmp_mesh, "check", "/tmp"});
+  EXPECT_EQ(dir.status, 1);
+  EXPECT_NE(dir.err.find("/tmp:0: (file): is a directory"), std::string::npos) << dir.err;
+}
+
+TEST(Qmprun, AMillionNodeConfigIsRefusedUnlessAskedFor) {
+  const std::string big = temp_file("[mesh]\ndims = [1000, 1000]\nfabric = \"switched\"\n");
+  Result r = run({"--config", big, g_probe, "env"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("config " + big + " has 1000000 nodes, more than the 256 ranks qmprun starts on one host"),
+            std::string::npos)
+      << r.err;
+  EXPECT_LT(r.seconds, 10);
+  EXPECT_EQ(count_probes(), 0);
+  ::unlink(big.c_str());
+  Result n = run({"-n", "3", "--max-ranks", "2", g_probe, "env"});
+  EXPECT_EQ(n.status, 2);
+  EXPECT_NE(n.err.find("-n 3 is more than the 2 ranks qmprun starts on one host; raise --max-ranks"),
+            std::string::npos)
+      << n.err;
+  Result g = run({"--geometry", "3x1", "--max-ranks", "3", g_probe, "env"});
+  EXPECT_EQ(g.status, 0) << g.err;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {

@@ -1,7 +1,10 @@
 #include "mesh/config.h"
 
+#include "mesh/config_limits.h"
+
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 
 namespace meshmp::mesh {
@@ -141,8 +144,99 @@ TEST(Config, MissingFileIsNamed) {
     load_config("/nonexistent/mesh.toml");
     FAIL();
   } catch (const ConfigError& e) {
-    EXPECT_STREQ(e.what(), "/nonexistent/mesh.toml:0: cannot open file");
+    EXPECT_STREQ(e.what(), "/nonexistent/mesh.toml:0: cannot open file (No such file or directory)");
   }
+}
+
+// Issue 15, item 10: hostile input is refused before toml11 sees it, with
+// file, line and key.
+std::string refusal(const std::string& text) {
+  try {
+    parse_config(text, "deep.toml");
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+std::string load_refusal(const std::string& path) {
+  try {
+    load_config(path);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+const std::string kMeshHead = "[mesh]\ndims = [2]\nfabric = \"switched\"\n";
+
+TEST(ConfigLimits, TenThousandNestedArraysAreRefusedWithFileLineAndKey) {
+  const std::string text = kMeshHead + "x = " + std::string(10000, '[') + std::string(10000, ']') + "\n";
+  EXPECT_EQ(refusal(text).rfind("deep.toml:4: x: nested more than 32 deep", 0), 0u) << refusal(text);
+}
+
+TEST(ConfigLimits, NestedInlineTablesAndAnUnclosedArrayAreRefused) {
+  std::string inl;
+  for (int i = 0; i < 10000; ++i) inl += "{a = ";
+  EXPECT_EQ(refusal(kMeshHead + "\n\ny = " + inl + "1").rfind("deep.toml:6: y: nested more than", 0), 0u)
+      << refusal(kMeshHead + "\n\ny = " + inl + "1");
+  // Unclosed but shallow: toml11's own syntax error, with the line.
+  EXPECT_NE(refusal(kMeshHead + "z = [1, 2\n").find("deep.toml:"), std::string::npos);
+  EXPECT_EQ(refusal(kMeshHead + "z = " + std::string(100000, '[')).rfind("deep.toml:4: z: nested", 0), 0u);
+}
+
+TEST(ConfigLimits, DeepDottedKeysAndHeadersAreRefused) {
+  std::string dotted = "a";
+  for (int i = 0; i < 100000; ++i) dotted += ".a";
+  EXPECT_EQ(refusal(kMeshHead + dotted + " = 1\n").rfind("deep.toml:4: a.a.a.a", 0), 0u);
+  EXPECT_EQ(refusal(kMeshHead + "[" + dotted + "]\n").rfind("deep.toml:4: a.a.a.a", 0), 0u);
+  // Under a 20-segment header, a 20-segment key is 40 deep.
+  std::string twenty = "b";
+  for (int i = 1; i < 20; ++i) twenty += ".b";
+  EXPECT_EQ(refusal(kMeshHead + "[" + twenty + "]\n" + twenty + " = 1\n").rfind("deep.toml:5: b.b", 0), 0u)
+      << refusal(kMeshHead + "[" + twenty + "]\n" + twenty + " = 1\n");
+}
+
+TEST(ConfigLimits, BracketsInStringsAndCommentsAreNotNesting) {
+  const std::string brackets(100, '[');
+  const std::string text = kMeshHead + "# " + brackets + "\n[nodes]\npattern = \"n%d" + brackets +
+                           "\"\n[interfaces]\n'x+' = '''" + brackets + "\n" + brackets + "'''\n\"x-\" = \"{{\\\"\"\n";
+  MeshConfig c = parse_config(text, "ok.toml");
+  EXPECT_EQ(c.hosts[1], "n1" + brackets);
+  EXPECT_EQ(c.interfaces[0], brackets + "\n" + brackets);
+  EXPECT_EQ(c.interfaces[1], "{{\"");
+}
+
+TEST(ConfigLimits, OrdinaryNestingIsAccepted) {
+  EXPECT_NO_THROW(parse_config(kMeshHead + "[nodes]\npattern = \"n%d\"\n", "ok.toml"));
+  // 30 nested arrays under a one-segment key in a one-segment table: 32 deep.
+  const std::string deep = kMeshHead + "unused = " + std::string(30, '[') + std::string(30, ']') + "\n";
+  EXPECT_NE(refusal(deep).find("deep.toml:4: mesh.unused: unknown key"), std::string::npos) << refusal(deep);
+  const std::string deeper = kMeshHead + "unused = " + std::string(31, '[') + std::string(31, ']') + "\n";
+  EXPECT_NE(refusal(deeper).find("deep.toml:4: unused: nested more than 32 deep"), std::string::npos);
+}
+
+TEST(ConfigLimits, NodeNumbersMustFitAnInt) {
+  EXPECT_NE(refusal(kMeshHead + "[nodes]\npattern = \"n%d\"\nfirst = 2147483647\n")
+                .find("deep.toml:6: nodes.first: must be in 0..2147483646 for 2 nodes, got 2147483647"),
+            std::string::npos);
+  const MeshConfig c = parse_config(kMeshHead + "[nodes]\npattern = \"n%d\"\nfirst = 2147483646\n", "ok.toml");
+  EXPECT_EQ(c.hosts[1], "n2147483647");
+}
+
+TEST(ConfigLimits, DirectoriesDevicesAndHugeFilesAreRefusedBeforeReading) {
+  EXPECT_EQ(load_refusal("/tmp"), "/tmp:0: (file): is a directory, not a mesh config");
+  EXPECT_EQ(load_refusal("/dev/zero"), "/dev/zero:0: (file): is not a regular file, not a mesh config");
+  const std::string big = ::testing::TempDir() + "/big.toml";
+  {
+    std::ofstream out(big);
+    out << kMeshHead << "# " << std::string(kMaxConfigBytes, 'x') << "\n";
+  }
+  EXPECT_NE(load_refusal(big).find(big + ":0: (file): is 10"), std::string::npos) << load_refusal(big);
+  EXPECT_NE(load_refusal(big).find("a mesh config is at most 1048576 bytes"), std::string::npos);
+  std::remove(big.c_str());
+  EXPECT_NE(refusal(std::string(kMaxConfigBytes + 1, '#')).find("deep.toml:1: (file): is 1048577 bytes"),
+            std::string::npos);
 }
 
 }  // namespace

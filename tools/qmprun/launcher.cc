@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -171,9 +172,17 @@ void Job::resolve_geometry() {
     std::free(abs);
   }
   if (!opt_.geometry.empty()) dims = mesh::parse_dims(opt_.geometry);
-  long product = 1;
-  for (int d : dims) product *= d;
+  long long product = 1;
+  for (int d : dims) product = std::min<long long>(product * d, 1LL << 31);  // saturates: at most 6 dims
+  if (!opt_.nranks && product > opt_.max_ranks)
+    throw std::runtime_error((opt_.geometry.empty() ? "config " + opt_.config : "geometry " + opt_.geometry) +
+                             " has " + (product >= (1LL << 31) ? "over 2^31" : std::to_string(product)) +
+                             " nodes, more than the " + std::to_string(opt_.max_ranks) +
+                             " ranks qmprun starts on one host; give -n, or raise --max-ranks");
   n_ = opt_.nranks ? opt_.nranks : static_cast<int>(product);
+  if (n_ > opt_.max_ranks)
+    throw std::runtime_error("-n " + std::to_string(n_) + " is more than the " + std::to_string(opt_.max_ranks) +
+                             " ranks qmprun starts on one host; raise --max-ranks to start them");
   if (!dims.empty() && product != n_)
     throw std::runtime_error("geometry " + (opt_.geometry.empty() ? mesh::Torus(dims).to_string() : opt_.geometry) +
                              " has " + std::to_string(product) + " nodes but -n is " + std::to_string(n_));

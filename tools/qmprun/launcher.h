@@ -9,6 +9,10 @@
 
 namespace meshmp::tools {
 
+/// Default of --max-ranks: far more ranks than cores, as tests oversubscribe,
+/// but not enough to exhaust the host's processes and memory.
+inline constexpr int kDefaultMaxRanks = 256;
+
 struct LaunchOptions {
   int nranks = 0;                 ///< 0: from the config's node count
   std::string geometry;           ///< "2x2x2"; empty: config or balanced
@@ -19,6 +23,9 @@ struct LaunchOptions {
   /// A rank stopped (SIGSTOP, ^Z, a debugger) this long is named on stderr;
   /// the job keeps waiting for it.
   double stopped_warning_s = 180;
+  /// Most ranks started on this host; a larger job (a config of 10^6 nodes
+  /// without -n) is refused before anything is forked.
+  int max_ranks = kDefaultMaxRanks;
   std::vector<std::string> command;  ///< program and its arguments
 };
 
