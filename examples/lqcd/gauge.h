@@ -20,7 +20,9 @@ struct Links {
 
 class GaugeField {
  public:
+  /// Keeps a reference to `layout`, which must outlive the field.
   explicit GaugeField(const Layout& layout);
+  GaugeField(const Layout&&) = delete;  // a temporary layout would dangle
 
   const Layout& layout() const { return layout_; }
   Su3& operator()(std::int64_t site, int mu) { return links_[site].u[mu]; }

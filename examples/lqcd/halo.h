@@ -26,7 +26,8 @@ class Halo {
   };
 
   /// Throws std::runtime_error if QMP cannot declare the buffers or handles.
-  Halo(const Layout& layout, std::size_t site_bytes, Shape shape);
+  Halo(const Layout& layout, std::size_t site_bytes, Shape shape);  // keeps a reference to layout
+  Halo(const Layout&&, std::size_t, Shape) = delete;                 // a temporary layout would dangle
   ~Halo();
   Halo(const Halo&) = delete;
   Halo& operator=(const Halo&) = delete;

@@ -288,7 +288,8 @@ void expect_rejected(const std::string& from, const std::string& to, void (*edit
     edit(bytes);
     std::ofstream(to, std::ios::binary) << bytes;
   }
-  GaugeField v(layout_of(kFileLattice));
+  const Layout l = layout_of(kFileLattice);
+  GaugeField v(l);
   try {
     read_nersc(to, v);
     ADD_FAILURE() << "accepted " << to;

@@ -4,24 +4,20 @@
 // without limit (seed 003 §5.1; seed 000 §5.2's data loss must not happen).
 // Blocking sends (written straight into a free slot) alternate with
 // nonblocking ones (queued while tokens are out): neither may overtake.
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <vector>
 
 #include "tests/mp/rank_main.h"
+#include "tests/support/memory.h"
 
 namespace meshmp {
 namespace {
 
 using testing::engine;
 
-long max_rss_kib() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return ru.ru_maxrss;
-}
+using meshmp::testing_support::max_rss_kib;
 
 TEST(Flood, HundredThousandEagerMessagesInOrderWithBoundedMemory) {
   mesh::Engine& e = engine();
@@ -58,7 +54,7 @@ TEST(Flood, HundredThousandEagerMessagesInOrderWithBoundedMemory) {
       ASSERT_EQ(st.bytes, kBytes);
     }
     // Buffering every message would cost ~100 MB; allow 16 MB of growth.
-    EXPECT_LT(max_rss_kib() - rss_before, 16 * 1024) << "receiver memory grew with the flood";
+    EXPECT_RSS_GROWTH_BELOW(rss_before, 16 * 1024) << "receiver memory grew with the flood";
   }
 }
 

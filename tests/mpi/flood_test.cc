@@ -10,7 +10,6 @@
 // - The sender completes its requests by MPI_Waitany, MPI_Testany,
 //   MPI_Waitsome and MPI_Testsome loops: each index exactly once.
 #include <mpi.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -18,6 +17,7 @@
 #include <vector>
 
 #include "tests/mpi/mpi_main.h"
+#include "tests/support/memory.h"
 
 namespace {
 
@@ -35,11 +35,7 @@ void stamp(std::vector<char>& b, int i) {
   for (std::size_t k = 0; k < b.size(); ++k) b[k] = static_cast<char>(i * 7 + k);
 }
 
-long max_rss_kib() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return ru.ru_maxrss;
-}
+using meshmp::testing_support::max_rss_kib;
 
 TEST(Flood, ReverseOrderReceivesGetThroughFloodsBeyondTheLimit) {
   const int other = partner();
@@ -89,8 +85,7 @@ TEST(Flood, NoReceivePostedMemoryStaysBounded) {
       MPI_Iprobe(other, 2, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
       if (k % 1000 == 0) ::usleep(1000);
     }
-    const long grown_kib = max_rss_kib() - before;
-    EXPECT_LT(grown_kib, 16 * 1024) << "unexpected data beyond the 1 MiB limit was buffered";
+    EXPECT_RSS_GROWTH_BELOW(before, 16 * 1024) << "unexpected data beyond the 1 MiB limit was buffered";
     std::vector<char> got(kBytes);
     for (int i = 0; i < kCount; ++i)
       ASSERT_EQ(MPI_Recv(got.data(), kBytes, MPI_CHAR, other, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_SUCCESS);
@@ -117,7 +112,7 @@ TEST(Flood, AMillionEmptyMessagesStayUnderTheLimit) {
     }
     // (Counting payload bytes only, as before, this grew 13.8 MB in the
     // second; counting each record it stays near the 1 MiB limit.)
-    EXPECT_LT(max_rss_kib() - before, 4 * 1024) << "empty unexpected messages grew beyond the limit";
+    EXPECT_RSS_GROWTH_BELOW(before, 4 * 1024) << "empty unexpected messages grew beyond the limit";
     for (int i = 0; i < count; ++i)
       ASSERT_EQ(MPI_Recv(nullptr, 0, MPI_CHAR, other, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_SUCCESS);
   }

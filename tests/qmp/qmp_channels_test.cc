@@ -33,6 +33,7 @@ enum class Multiple { kRecvOnly, kBoth, kNeither };
 // A message's contents: one byte value naming (sender, iteration, channel),
 // with the offset written every 4 KiB so a shifted copy fails too.
 void fill(char* p, std::size_t n, int sender, int iter, int channel) {
+  if (n == 0) return;  // p may be null
   std::memset(p, (sender * 37 + iter * 11 + channel * 5 + 1) & 0xff, n);
   for (std::size_t off = 0; off + sizeof off <= n; off += 4096) std::memcpy(p + off, &off, sizeof off);
 }
@@ -103,7 +104,7 @@ void exchange(int partner, const std::vector<std::size_t>& sizes, Order order, M
     for (int k = 0; k < K; ++k) {
       std::vector<char> want(sizes[k]);
       fill(want.data(), sizes[k], partner, it, k);
-      ASSERT_EQ(std::memcmp(rbuf[k]->data, want.data(), sizes[k]), 0)
+      ASSERT_TRUE(sizes[k] == 0 || std::memcmp(rbuf[k]->data, want.data(), sizes[k]) == 0)
           << "iteration " << it << ", channel " << k << " of " << K << ": wrong contents";
     }
   }
