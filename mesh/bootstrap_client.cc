@@ -20,10 +20,7 @@ BootstrapClient::BootstrapClient(const std::string& path, int rank, const std::s
   fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd_ < 0 || ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
     throw std::runtime_error("cannot connect to the launcher at " + path + ": " + std::strerror(errno));
-  std::uint32_t hello[2] = {static_cast<std::uint32_t>(rank), static_cast<std::uint32_t>(::getpid())};
-  std::string body(reinterpret_cast<char*>(hello), sizeof hello);
-  body += secret;
-  if (!bootstrap::send_frame(fd_, bootstrap::Msg::kHello, body))
+  if (!bootstrap::send_frame(fd_, bootstrap::Msg::kHello, bootstrap::encode_hello(rank, ::getpid(), secret)))
     throw std::runtime_error("launcher at " + path + " closed the connection");
 }
 
@@ -44,9 +41,7 @@ std::vector<std::string> BootstrapClient::fence(const std::string& mine, int nra
 }
 
 void BootstrapClient::abort(int code, const std::string& message) {
-  std::string body(reinterpret_cast<const char*>(&code), sizeof code);
-  body += message;
-  bootstrap::send_frame(fd_, bootstrap::Msg::kAbort, body);
+  bootstrap::send_frame(fd_, bootstrap::Msg::kAbort, bootstrap::encode_abort(code, message));
 }
 
 }  // namespace meshmp::mesh

@@ -69,6 +69,33 @@ bool recv_frame(int fd, Msg* type, std::string* body) {
   return read_all(fd, body->data(), hdr[1]);
 }
 
+std::string encode_hello(int rank, int pid, const std::string& secret) {
+  const std::uint32_t hello[2] = {static_cast<std::uint32_t>(rank), static_cast<std::uint32_t>(pid)};
+  std::string body(reinterpret_cast<const char*>(hello), sizeof hello);
+  return body + secret;
+}
+
+bool decode_hello(const std::string& body, const std::string& secret, std::uint32_t* rank) {
+  std::uint32_t hello[2];
+  if (body.size() != sizeof hello + secret.size() || body.compare(sizeof hello, std::string::npos, secret) != 0)
+    return false;
+  std::memcpy(hello, body.data(), sizeof hello);
+  *rank = hello[0];
+  return true;
+}
+
+std::string encode_abort(int code, const std::string& message) {
+  std::string body(reinterpret_cast<const char*>(&code), sizeof code);
+  return body + message;
+}
+
+bool decode_abort(const std::string& body, int* code, std::string* message) {
+  if (body.size() < sizeof *code) return false;
+  std::memcpy(code, body.data(), sizeof *code);
+  message->assign(body, sizeof *code);
+  return true;
+}
+
 std::string encode_blobs(const std::vector<std::string>& blobs) {
   std::string out;
   for (const std::string& b : blobs) {

@@ -32,6 +32,17 @@ bool send_frame(int fd, Msg type, const std::string& body);
 /// Reads one frame; false on EOF, error, or a length above kMaxFrame.
 bool recv_frame(int fd, Msg* type, std::string* body);
 
+/// kHello body: u32 rank, u32 pid, then the job secret.
+std::string encode_hello(int rank, int pid, const std::string& secret);
+/// Decodes a kHello body, which is untrusted: true (and *rank set) only if
+/// it is exactly {rank, pid, secret} with this job's `secret`. The rank is
+/// not range-checked here.
+bool decode_hello(const std::string& body, const std::string& secret, std::uint32_t* rank);
+/// kAbort body: i32 exit code, then a message.
+std::string encode_abort(int code, const std::string& message);
+/// Decodes a kAbort body: false if it is shorter than the exit code.
+bool decode_abort(const std::string& body, int* code, std::string* message);
+
 /// kFenceResult body <-> blobs. decode returns false on malformed input.
 std::string encode_blobs(const std::vector<std::string>& blobs);
 bool decode_blobs(const std::string& body, std::size_t expected, std::vector<std::string>* blobs);

@@ -1,5 +1,10 @@
 #include "mesh/config_limits.h"
 
+#include <unistr.h>  // libunistring: u8_check
+
+#include <cstdint>
+#include <cstdio>
+
 #include "mesh/config.h"
 
 namespace meshmp::mesh {
@@ -12,10 +17,13 @@ namespace {
 // segments of an inline table's key.
 class Scan {
  public:
-  Scan(const std::string& text, const std::string& name) : t_(text), name_(name) {}
+  /// `bad`: offset of the first byte that is not UTF-8, or npos.
+  Scan(const std::string& text, const std::string& name, std::size_t bad)
+      : t_(text), name_(name), bad_(bad) {}
 
   void run() {
     while (i_ < t_.size()) {
+      utf8_check(in_key_ || header_ ? "(key)" : nullptr);
       const char c = t_[i_];
       if (c == '\n') {
         ++line_;
@@ -28,7 +36,10 @@ class Scan {
         continue;
       }
       if (c == '#') {
-        while (i_ < t_.size() && t_[i_] != '\n') ++i_;
+        while (i_ < t_.size() && t_[i_] != '\n') {
+          utf8_check("(comment)");
+          ++i_;
+        }
         continue;
       }
       if (start_) {
@@ -110,6 +121,7 @@ class Scan {
     if (named) note(q);
     i_ += open;
     while (i_ < t_.size()) {
+      utf8_check(named ? "(key)" : nullptr);
       const char c = t_[i_];
       if (named) note(c);
       if (c == '\\' && q == '"') {
@@ -129,6 +141,19 @@ class Scan {
     return false;
   }
 
+  // Throws if the scan has reached or passed the first byte that is not
+  // UTF-8; `where` names it, or (null) the statement's key does.
+  void utf8_check(const char* where) const {
+    if (i_ < bad_) return;
+    std::size_t column = bad_ + 1;
+    const std::size_t nl = t_.rfind('\n', bad_);
+    if (nl != std::string::npos) column = bad_ - nl;
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02x", static_cast<unsigned char>(t_[bad_]));
+    throw ConfigError(name_ + ":" + std::to_string(line_) + ": " + (where ? std::string(where) : key_) + ": byte " +
+                      byte + " at column " + std::to_string(column) + " is not UTF-8 (TOML files are UTF-8)");
+  }
+
   void note(char c) {
     if (key_.size() < 40) key_ += c;
   }
@@ -142,6 +167,7 @@ class Scan {
 
   const std::string& t_;
   const std::string& name_;
+  const std::size_t bad_;
   std::size_t i_ = 0;
   int line_ = 1;
   bool start_ = true, in_key_ = false, header_ = false;
@@ -156,7 +182,9 @@ void check_config_limits(const std::string& text, const std::string& name) {
   if (text.size() > kMaxConfigBytes)
     throw ConfigError(name + ":1: (file): is " + std::to_string(text.size()) + " bytes; a mesh config is at most " +
                       std::to_string(kMaxConfigBytes) + " bytes");
-  Scan(text, name).run();
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(text.data());
+  const std::uint8_t* bad = u8_check(bytes, text.size());
+  Scan(text, name, bad ? static_cast<std::size_t>(bad - bytes) : std::string::npos).run();
 }
 
 }  // namespace meshmp::mesh

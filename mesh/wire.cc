@@ -39,7 +39,7 @@ std::string validate_header(const FrameHeader& h, const LinkView& v) {
        type == FrameType::kRecvReady) &&
       h.length > kMaxMessageBytes)
     return std::string(frame_type_name(type)) + " of " + s(h.length) + " bytes (more than 2^47)";
-  if ((type == FrameType::kCredit || type == FrameType::kCancel) && h.length != 0)
+  if ((type == FrameType::kCredit || type == FrameType::kCancel || type == FrameType::kSyncAck) && h.length != 0)
     return std::string(frame_type_name(type)) + " with payload " + s(h.length);
   if (type == FrameType::kCancelAck && h.length > 1) return "CANCEL_ACK with length " + s(h.length);
   return {};

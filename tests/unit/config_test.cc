@@ -224,6 +224,21 @@ TEST(ConfigLimits, NodeNumbersMustFitAnInt) {
   EXPECT_EQ(c.hosts[1], "n2147483647");
 }
 
+// Found by //fuzz:config (fuzz/corpus/config/toml11-literal-0xff): toml11
+// 3.7.1 reads past the end of its buffer on a literal string holding a byte
+// that is not UTF-8. TOML files are UTF-8 (TOML v1.0.0, "Spec"), so such
+// bytes are refused before toml11 sees them.
+TEST(ConfigLimits, BytesThatAreNotUtf8AreRefusedWithLineAndKey) {
+  EXPECT_EQ(refusal("'\xff'"), "deep.toml:1: (key): byte 0xff at column 2 is not UTF-8 (TOML files are UTF-8)");
+  EXPECT_EQ(refusal(kMeshHead + "[nodes]\npattern = 'n\xc3%d'\n"),
+            "deep.toml:5: pattern: byte 0xc3 at column 13 is not UTF-8 (TOML files are UTF-8)");
+  EXPECT_EQ(refusal(kMeshHead + "# \xed\xa0\x80 is a surrogate\n").rfind("deep.toml:4: (comment): byte 0xed at column 3", 0),
+            0u);
+  // Valid UTF-8 anywhere is fine.
+  const MeshConfig c = parse_config(kMeshHead + "# Gr\xc3\xbc\xc3\x9f\n[nodes]\npattern = 'n\xc3\xa9%d'\n", "ok.toml");
+  EXPECT_EQ(c.hosts[0], "n\xc3\xa9" "0");
+}
+
 TEST(ConfigLimits, DirectoriesDevicesAndHugeFilesAreRefusedBeforeReading) {
   EXPECT_EQ(load_refusal("/tmp"), "/tmp:0: (file): is a directory, not a mesh config");
   EXPECT_EQ(load_refusal("/dev/zero"), "/dev/zero:0: (file): is not a regular file, not a mesh config");

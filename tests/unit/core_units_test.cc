@@ -59,6 +59,12 @@ TEST(WireHeader, RejectsEachBadField) {
          h.length = 1;
        },
        "CREDIT with payload"},
+      // Found by //fuzz:frame_header (fuzz/corpus/frame_header/sync_ack-with-length).
+      {[](FrameHeader& h) {
+         h.type = static_cast<std::uint8_t>(FrameType::kSyncAck);
+         h.length = 1ull << 57;
+       },
+       "SYNC_ACK with payload"},
   };
   for (const Case& c : cases) {
     FrameHeader h = good_header();

@@ -372,18 +372,16 @@ void Job::on_frame(Client& c, bs::Msg type, std::string body) {
     // (handed to our children in MESHMP_SECRET, never part of a name) and an
     // unclaimed rank. The pid is not checked: a rank may run under a wrapper
     // (valgrind, perf, sh -c).
-    std::uint32_t hello[2];
-    if (type != bs::Msg::kHello || body.size() != sizeof hello + secret_.size() ||
-        body.compare(sizeof hello, std::string::npos, secret_) != 0)
+    std::uint32_t rank;
+    if (type != bs::Msg::kHello || !bs::decode_hello(body, secret_, &rank))
       return drop(c, "refused a bootstrap connection without this job's secret");
-    std::memcpy(hello, body.data(), sizeof hello);
     bool taken = false;
-    for (const Client& o : clients_) taken |= o.rank == static_cast<int>(hello[0]);
-    if (hello[0] >= static_cast<std::uint32_t>(n_) || taken) {
-      std::fprintf(stderr, "qmprun: refused a bootstrap connection claiming rank %u\n", hello[0]);
+    for (const Client& o : clients_) taken |= o.rank == static_cast<int>(rank);
+    if (rank >= static_cast<std::uint32_t>(n_) || taken) {
+      std::fprintf(stderr, "qmprun: refused a bootstrap connection claiming rank %u\n", rank);
       return drop(c, nullptr);
     }
-    c.rank = static_cast<int>(hello[0]);
+    c.rank = static_cast<int>(rank);
     return;
   }
   if (type == bs::Msg::kFence) {
@@ -396,12 +394,13 @@ void Job::on_frame(Client& c, bs::Msg type, std::string body) {
       for (Client& other : clients_)
         if (other.fd >= 0 && other.rank >= 0) other.out += result;  // sent as each socket takes it
     }
-  } else if (type == bs::Msg::kAbort && body.size() >= sizeof(int)) {
-    int code;
-    std::memcpy(&code, body.data(), sizeof code);
-    fail_job(code ? code : 1, "rank " + std::to_string(c.rank) + " aborted the job with code " +
-                                  std::to_string(code) + ": " + body.substr(sizeof code));
+    return;
   }
+  int code;
+  std::string message;
+  if (type == bs::Msg::kAbort && bs::decode_abort(body, &code, &message))
+    fail_job(code ? code : 1, "rank " + std::to_string(c.rank) + " aborted the job with code " +
+                                  std::to_string(code) + ": " + message);
 }
 
 void Job::loop() {

@@ -1,0 +1,64 @@
+// libFuzzer target: the frame-header check every Link runs on untrusted wire
+// data before the engine uses a field (mesh/wire.h, ARCHITECTURE.md §3).
+//
+// Input: a LinkView (i32 my_rank, i32 peer_rank, u64 expected_seq,
+// u32 max_payload, u32 max_credits; 24 bytes) followed by a 72-byte
+// FrameHeader. Whatever validate_header() accepts must satisfy every
+// property the engine relies on afterwards; a header it accepts that breaks
+// one is a crash.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "mesh/wire.h"
+
+namespace {
+
+using meshmp::mesh::FrameHeader;
+using meshmp::mesh::FrameType;
+using meshmp::mesh::LinkView;
+
+struct RawView {
+  std::int32_t my_rank, peer_rank;
+  std::uint64_t expected_seq;
+  std::uint32_t max_payload, max_credits;
+};
+static_assert(sizeof(RawView) == 24);
+
+[[noreturn]] void broken(const char* property) {
+  std::fprintf(stderr, "validate_header accepted a header that breaks: %s\n", property);
+  std::abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size < sizeof(RawView) + sizeof(FrameHeader)) return 0;
+  RawView raw;
+  FrameHeader h;
+  std::memcpy(&raw, data, sizeof raw);
+  std::memcpy(&h, data + sizeof raw, sizeof h);
+  const LinkView v{raw.my_rank, raw.peer_rank, raw.expected_seq, raw.max_payload, raw.max_credits};
+
+  const std::string why = meshmp::mesh::validate_header(h, v);
+  if (!why.empty()) return 0;  // rejected, with a reason: fine
+
+  using meshmp::mesh::frame_type_name;
+  const auto type = static_cast<FrameType>(h.type);
+  if (h.version != meshmp::mesh::kWireVersion) broken("wire version");
+  if (std::strcmp(frame_type_name(type), "?") == 0) broken("frame type is a known one");
+  if (h.seq != v.expected_seq) broken("sequence number");
+  if (h.src != v.peer_rank || h.dst != v.my_rank) broken("source and destination ranks");
+  if (h.credits > v.max_credits) broken("credits <= slots");
+  if (h.context >= (1u << 31)) broken("context id < 2^31");
+  if ((type == FrameType::kEager || type == FrameType::kData) && h.length > v.max_payload)
+    broken("EAGER/DATA payload fits a slot");
+  if ((type == FrameType::kEager || type == FrameType::kRts) && h.tag < 0) broken("tag >= 0");
+  if (h.length > meshmp::mesh::kMaxMessageBytes && type != FrameType::kEager && type != FrameType::kData)
+    broken("message length <= 2^47");
+  if ((type == FrameType::kCredit || type == FrameType::kCancel || type == FrameType::kSyncAck) && h.length != 0)
+    broken("CREDIT/CANCEL/SYNC_ACK carry no length");
+  if (type == FrameType::kCancelAck && h.length > 1) broken("CANCEL_ACK length is 0 or 1");
+  return 0;
+}
