@@ -4,44 +4,83 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
 #include "mesh/bootstrap_protocol.h"
+#include "mesh/launch_env.h"
 
 namespace meshmp::mesh {
 
-BootstrapClient::BootstrapClient(const std::string& path, int rank, const std::string& secret) {
+LauncherBootstrap::LauncherBootstrap(const std::string& path, int rank, int size, const std::string& secret)
+    : size_(size) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   if (path.size() >= sizeof addr.sun_path)
     throw std::runtime_error("bootstrap socket path too long: " + path);
   std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
   fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd_ < 0 || ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
-    throw std::runtime_error("cannot connect to the launcher at " + path + ": " + std::strerror(errno));
-  if (!bootstrap::send_frame(fd_, bootstrap::Msg::kHello, bootstrap::encode_hello(rank, ::getpid(), secret)))
+  if (fd_ < 0 || ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    const int err = errno;
+    if (fd_ >= 0) ::close(fd_);
+    throw std::runtime_error("cannot connect to the launcher at " + path + ": " + std::strerror(err));
+  }
+  if (!bootstrap::send_frame(fd_, bootstrap::Msg::kHello, bootstrap::encode_hello(rank, ::getpid(), secret))) {
+    ::close(fd_);
     throw std::runtime_error("launcher at " + path + " closed the connection");
+  }
 }
 
-BootstrapClient::~BootstrapClient() {
+LauncherBootstrap::~LauncherBootstrap() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-std::vector<std::string> BootstrapClient::fence(const std::string& mine, int nranks) {
-  if (!bootstrap::send_frame(fd_, bootstrap::Msg::kFence, mine))
+void LauncherBootstrap::put(const std::string& key, const std::string& value) { mine_[key] = value; }
+
+void LauncherBootstrap::fence() {
+  std::vector<std::string> kv;
+  for (const auto& [k, v] : mine_) {
+    kv.push_back(k);
+    kv.push_back(v);
+  }
+  if (!bootstrap::send_frame(fd_, bootstrap::Msg::kFence, bootstrap::encode_blobs(kv)))
     throw std::runtime_error("fence: the launcher went away");
   bootstrap::Msg type;
   std::string body;
   if (!bootstrap::recv_frame(fd_, &type, &body)) throw std::runtime_error("fence: the launcher went away");
   std::vector<std::string> blobs;
-  if (type != bootstrap::Msg::kFenceResult || !bootstrap::decode_blobs(body, nranks, &blobs))
+  if (type != bootstrap::Msg::kFenceResult || !bootstrap::decode_blobs(body, static_cast<std::size_t>(size_), &blobs))
     throw std::runtime_error("fence: malformed answer from the launcher");
-  return blobs;
+  std::vector<std::map<std::string, std::string>> all(blobs.size());
+  for (std::size_t r = 0; r < blobs.size(); ++r) {
+    if (!bootstrap::decode_blobs(blobs[r], &kv) || kv.size() % 2 != 0)
+      throw std::runtime_error("fence: malformed cards of rank " + std::to_string(r) + " from the launcher");
+    for (std::size_t i = 0; i < kv.size(); i += 2) all[r][kv[i]] = std::move(kv[i + 1]);
+  }
+  all_ = std::move(all);
 }
 
-void BootstrapClient::abort(int code, const std::string& message) {
+const std::string& LauncherBootstrap::get(int rank, const std::string& key) const {
+  if (rank >= 0 && static_cast<std::size_t>(rank) < all_.size())
+    if (auto it = all_[static_cast<std::size_t>(rank)].find(key); it != all_[static_cast<std::size_t>(rank)].end())
+      return it->second;
+  throw std::runtime_error("bootstrap: rank " + std::to_string(rank) + " published no \"" + key + "\"");
+}
+
+void LauncherBootstrap::abort(int code, const std::string& message) {
   bootstrap::send_frame(fd_, bootstrap::Msg::kAbort, bootstrap::encode_abort(code, message));
+}
+
+std::unique_ptr<Bootstrap> connect_bootstrap(int rank, int size) {
+  const char* sock = std::getenv(env::kBootstrap);
+  const char* secret = std::getenv(env::kSecret);
+  if (!sock || !secret)
+    throw std::runtime_error(std::string(env::kSize) + " > 1 but no launcher: start the job with qmprun");
+  auto boot = std::make_unique<LauncherBootstrap>(sock, rank, size, secret);
+  // The secret has done its work: the program and its children need not see it.
+  ::unsetenv(env::kSecret);
+  return boot;
 }
 
 }  // namespace meshmp::mesh

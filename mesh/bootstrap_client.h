@@ -1,29 +1,37 @@
-// A rank's side of the launcher's address exchange (bootstrap_protocol.h).
+// A rank's side of qmprun's address exchange (bootstrap_protocol.h), behind
+// the Bootstrap seam (bootstrap.h). Every rank runs on the launcher's host.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
+#include "mesh/bootstrap.h"
+
 namespace meshmp::mesh {
 
-class BootstrapClient {
+class LauncherBootstrap final : public Bootstrap {
  public:
-  /// Connects to the launcher's socket and says HELLO with the job's secret
-  /// (MESHMP_SECRET). Throws std::runtime_error naming the socket on failure.
-  BootstrapClient(const std::string& socket_path, int rank, const std::string& secret);
-  ~BootstrapClient();
-  BootstrapClient(const BootstrapClient&) = delete;
-  BootstrapClient& operator=(const BootstrapClient&) = delete;
+  /// Connects to the launcher's socket and says HELLO with the job's secret.
+  /// Throws std::runtime_error naming the socket on failure.
+  LauncherBootstrap(const std::string& socket_path, int rank, int size, const std::string& secret);
+  ~LauncherBootstrap() override;
+  LauncherBootstrap(const LauncherBootstrap&) = delete;
+  LauncherBootstrap& operator=(const LauncherBootstrap&) = delete;
 
-  /// All-gather: every rank contributes a blob; returns all of them, indexed
-  /// by rank. Blocks until every rank has called it. Throws
-  /// std::runtime_error if the launcher goes away or answers malformed data.
-  std::vector<std::string> fence(const std::string& mine, int nranks);
-  /// Asks the launcher to end the whole job with `code`; returns when sent.
-  void abort(int code, const std::string& message);
+  void put(const std::string& key, const std::string& value) override;
+  /// One FENCE frame carries this rank's puts (key, value, key, value, ...
+  /// as blobs); the launcher's all-gather brings back every rank's.
+  void fence() override;
+  const std::string& get(int rank, const std::string& key) const override;
+  int local_ranks() const override { return size_; }
+  void abort(int code, const std::string& message) override;
 
  private:
   int fd_ = -1;
+  int size_;
+  std::map<std::string, std::string> mine_;
+  std::vector<std::map<std::string, std::string>> all_;  // by rank, as of the last fence
 };
 
 }  // namespace meshmp::mesh

@@ -107,6 +107,10 @@ std::string encode_blobs(const std::vector<std::string>& blobs) {
 }
 
 bool decode_blobs(const std::string& body, std::size_t expected, std::vector<std::string>* blobs) {
+  return decode_blobs(body, blobs) && blobs->size() == expected;
+}
+
+bool decode_blobs(const std::string& body, std::vector<std::string>* blobs) {
   blobs->clear();
   std::size_t pos = 0;
   while (pos < body.size()) {
@@ -118,7 +122,7 @@ bool decode_blobs(const std::string& body, std::size_t expected, std::vector<std
     blobs->emplace_back(body, pos, n);
     pos += n;
   }
-  return blobs->size() == expected;
+  return true;
 }
 
 }  // namespace meshmp::mesh::bootstrap

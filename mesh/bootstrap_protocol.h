@@ -43,8 +43,12 @@ std::string encode_abort(int code, const std::string& message);
 /// Decodes a kAbort body: false if it is shorter than the exit code.
 bool decode_abort(const std::string& body, int* code, std::string* message);
 
-/// kFenceResult body <-> blobs. decode returns false on malformed input.
+/// A list of blobs (a kFenceResult body: one per rank; a kFence body: a
+/// rank's key, value, key, value, ...) <-> bytes: each blob is u32 length +
+/// bytes. decode returns false on malformed input, or (with `expected`) if
+/// the count differs.
 std::string encode_blobs(const std::vector<std::string>& blobs);
+bool decode_blobs(const std::string& body, std::vector<std::string>* blobs);
 bool decode_blobs(const std::string& body, std::size_t expected, std::vector<std::string>* blobs);
 
 }  // namespace meshmp::mesh::bootstrap

@@ -16,7 +16,7 @@
 #include <tuple>
 #include <stdexcept>
 
-#include "mesh/bootstrap_client.h"
+#include "mesh/bootstrap.h"
 #include "mesh/config.h"
 #include "mesh/credits.h"
 #include "mesh/launch_env.h"
@@ -172,7 +172,7 @@ struct PeerState {
 
 struct Engine::Impl {
   Engine& e;
-  std::unique_ptr<BootstrapClient> boot;
+  std::unique_ptr<Bootstrap> boot;
   std::unique_ptr<ShmProvider> shm;
   std::vector<std::unique_ptr<LinkState>> links;  // all links, polled in turn
   std::vector<PeerState> peers;
@@ -1127,16 +1127,11 @@ Engine& Engine::init() {
   if (const char* p = std::getenv(env::kProvider); p && *p && std::strcmp(p, "shm") != 0)
     throw std::runtime_error(std::string(env::kProvider) + "=" + p + ": only the shm provider is available");
   if (e.size_ > 1) {
-    const char* sock = std::getenv(env::kBootstrap);
     const char* job = std::getenv(env::kJob);
-    const char* secret = std::getenv(env::kSecret);
-    if (!sock || !job || !secret)
-      throw std::runtime_error(std::string(env::kSize) + " > 1 but no launcher: start the job with qmprun");
+    if (!job) throw std::runtime_error(std::string(env::kSize) + " > 1 but no launcher: start the job with qmprun");
     if (!*job || std::strspn(job, "0123456789abcdefghijklmnopqrstuvwxyz") != std::strlen(job) || std::strlen(job) > 64)
       throw std::runtime_error(std::string(env::kJob) + "=" + job + ": expected up to 64 lower-case letters and digits");
-    im.boot = std::make_unique<BootstrapClient>(sock, e.rank_, secret);
-    // The secret has done its work: the program and its children need not see it.
-    ::unsetenv(env::kSecret);
+    im.boot = connect_bootstrap(e.rank_, e.size_);
     ShmProvider::Options so;
     so.job = job;
     so.token = random_hex(16);
@@ -1163,13 +1158,14 @@ Engine& Engine::init() {
     std::vector<std::pair<Want, std::unique_ptr<Link>>> made;
     for (const Want& w : wants)
       if (e.rank_ < w.peer) made.emplace_back(w, im.shm->create_link(w.peer, w.index));
-    // Every rank's pid and name token, through the launcher (which only
-    // ranks holding the job's secret can reach).
-    std::vector<std::string> blobs =
-        im.boot->fence(std::to_string(::getpid()) + " " + so.token + " " + so.arena_token, e.size_);
+    // Every rank's pid and name tokens (its shm address card), through the
+    // bootstrap (which only ranks holding the job's secret can reach).
+    im.boot->put("shm", std::to_string(::getpid()) + " " + so.token + " " + so.arena_token);
+    im.boot->fence();
     std::vector<int> pids;
     std::vector<std::string> tokens, arena_tokens;
-    for (const std::string& b : blobs) {
+    for (int r = 0; r < e.size_; ++r) {
+      const std::string& b = im.boot->get(r, "shm");
       char* end = nullptr;
       const long pid = std::strtol(b.c_str(), &end, 10);
       const std::size_t t = static_cast<std::size_t>(end - b.c_str()) + 1, n = so.token.size();
@@ -1191,7 +1187,7 @@ Engine& Engine::init() {
     // Links #0 first, so peers[p].links[0] is the envelope link.
     std::stable_sort(made.begin(), made.end(), [](auto& a, auto& b) { return a.first.index < b.first.index; });
     for (auto& [w, l] : made) im.by_direction[w.dir] = im.add_link(std::move(l));
-    im.boot->fence("", e.size_);
+    im.boot->fence();
     im.shm->unlink_own_control();
   }
   g_engine = eng.release();
@@ -1209,7 +1205,7 @@ void Engine::finalize() {
       if (!ls->sendq.empty() && im.peers[ls->peer].failed == Error::kOk) return false;
     return true;
   });
-  if (im.boot) im.boot->fence("", e->size_);
+  if (im.boot) im.boot->fence();
   const char* stats = std::getenv(env::kStats);
   if (stats && std::strcmp(stats, "1") == 0) im.print_stats();
   g_engine = nullptr;
