@@ -173,6 +173,7 @@ struct PeerState {
 struct Engine::Impl {
   Engine& e;
   std::unique_ptr<Bootstrap> boot;
+  bool unrouted_noted = false;  // the mesh-fabric notice of primary_link() was given
   std::unique_ptr<ShmProvider> shm;
   std::vector<std::unique_ptr<LinkState>> links;  // all links, polled in turn
   std::vector<PeerState> peers;
@@ -295,7 +296,17 @@ struct Engine::Impl {
   }
   LinkState* primary_link(int peer) {
     PeerState& ps = peers[peer];
-    if (ps.links.empty()) add_link(shm->connect(peer));  // on first use (seed 004 §3)
+    if (ps.links.empty()) {  // on first use (seed 004 §3): never a torus neighbour, whose links exist
+      if (!e.opt_.mesh_fabric_config.empty() && !unrouted_noted) {
+        unrouted_noted = true;
+        std::fprintf(stderr,
+                     "meshmp: rank %d: %s has fabric = \"mesh\", but rank %d is not a torus neighbour: its traffic "
+                     "(and any other rank's that is not a neighbour) takes a direct shm link on this host instead "
+                     "of being routed through neighbours, which meshmp does not do yet\n",
+                     e.rank_, e.opt_.mesh_fabric_config.c_str(), peer);
+      }
+      add_link(shm->connect(peer));
+    }
     return ps.links[0];
   }
 
@@ -1099,6 +1110,7 @@ Engine& Engine::init() {
     periodic = cfg.torus.periodic();
     e.opt_.eager_limit = cfg.eager_limit;
     e.opt_.credits = static_cast<std::uint32_t>(cfg.credits);
+    if (cfg.fabric == Fabric::kMesh) e.opt_.mesh_fabric_config = cfg_path;
   }
   if (const char* g = std::getenv(env::kGeometry); g && *g) {
     dims = parse_dims(g);

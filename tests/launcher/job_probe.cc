@@ -19,6 +19,10 @@
 //                       environment after init; rank 0 then tries a HELLO
 //                       that carries the job id instead, which the launcher
 //                       must refuse (it closes the connection)
+//   far                 every rank exchanges two ints with the rank whose
+//                       every coordinate differs (rank ^ (size-1) on a
+//                       2x2x2 torus: not a neighbour) and with its x+
+//                       neighbour, checks them and prints "far ok"
 //   hold FILE           (2 ranks) rank 0 makes registered memory, prints
 //                       "ready SOCKET", every rank waits (at most 30 s) for
 //                       FILE to exist; then rank 0 needs a second arena and
@@ -192,6 +196,21 @@ int main(int argc, char** argv) {
     if (e.rank() == 0) std::printf("socket %s\n", sock.c_str());
     std::fflush(stdout);
     for (;;) ::pause();
+  } else if (mode == "far") {
+    const int far = e.rank() ^ (e.size() - 1);
+    const int near = e.torus().neighbour(e.rank(), meshmp::mesh::Direction::from_index(0));
+    const int down = e.torus().neighbour(e.rank(), meshmp::mesh::Direction::from_index(1));
+    int got[3] = {-1, -1, -1};
+    meshmp::mesh::Request* r[3] = {e.irecv(&got[0], sizeof(int), far, 7, 0), e.irecv(&got[1], sizeof(int), far, 8, 0),
+                                   e.irecv(&got[2], sizeof(int), down, 9, 0)};
+    const int me = e.rank(), twice = 2 * e.rank();
+    using meshmp::mesh::SendMode;
+    e.send(&me, sizeof me, far, 7, 0, SendMode::kStandard, nullptr);
+    e.send(&twice, sizeof twice, far, 8, 0, SendMode::kStandard, nullptr);
+    e.send(&me, sizeof me, near, 9, 0, SendMode::kStandard, nullptr);
+    for (auto* q : r) e.wait(q, nullptr);
+    const bool ok = got[0] == far && got[1] == 2 * far && got[2] == down;
+    std::printf("rank %d: far %s\n", e.rank(), ok ? "ok" : "WRONG");
   } else if (mode == "secret") {
     const int rc = check_secret(e, secret, job, sock);
     Engine::finalize();

@@ -287,6 +287,31 @@ std::string temp_file(const std::string& text) {
   return path;
 }
 
+// Issue 16: on a fabric = "mesh" config only neighbours are cabled; until
+// routing exists, traffic to a non-neighbour takes a direct shm link, and
+// each rank that makes one says so once. Without a mesh fabric: no notice.
+TEST(Qmprun, NonNeighbourTrafficOnAMeshFabricIsDeliveredAndNotedOnce) {
+  Result r = run({"--config", "configs/test-2x2x2.toml", "--timeout", "30", g_probe, "far"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  int ok = 0;
+  for (std::size_t p = 0; (p = r.out.find(": far ok", p)) != std::string::npos; ++p) ++ok;
+  EXPECT_EQ(ok, 8) << r.out;
+  int notes = 0;
+  const std::string note = "configs/test-2x2x2.toml has fabric = \"mesh\", but rank ";
+  for (std::size_t p = 0; (p = r.err.find(note, p)) != std::string::npos; ++p) ++notes;
+  EXPECT_EQ(notes, 8) << r.err;  // one per rank, though each sends two messages
+  const std::size_t at = r.err.find("meshmp: rank 0: ");
+  ASSERT_NE(at, std::string::npos) << r.err;
+  const std::string line = r.err.substr(at, r.err.find('\n', at) - at);
+  EXPECT_NE(line.find("configs/test-2x2x2.toml has fabric = \"mesh\", but rank 7 is not a torus neighbour"),
+            std::string::npos)
+      << line;
+
+  Result plain = run({"--geometry", "2x2x2", "-n", "8", "--timeout", "30", g_probe, "far"});
+  EXPECT_EQ(plain.status, 0) << plain.err;
+  EXPECT_EQ(plain.err.find("fabric"), std::string::npos) << plain.err;
+}
+
 // Issue 15, item 10: hostile configs are refused with file, line and key by
 // both tools, before anything is started.
 TEST(QmpMesh, DeeplyNestedDevicesAndDirectoriesAreRefused) {
