@@ -44,6 +44,7 @@
 
 #include "mesh/bootstrap_protocol.h"
 #include "mesh/engine.h"
+#include "tests/support/shm_names.h"
 
 using meshmp::mesh::Engine;
 
@@ -64,16 +65,7 @@ std::string env_or_empty(const char* name) {
   return v ? v : "";
 }
 
-// Names in /dev/shm that start with `prefix`.
-std::vector<std::string> shm_names(const std::string& prefix) {
-  std::vector<std::string> out;
-  if (DIR* d = ::opendir("/dev/shm")) {
-    while (dirent* e = ::readdir(d))
-      if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0) out.push_back(e->d_name);
-    ::closedir(d);
-  }
-  return out;
-}
+using meshmp::testing_support::shm_names;
 
 // The "secret" mode's checks; prints one line per finding.
 int check_secret(Engine& e, const std::string& secret, const std::string& job, const std::string& sock) {

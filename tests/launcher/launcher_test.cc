@@ -15,6 +15,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/shm_names.h"
+
 namespace {
 
 std::string g_qmprun, g_probe, g_qmp_mesh, g_qmp_abort, g_mpi_abort;
@@ -34,12 +36,7 @@ std::string read_all(int fd) {
 }
 
 int count_shm(const std::string& prefix = "meshmp-") {
-  int n = 0;
-  if (DIR* d = ::opendir("/dev/shm")) {
-    while (dirent* e = ::readdir(d)) n += std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0;
-    ::closedir(d);
-  }
-  return n;
+  return static_cast<int>(meshmp::testing_support::shm_names(prefix).size());
 }
 
 // Number of live processes running the probe binary.

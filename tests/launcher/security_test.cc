@@ -28,6 +28,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/shm_names.h"
+
 namespace {
 
 std::string g_qmprun, g_probe;
@@ -40,15 +42,7 @@ std::string read_all(int fd) {
   return s;
 }
 
-std::vector<std::string> shm_names(const std::string& prefix) {
-  std::vector<std::string> out;
-  if (DIR* d = ::opendir("/dev/shm")) {
-    while (dirent* e = ::readdir(d))
-      if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0) out.push_back(e->d_name);
-    ::closedir(d);
-  }
-  return out;
-}
+using meshmp::testing_support::shm_names;
 
 // A running qmprun with its output on pipes; killed after 60 s at most.
 struct Launch {
