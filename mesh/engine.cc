@@ -22,8 +22,7 @@
 #include "mesh/launch_env.h"
 #include "mesh/link.h"
 #include "mesh/matching.h"
-#include "mesh/random_token.h"
-#include "mesh/shm_provider.h"
+#include "mesh/provider.h"
 #include "mesh/wire.h"
 
 namespace meshmp::mesh {
@@ -50,6 +49,7 @@ enum class State : std::uint8_t {
   kRendezvous,  // recv: CTS sent, waiting for DONE or DATA
   kWaitReady,   // send (channel): waiting for the receiver's RECV_READY (or, for a small receive, CTS)
   kAnnounced,   // recv (channel): started, waiting for its message (RECV_READY sent if large)
+  kPutting,     // send: its put (RDMA write) is in flight or waits for a resource
   kDone,
 };
 
@@ -90,6 +90,7 @@ struct Request : PostedRecv {
   std::uint64_t remote_id = 0; // the other side's request id
   int data_streams = 0;        // send: DATA queue entries still referring to this request
   std::uint64_t remote_key = 0;  // send: the receiver's registration key
+  std::uint64_t put_addr = 0;    // send: where a put that found no resource goes, when retried
   bool done_seen = false;      // recv: DONE of a streamed message arrived
   bool channel = false;        // receiver-ready protocol (Engine::channel_*_init)
   std::uint64_t chan_gen = 0;  // channel: this start's number (send: the announcement it needs)
@@ -163,9 +164,14 @@ struct LinkState {
   LinkStats stats;
   bool up = false;
   std::uint64_t credited_through = 0;  // frames below this seq had their credits applied
+  std::deque<Request*> put_retry;      // puts that found no resource, in order
+  std::uint32_t puts_in_flight = 0;    // puts that returned kInProgress, not yet completed
 };
 
+// One entry of the address vector: how this rank reaches a peer.
 struct PeerState {
+  Provider* provider = nullptr;   // the first provider that reaches it
+  bool same_host = false;
   std::vector<LinkState*> links;  // links[0] carries every envelope to this peer
   Error failed = Error::kOk;
 };
@@ -174,7 +180,10 @@ struct Engine::Impl {
   Engine& e;
   std::unique_ptr<Bootstrap> boot;
   bool unrouted_noted = false;  // the mesh-fabric notice of primary_link() was given
-  std::unique_ptr<ShmProvider> shm;
+  std::vector<std::unique_ptr<Provider>> providers;
+  Provider* waiter = nullptr;      // the provider idle waits sleep in (the only one, today)
+  MemoryDomain* domain = nullptr;  // registered memory and remote keys
+  HostCombine* host = nullptr;     // set when every rank shares this host and a provider offers it
   std::vector<std::unique_ptr<LinkState>> links;  // all links, polled in turn
   std::vector<PeerState> peers;
   std::vector<LinkState*> by_direction;
@@ -186,8 +195,8 @@ struct Engine::Impl {
   std::size_t unexpected_bytes = 0;
   std::mt19937_64 rng{std::random_device{}()};
   std::chrono::steady_clock::time_point last_liveness = std::chrono::steady_clock::now();
-  std::vector<int> connect_requests;
-  std::vector<std::pair<int, std::uint8_t>> closed_links;
+  std::vector<std::unique_ptr<Link>> incoming;
+  std::vector<int> closed_links;
   std::map<ChannelKey, SendChannel> send_channels;  // nodes never move: requests point at them
   std::map<ChannelKey, RecvChannel> recv_channels;
   std::uint64_t completions = 0;  // requests completed so far: waits over many rescan only when it moves
@@ -278,8 +287,8 @@ struct Engine::Impl {
   // registered region holding it (a writer then needs no system call), plus
   // a nonce DONE/DATA must echo.
   std::uint64_t registration_key(const char* buf, std::size_t len) {
-    const std::uint32_t region = shm ? shm->registry().region_of(buf, len) : 0;
-    return make_registration_key(region, static_cast<std::uint32_t>(rng()));
+    const auto nonce = static_cast<std::uint32_t>(rng());
+    return domain ? domain->remote_key(buf, len, nonce) : std::uint64_t{nonce} | 1;
   }
 
   // ---- links --------------------------------------------------------------
@@ -301,11 +310,11 @@ struct Engine::Impl {
         unrouted_noted = true;
         std::fprintf(stderr,
                      "meshmp: rank %d: %s has fabric = \"mesh\", but rank %d is not a torus neighbour: its traffic "
-                     "(and any other rank's that is not a neighbour) takes a direct shm link on this host instead "
+                     "(and any other rank's that is not a neighbour) takes a direct %s link instead "
                      "of being routed through neighbours, which meshmp does not do yet\n",
-                     e.rank_, e.opt_.mesh_fabric_config.c_str(), peer);
+                     e.rank_, e.opt_.mesh_fabric_config.c_str(), peer, ps.provider->name());
       }
-      add_link(shm->connect(peer));
+      add_link(ps.provider->connect(peer));
     }
     return ps.links[0];
   }
@@ -423,9 +432,6 @@ struct Engine::Impl {
   }
 
   // ---- failure --------------------------------------------------------------
-  // Reason codes of a link closed by the peer (ShmProvider::close_link).
-  static constexpr std::uint8_t kClosedRejected = 1;
-
   // Closes everything with `peer`: its queued frames go, its requests fail
   // with `why`. A protocol error this rank found (it rejected the peer's
   // data) is also told to the peer, whose calls then fail too instead of
@@ -435,9 +441,11 @@ struct Engine::Impl {
     peers[peer].failed = why;
     std::fprintf(stderr, "meshmp: rank %d: rank %d: %s (%s); its requests fail\n", e.rank_, peer,
                  msg.c_str(), error_name(why));
-    if (why == Error::kProtocol && tell_peer && shm) shm->close_link(peer, kClosedRejected);
-    for (LinkState* ls : peers[peer].links)
+    if (why == Error::kProtocol && tell_peer) peers[peer].provider->report_closed(peer);
+    for (LinkState* ls : peers[peer].links) {
       while (PendingFrame* f = ls->sendq.pop_front()) release_frame(f);
+      ls->put_retry.clear();
+    }
     for (auto& up : requests) {
       Request* r = up.get();
       if (!r->in_use || r->state == State::kDone || r->state == State::kInactive) continue;
@@ -463,8 +471,8 @@ struct Engine::Impl {
     last_liveness = now;
     for (int p = 0; p < e.size_; ++p) {
       if (p == e.rank_ || peers[p].failed != Error::kOk) continue;
-      if (::kill(shm->pid_of(p), 0) != 0 && errno == ESRCH)
-        fail_peer(p, Error::kPeerDead, "process " + std::to_string(shm->pid_of(p)) + " has exited");
+      const std::string gone = peers[p].provider->check_peer(p);
+      if (!gone.empty()) fail_peer(p, Error::kPeerDead, gone);
     }
   }
 
@@ -533,37 +541,56 @@ struct Engine::Impl {
   // to the peer (channel bonding, seed 000 §3.10).
   void write_granted(LinkState& ls, Request* s, std::size_t granted, std::uint64_t addr, std::uint64_t key,
                      std::uint64_t recv_id) {
-    const int peer = s->peer;
     s->granted = granted;
     s->remote_id = recv_id;
     s->remote_key = key;
-    int err = granted ? ls.link->rdma_write(addr, key, s->buf, granted) : 0;
-    if (err == 0) {
+    if (granted == 0) return finish_put(ls, s, PutStatus::kDone);
+    const iovec iov{s->buf, granted};
+    const PutStatus st = ls.link->put(&iov, 1, addr, key, s->id);
+    if (st == PutStatus::kInProgress) {
+      s->state = State::kPutting;
+      ++ls.puts_in_flight;
+    } else if (st == PutStatus::kNoResource) {
+      s->state = State::kPutting;
+      s->put_addr = addr;
+      ls.put_retry.push_back(s);
+    } else {
+      finish_put(ls, s, st);
+    }
+  }
+
+  // The end of send s's put (write_granted): DONE goes only now, after the
+  // bytes are there and the source buffer is released; or, where the link
+  // cannot put, DATA frames through the slots of every link to the peer.
+  void finish_put(LinkState& ls, Request* s, PutStatus st) {
+    const int peer = s->peer;
+    const std::size_t granted = s->granted;
+    if (st == PutStatus::kDone) {
       if (granted) {
         ++ls.stats.rdma_writes;
-        if (registered_region_of(key)) ++ls.stats.registered_writes;
+        if (domain && domain->direct(s->remote_key)) ++ls.stats.registered_writes;
       }
       ls.stats.bytes_sent += granted;
       FrameHeader d = make_header(FrameType::kDone, peer);
       d.length = granted;
       d.addr = s->len;  // the whole message, so the receiver can report truncation
       d.send_id = s->id;
-      d.recv_id = recv_id;
-      d.key = key;
+      d.recv_id = s->remote_id;
+      d.key = s->remote_key;
       send_or_queue(ls, d, nullptr);
       complete(s);
-    } else if (err == EPERM || err == ENOSYS) {
+    } else if (st == PutStatus::kUnsupported) {
       s->state = State::kStreaming;
       s->offset = 0;
       FrameHeader d = make_header(FrameType::kData, peer);
       d.send_id = s->id;
-      d.recv_id = recv_id;
-      d.key = key;
+      d.recv_id = s->remote_id;
+      d.key = s->remote_key;
       s->data_streams = static_cast<int>(peers[peer].links.size());
       for (LinkState* l : peers[peer].links) send_or_queue(*l, d, s);
-    } else if (err == ESRCH) {
+    } else if (st == PutStatus::kPeerGone) {
       fail_peer(peer, Error::kPeerDead, "process is gone");
-    } else if (err == EIO) {
+    } else if (st == PutStatus::kBadLocal) {
       // This message's bytes could not be moved (a bad buffer address, ours
       // or the receive's): it fails on both sides, the link stays.
       std::fprintf(stderr, "meshmp: rank %d: a %zu-byte message to rank %d could not be written (bad buffer address); "
@@ -572,15 +599,43 @@ struct Engine::Impl {
       d.flags = kFlagFailed;
       d.addr = s->len;
       d.send_id = s->id;
-      d.recv_id = recv_id;
-      d.key = key;
+      d.recv_id = s->remote_id;
+      d.key = s->remote_key;
       send_or_queue(ls, d, nullptr);
       s->status.error = Error::kProtocol;
       complete(s);
     } else {
       fail_peer(peer, Error::kProtocol, ls.link->describe() + ": the peer's buffer announcement is bad (" +
-                                            std::strerror(err) + ")");
+                                            put_status_name(st) + ")");
     }
+  }
+
+  // Puts that completed later (kInProgress) and puts that found no resource
+  // (kNoResource, retried in order).
+  bool progress_puts(LinkState& ls) {
+    bool any = false;
+    PutCompletion c;
+    while (ls.link->poll_put(&c)) {
+      any = true;
+      Request* s = lookup(c.cookie, true, State::kPutting, ls.peer);
+      if (!s || ls.puts_in_flight == 0) {
+        fail_peer(ls.peer, Error::kProtocol, ls.link->describe() + ": a put completion for no send");
+        return true;
+      }
+      --ls.puts_in_flight;
+      finish_put(ls, s, c.status);
+    }
+    while (!ls.put_retry.empty()) {
+      Request* s = ls.put_retry.front();
+      const iovec iov{s->buf, s->granted};
+      const PutStatus st = ls.link->put(&iov, 1, s->put_addr, s->remote_key, s->id);
+      if (st == PutStatus::kNoResource) break;
+      ls.put_retry.pop_front();
+      any = true;
+      if (st == PutStatus::kInProgress) ++ls.puts_in_flight;
+      else finish_put(ls, s, st);
+    }
+    return any;
   }
 
   // A RECV_READY: the send waiting for it writes now; an announcement for a
@@ -817,6 +872,8 @@ struct Engine::Impl {
       any = true;
       if (peers[peer].failed != Error::kOk) return true;
     }
+    if (!ls.put_retry.empty() || ls.puts_in_flight) any |= progress_puts(ls);
+    if (peers[peer].failed != Error::kOk) return true;
     any |= flush(ls);
     if (ls.ledger.wants_explicit_credit() && ls.ledger.can_send_credit()) {
       write_frame(ls, make_header(FrameType::kCredit, peer), nullptr, 0);
@@ -828,19 +885,19 @@ struct Engine::Impl {
 
   bool progress() {
     bool any = false;
-    if (!shm) return false;
-    closed_links.clear();
-    shm->take_closed_links(&closed_links);
-    for (auto [p, why] : closed_links)
-      fail_peer(p, Error::kProtocol,
-                why == kClosedRejected ? "closed the link: it rejected data this rank sent" : "closed the link", false);
-    connect_requests.clear();
-    shm->take_connect_requests(&connect_requests);
-    for (int p : connect_requests)
-      if (peers[p].links.empty()) {
-        if (auto l = shm->open_link(p, 0)) add_link(std::move(l));
+    if (providers.empty()) return false;
+    for (auto& pv : providers) {
+      closed_links.clear();
+      pv->take_closed(&closed_links);
+      for (int p : closed_links)
+        fail_peer(p, Error::kProtocol, "closed the link: it rejected data this rank sent", false);
+      incoming.clear();
+      pv->accept(&incoming);
+      for (auto& l : incoming) {
+        add_link(std::move(l));
         any = true;
       }
+    }
     // By index: answering a frame may connect to a new peer and append to
     // `links` (the LinkStates themselves never move).
     for (std::size_t i = 0; i < links.size(); ++i) any |= poll_link(*links[i]);
@@ -869,18 +926,19 @@ struct Engine::Impl {
         }
         continue;
       }
-      if (!shm) {
+      if (!waiter) {
         ::usleep(1000);
+        if (!providers.empty()) check_liveness();
         continue;
       }
-      std::uint32_t seen = shm->arm();
+      std::uint32_t seen = waiter->arm();
       if (progress() || done()) {
-        shm->disarm();
+        waiter->disarm();
         idle = 0;
         continue;
       }
-      shm->sleep(seen, 100);
-      shm->disarm();
+      waiter->sleep(seen, 100);
+      waiter->disarm();
       check_liveness();
       idle = e.opt_.spin / 2;  // after a wake, poll a little before sleeping again
     }
@@ -908,7 +966,7 @@ struct Engine::Impl {
       const bool announced = !ch.ready.empty() && ch.ready.front().gen == r->chan_gen;
       // Below the eager limit a copy through the slots beats a system call,
       // but a write into registered memory is one memcpy: take it.
-      if (announced && (!eager || registered_region_of(ch.ready.front().key))) {
+      if (announced && (!eager || (domain && domain->direct(ch.ready.front().key)))) {
         const Announcement a = ch.ready.front();
         ch.ready.pop_front();
         ++ls.stats.ready_writes;
@@ -1050,13 +1108,71 @@ struct Engine::Impl {
     discard(u);
   }
 
+  // ---- wire-up ----------------------------------------------------------------
+  // The address vector (each peer's provider and locality), then one link
+  // per torus direction; on an axis of size 2 the two directions reach the
+  // same peer over links #0 and #1. The lower rank of a pair offers the
+  // link, the higher joins it once the address cards are exchanged.
+  void wire_up() {
+    for (auto& pv : providers) {
+      if (!domain && pv->caps().registered_memory) domain = pv->memory_domain();
+      if (!waiter) waiter = pv.get();
+    }
+    if (providers.size() > 1) waiter = nullptr;  // no common sleep yet: short naps
+    const Torus& t = e.torus_;
+    struct Want { int dir, peer, index; };
+    std::vector<Want> wants;
+    for (int d = 0; d < 2 * t.ndims(); ++d) {
+      Direction dir = Direction::from_index(d);
+      int p = t.neighbour(e.rank_, dir);
+      if (p < 0 || p == e.rank_) continue;
+      wants.push_back({d, p, (t.dims()[dir.axis] == 2 && dir.sign < 0) ? 1 : 0});
+    }
+    std::vector<std::pair<Want, std::unique_ptr<Link>>> made;
+    // Every rank's address cards, through the bootstrap (which only ranks
+    // holding the job's secret can reach).
+    for (auto& pv : providers) boot->put(pv->name(), pv->address_card());
+    for (int p = 0; p < e.size_; ++p) {
+      if (p == e.rank_) continue;
+      for (auto& pv : providers)
+        if (pv->reachable(p)) {
+          peers[p].provider = pv.get();
+          peers[p].same_host = pv->same_host(p);
+          break;
+        }
+      if (!peers[p].provider) throw std::runtime_error("no provider reaches rank " + std::to_string(p));
+    }
+    for (const Want& w : wants)
+      if (e.rank_ < w.peer) made.emplace_back(w, peers[w.peer].provider->offer_link(w.peer, w.index));
+    boot->fence();
+    for (auto& pv : providers) {
+      std::vector<std::string> cards;
+      for (int r = 0; r < e.size_; ++r) cards.push_back(boot->get(r, pv->name()));
+      pv->attach(cards);
+    }
+    for (const Want& w : wants)
+      if (e.rank_ > w.peer) made.emplace_back(w, peers[w.peer].provider->join_link(w.peer, w.index));
+    // Links #0 first, so peers[p].links[0] is the envelope link.
+    std::stable_sort(made.begin(), made.end(), [](auto& a, auto& b) { return a.first.index < b.first.index; });
+    for (auto& [w, l] : made) by_direction[w.dir] = add_link(std::move(l));
+    boot->fence();
+    for (auto& pv : providers) pv->wired();
+    // The host-local combine serves collectives over the whole job, so only
+    // where every rank shares this host.
+    bool one_host = true;
+    for (int p = 0; p < e.size_; ++p) one_host &= p == e.rank_ || peers[p].same_host;
+    if (one_host)
+      for (int p = 0; p < e.size_ && !host; ++p)
+        if (p != e.rank_ && peers[p].provider->caps().host_combine) host = peers[p].provider->host_combine();
+  }
+
   void print_stats() {
-    if (shm) {
-      const ShmRegistry::Usage u = shm->registry().usage();
+    if (domain) {
+      const MemoryDomain::Usage u = domain->usage();
       std::fprintf(stderr,
                    "meshmp stats: rank %d registered memory: %zu bytes in use, high-water %zu, pool %zu bytes in "
                    "%zu segments (limit %zu)\n",
-                   e.rank_, u.in_use, u.high_water, u.arena_bytes, u.arenas, e.opt_.registered_limit);
+                   e.rank_, u.in_use, u.high_water, u.backing_bytes, u.pieces, e.opt_.registered_limit);
     }
     for (auto& ls : links) {
       const LinkStats& s = ls->stats;
@@ -1136,71 +1252,23 @@ Engine& Engine::init() {
   im.peers.resize(e.size_);
   im.by_direction.assign(2 * e.torus_.ndims(), nullptr);
 
-  if (const char* p = std::getenv(env::kProvider); p && *p && std::strcmp(p, "shm") != 0)
-    throw std::runtime_error(std::string(env::kProvider) + "=" + p + ": only the shm provider is available");
   if (e.size_ > 1) {
     const char* job = std::getenv(env::kJob);
     if (!job) throw std::runtime_error(std::string(env::kSize) + " > 1 but no launcher: start the job with qmprun");
     if (!*job || std::strspn(job, "0123456789abcdefghijklmnopqrstuvwxyz") != std::strlen(job) || std::strlen(job) > 64)
       throw std::runtime_error(std::string(env::kJob) + "=" + job + ": expected up to 64 lower-case letters and digits");
     im.boot = connect_bootstrap(e.rank_, e.size_);
-    ShmProvider::Options so;
-    so.job = job;
-    so.token = random_hex(16);
-    so.arena_token = random_hex(16);
-    so.rank = e.rank_;
-    so.nranks = e.size_;
-    so.slots = e.opt_.credits;
-    so.payload = e.opt_.eager_limit;
-    so.cma = e.opt_.cma;
-    so.registered_limit = e.opt_.registered_limit;
-    im.shm = std::make_unique<ShmProvider>(so);
-
-    // One link per torus direction; on an axis of size 2 the two directions
-    // reach the same peer over links #0 and #1. The lower rank creates.
-    struct Want { int dir, peer, index; };
-    std::vector<Want> wants;
-    for (int d = 0; d < 2 * e.torus_.ndims(); ++d) {
-      Direction dir = Direction::from_index(d);
-      int p = e.torus_.neighbour(e.rank_, dir);
-      if (p < 0 || p == e.rank_) continue;
-      int index = (e.torus_.dims()[dir.axis] == 2 && dir.sign < 0) ? 1 : 0;
-      wants.push_back({d, p, index});
-    }
-    std::vector<std::pair<Want, std::unique_ptr<Link>>> made;
-    for (const Want& w : wants)
-      if (e.rank_ < w.peer) made.emplace_back(w, im.shm->create_link(w.peer, w.index));
-    // Every rank's pid and name tokens (its shm address card), through the
-    // bootstrap (which only ranks holding the job's secret can reach).
-    im.boot->put("shm", std::to_string(::getpid()) + " " + so.token + " " + so.arena_token);
-    im.boot->fence();
-    std::vector<int> pids;
-    std::vector<std::string> tokens, arena_tokens;
-    for (int r = 0; r < e.size_; ++r) {
-      const std::string& b = im.boot->get(r, "shm");
-      char* end = nullptr;
-      const long pid = std::strtol(b.c_str(), &end, 10);
-      const std::size_t t = static_cast<std::size_t>(end - b.c_str()) + 1, n = so.token.size();
-      if (pid <= 0 || pid > (1L << 30) || b.size() != t + 2 * n + 1 || b[t - 1] != ' ' || b[t + n] != ' ' ||
-          b.find_first_not_of("0123456789abcdef", t) != t + n ||
-          b.find_first_not_of("0123456789abcdef", t + n + 1) != std::string::npos)
-        throw std::runtime_error("bootstrap: malformed address card from the launcher");
-      pids.push_back(static_cast<int>(pid));
-      tokens.push_back(b.substr(t, n));
-      arena_tokens.push_back(b.substr(t + n + 1));
-    }
-    im.shm->attach_controls(pids, tokens, arena_tokens);
-    for (const Want& w : wants)
-      if (e.rank_ > w.peer) {
-        auto l = im.shm->open_link(w.peer, w.index);
-        if (!l) throw std::runtime_error("shm: neighbour rank " + std::to_string(w.peer) + " did not create our link");
-        made.emplace_back(w, std::move(l));
-      }
-    // Links #0 first, so peers[p].links[0] is the envelope link.
-    std::stable_sort(made.begin(), made.end(), [](auto& a, auto& b) { return a.first.index < b.first.index; });
-    for (auto& [w, l] : made) im.by_direction[w.dir] = im.add_link(std::move(l));
-    im.boot->fence();
-    im.shm->unlink_own_control();
+    ProviderSetup ps;
+    ps.job = job;
+    ps.rank = e.rank_;
+    ps.nranks = e.size_;
+    ps.slots = e.opt_.credits;
+    ps.payload = e.opt_.eager_limit;
+    ps.cma = e.opt_.cma;
+    ps.registered_limit = e.opt_.registered_limit;
+    const char* which = std::getenv(env::kProvider);
+    im.providers = open_providers(which ? which : "", ps);
+    im.wire_up();
   }
   g_engine = eng.release();
   g_engine_users = 1;
@@ -1214,7 +1282,9 @@ void Engine::finalize() {
   // Drain queued frames (DONE, SYNC_ACK, credits) before leaving.
   im.block_until([&] {
     for (auto& ls : im.links)
-      if (!ls->sendq.empty() && im.peers[ls->peer].failed == Error::kOk) return false;
+      if ((!ls->sendq.empty() || !ls->put_retry.empty() || ls->puts_in_flight) &&
+          im.peers[ls->peer].failed == Error::kOk)
+        return false;
     return true;
   });
   if (im.boot) im.boot->fence();
@@ -1452,52 +1522,55 @@ void Engine::free(Request* r) {
 bool Engine::progress() { return impl_->progress(); }
 
 void* Engine::allocate_registered(std::size_t bytes, std::size_t alignment) {
-  if (!impl_->shm) {
+  if (!impl_->domain) {
     errno = ENOTSUP;
     return nullptr;
   }
-  return impl_->shm->registry().allocate(bytes, alignment);
+  return impl_->domain->allocate(bytes, alignment);
 }
 
-bool Engine::free_registered(void* p) { return impl_->shm && impl_->shm->registry().release(p); }
+bool Engine::free_registered(void* p) { return impl_->domain && impl_->domain->release(p); }
 
-bool Engine::smp_available() const { return impl_->shm != nullptr; }
-std::size_t Engine::smp_max_bytes() const { return ShmProvider::kSmpSlotBytes; }
+bool Engine::smp_available() const { return impl_->host != nullptr; }
+std::size_t Engine::smp_max_bytes() const { return impl_->host ? impl_->host->max_bytes() : 0; }
+
+bool Engine::same_host(int peer) const { return peer == rank_ || impl_->peers.at(peer).same_host; }
 
 Error Engine::smp_combine(const void* mine, std::size_t bytes, void* result, SmpFold fold, void* ctx) {
   if (bytes > smp_max_bytes())
     throw std::length_error("Engine::smp_combine: bytes = " + std::to_string(bytes) + " > smp_max_bytes()");
   Impl& im = *impl_;
-  if (!im.shm) {  // one rank: its contribution is everything
+  if (size_ == 1) {  // one rank: its contribution is everything
     if (bytes) fold(static_cast<const char*>(mine), result, ctx);
     return Error::kOk;
   }
   const std::uint64_t seq = im.smp_seq++;
-  if (im.shm->smp_arrive(seq, mine, bytes)) {
+  HostCombine& hc = *im.host;
+  if (hc.arrive(seq, mine, bytes)) {
     // Contributions of other sizes (the ranks' counts differ) are folded as
     // if they had ours; a rank given less than the largest is told kTruncate.
     std::size_t largest = bytes;
     if (bytes) im.smp_all.resize(static_cast<std::size_t>(size_) * bytes);
     for (int r = 0; r < size_; ++r) {
       std::size_t theirs = 0;
-      const char* c = im.shm->smp_contribution(r, seq, &theirs);
+      const char* c = hc.contribution(r, seq, &theirs);
       if (!c) {  // counted but not there: corrupted; fail every rank, not hang them
-        im.shm->smp_release(seq, nullptr, 0, 0);
+        hc.publish(seq, nullptr, 0, 0);
         return Error::kProtocol;
       }
       largest = std::max(largest, theirs);
       if (bytes) std::memcpy(im.smp_all.data() + static_cast<std::size_t>(r) * bytes, c, bytes);
     }
     if (bytes) fold(im.smp_all.data(), result, ctx);
-    im.shm->smp_release(seq, result, bytes, largest);
+    hc.publish(seq, result, bytes, largest);
     return largest > bytes ? Error::kTruncate : Error::kOk;
   }
   Error err = Error::kOk;
   im.block_until([&] {
-    const ShmProvider::SmpState state = im.shm->smp_released(seq, result, bytes);
-    if (state != ShmProvider::SmpState::kPending) {
-      if (state == ShmProvider::SmpState::kFailed) err = Error::kProtocol;
-      if (state == ShmProvider::SmpState::kTruncated) err = Error::kTruncate;
+    const HostCombine::State state = hc.result(seq, result, bytes);
+    if (state != HostCombine::State::kPending) {
+      if (state == HostCombine::State::kFailed) err = Error::kProtocol;
+      if (state == HostCombine::State::kTruncated) err = Error::kTruncate;
       return true;
     }
     for (const PeerState& p : im.peers)

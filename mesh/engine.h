@@ -170,8 +170,9 @@ class Engine {
   /// `alignment` (a power of two), registered once for its lifetime, so every
   /// RDMA write a peer makes into it -- rendezvous, and channel sends of any
   /// size once the receive is announced -- is a memcpy into the peer's
-  /// mapping of it (shm_registry.h). nullptr with errno set if it cannot be
-  /// created, or with errno = ENOTSUP in a job without shm peers (one rank):
+  /// mapping of it (the provider's memory domain, memory_domain.h; shm:
+  /// providers/shm/shm_registry.h). nullptr with errno set if it cannot be
+  /// created, or with errno = ENOTSUP in a job without one (one rank):
   /// the caller then uses ordinary memory, which works the same, only slower.
   void* allocate_registered(std::size_t bytes, std::size_t alignment);
   /// Frees what allocate_registered returned; false if `p` is not such memory.
@@ -189,12 +190,19 @@ class Engine {
   /// rank whose `bytes` is smaller than another rank's (mismatched counts; the
   /// result is then undefined); throws
   /// std::length_error if bytes > smp_max_bytes() (the caller's mistake).
-  /// Seed 002 §5.2 (flat tree, one writer per slot; shm_provider.h says how
+  /// Seed 002 §5.2 (flat tree, one writer per slot; host_combine.h and
+  /// providers/shm/shm_provider.h say how
   /// the release differs).
   using SmpFold = void (*)(const char* all, void* result, void* ctx);
+  /// Whether every rank of the job shares this host and a provider offers
+  /// the host-local combine (provider.h).
   bool smp_available() const;
   std::size_t smp_max_bytes() const;
   Error smp_combine(const void* mine, std::size_t bytes, void* result, SmpFold fold, void* ctx);
+
+  /// Whether world rank `peer` runs on this host (the address vector; this
+  /// rank itself does).
+  bool same_host(int peer) const;
 
   /// One round of polling: connections, incoming frames, queued sends.
   /// Returns true if anything happened.

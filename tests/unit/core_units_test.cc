@@ -8,7 +8,7 @@
 
 #include "mesh/credits.h"
 #include "mesh/matching.h"
-#include "mesh/slot_ring.h"
+#include "mesh/providers/shm/slot_ring.h"
 #include "mesh/wire.h"
 
 namespace meshmp::mesh {

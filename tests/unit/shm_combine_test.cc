@@ -12,26 +12,27 @@
 #include <string>
 #include <vector>
 
-#include "mesh/shm_provider.h"
+#include "mesh/providers/shm/shm_provider.h"
 
 namespace meshmp::mesh {
 namespace {
 
-using State = ShmProvider::SmpState;
+using State = HostCombine::State;
 
 class ShmCombine : public ::testing::Test {
  protected:
   void SetUp() override {
     job_ = "t" + std::to_string(::getpid()) + "x" + std::to_string(std::random_device{}());
     for (int r = 0; r < 3; ++r) {
-      tokens_.push_back("tok" + std::to_string(r));
-      ranks_.push_back(std::make_unique<ShmProvider>(ShmProvider::Options{job_, tokens_[r], "a" + tokens_[r], r, 3}));
+      tokens_.push_back("c0ffee" + std::to_string(r));
+      ranks_.push_back(
+          std::make_unique<ShmProvider>(ShmProvider::Options{job_, tokens_[r], "deadbe" + std::to_string(r), r, 3}));
     }
-    const std::vector<int> pids(3, ::getpid());
-    std::vector<std::string> arenas;
-    for (const std::string& t : tokens_) arenas.push_back("a" + t);
-    for (auto& p : ranks_) p->attach_controls(pids, tokens_, arenas);
-    for (auto& p : ranks_) p->unlink_own_control();
+    // The provider seam's wire-up, with the bootstrap's card exchange done here.
+    std::vector<std::string> cards;
+    for (auto& p : ranks_) cards.push_back(p->address_card());
+    for (auto& p : ranks_) p->attach(cards);
+    for (auto& p : ranks_) p->wired();
   }
   void TearDown() override {
     ranks_.clear();
@@ -58,17 +59,17 @@ TEST_F(ShmCombine, OnlyTheLastArrivalFoldsAndEveryRankGetsItsResult) {
     for (int k = 0; k < 3; ++k) {
       const int r = order[k];
       const int mine = value(r, seq);
-      EXPECT_EQ(rank(r).smp_arrive(seq, &mine, sizeof mine), k == 2) << "seq " << seq << " rank " << r;
+      EXPECT_EQ(rank(r).arrive(seq, &mine, sizeof mine), k == 2) << "seq " << seq << " rank " << r;
       if (k < 2) {
         int out = -1;
-        EXPECT_EQ(rank(r).smp_released(seq, &out, sizeof out), State::kPending);
+        EXPECT_EQ(rank(r).result(seq, &out, sizeof out), State::kPending);
       }
     }
     ShmProvider& last = rank(order[2]);
     int sum = 0;
     for (int r = 0; r < 3; ++r) {
       std::size_t bytes = 0;
-      const char* c = last.smp_contribution(r, seq, &bytes);
+      const char* c = last.contribution(r, seq, &bytes);
       ASSERT_NE(c, nullptr) << "rank " << r;
       EXPECT_EQ(bytes, sizeof(int));
       int v;
@@ -77,12 +78,12 @@ TEST_F(ShmCombine, OnlyTheLastArrivalFoldsAndEveryRankGetsItsResult) {
       sum += v;
     }
     std::size_t bytes = 0;
-    EXPECT_EQ(last.smp_contribution(0, seq + 1, &bytes), nullptr);  // not arrived there yet
-    last.smp_release(seq, &sum, sizeof sum, sizeof sum);
+    EXPECT_EQ(last.contribution(0, seq + 1, &bytes), nullptr);  // not arrived there yet
+    last.publish(seq, &sum, sizeof sum, sizeof sum);
     for (int r = 0; r < 3; ++r) {
       if (r == order[2]) continue;
       int out = -1;
-      EXPECT_EQ(rank(r).smp_released(seq, &out, sizeof out), State::kReleased);
+      EXPECT_EQ(rank(r).result(seq, &out, sizeof out), State::kReleased);
       EXPECT_EQ(out, sum);
     }
   }
@@ -90,13 +91,13 @@ TEST_F(ShmCombine, OnlyTheLastArrivalFoldsAndEveryRankGetsItsResult) {
 
 TEST_F(ShmCombine, AFailedReleaseReachesEveryWaiter) {
   const int zero = 0;
-  EXPECT_FALSE(rank(0).smp_arrive(0, &zero, 0));
-  EXPECT_FALSE(rank(1).smp_arrive(0, &zero, 0));
-  EXPECT_TRUE(rank(2).smp_arrive(0, &zero, 0));
-  rank(2).smp_release(0, nullptr, 0, 0);
+  EXPECT_FALSE(rank(0).arrive(0, &zero, 0));
+  EXPECT_FALSE(rank(1).arrive(0, &zero, 0));
+  EXPECT_TRUE(rank(2).arrive(0, &zero, 0));
+  rank(2).publish(0, nullptr, 0, 0);
   int out = 0;
-  EXPECT_EQ(rank(0).smp_released(0, &out, 0), State::kFailed);
-  EXPECT_EQ(rank(1).smp_released(0, &out, 0), State::kFailed);
+  EXPECT_EQ(rank(0).result(0, &out, 0), State::kFailed);
+  EXPECT_EQ(rank(1).result(0, &out, 0), State::kFailed);
 }
 
 // Ranks whose counts differ: a rank that gave fewer bytes than the largest
@@ -104,17 +105,17 @@ TEST_F(ShmCombine, AFailedReleaseReachesEveryWaiter) {
 TEST_F(ShmCombine, ARankThatGaveLessThanAnotherIsToldTruncated) {
   const long long big = 7;
   const int small = 3;
-  EXPECT_FALSE(rank(0).smp_arrive(0, &small, sizeof small));
-  EXPECT_FALSE(rank(1).smp_arrive(0, &big, sizeof big));
-  EXPECT_TRUE(rank(2).smp_arrive(0, &small, sizeof small));
+  EXPECT_FALSE(rank(0).arrive(0, &small, sizeof small));
+  EXPECT_FALSE(rank(1).arrive(0, &big, sizeof big));
+  EXPECT_TRUE(rank(2).arrive(0, &small, sizeof small));
   std::size_t bytes = 0;
-  ASSERT_NE(rank(2).smp_contribution(1, 0, &bytes), nullptr);
+  ASSERT_NE(rank(2).contribution(1, 0, &bytes), nullptr);
   EXPECT_EQ(bytes, sizeof big);
-  rank(2).smp_release(0, &small, sizeof small, sizeof big);
+  rank(2).publish(0, &small, sizeof small, sizeof big);
   int out = 0;
   long long out_big = 0;
-  EXPECT_EQ(rank(0).smp_released(0, &out, sizeof out), State::kTruncated);
-  EXPECT_EQ(rank(1).smp_released(0, &out_big, sizeof out_big), State::kReleased);
+  EXPECT_EQ(rank(0).result(0, &out, sizeof out), State::kTruncated);
+  EXPECT_EQ(rank(1).result(0, &out_big, sizeof out_big), State::kReleased);
 }
 
 }  // namespace

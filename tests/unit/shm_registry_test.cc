@@ -2,7 +2,7 @@
 // registries of one job stand for two ranks; writes go through the name the
 // owner created, exactly as between processes. Memory comes from a pool of
 // arenas: reused after release, one mapping per arena in a peer.
-#include "mesh/shm_registry.h"
+#include "mesh/providers/shm/shm_registry.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -2,7 +2,7 @@
 // one is mapped only if this user owns it and nobody else may open it, so a
 // name planted by another user -- or one left open to others -- is refused
 // (EPERM) instead of carrying a job's messages.
-#include "mesh/shm_segment.h"
+#include "mesh/providers/shm/shm_segment.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

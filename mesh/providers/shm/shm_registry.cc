@@ -1,4 +1,4 @@
-#include "mesh/shm_registry.h"
+#include "mesh/providers/shm/shm_registry.h"
 
 #include <sys/mman.h>
 
@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "mesh/shm_segment.h"
+#include "mesh/providers/shm/shm_segment.h"
 
 namespace meshmp::mesh {
 

@@ -1,4 +1,4 @@
-#include "mesh/shm_provider.h"
+#include "mesh/providers/shm/shm_provider.h"
 
 #include <linux/futex.h>
 #include <linux/membarrier.h>
@@ -9,12 +9,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <signal.h>
+
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
-#include "mesh/shm_segment.h"
-#include "mesh/slot_ring.h"
+#include "mesh/providers/shm/shm_segment.h"
+#include "mesh/providers/shm/slot_ring.h"
 
 namespace meshmp::mesh {
 
@@ -103,6 +106,7 @@ class ShmLink final : public Link {
   ~ShmLink() override { ::munmap(base_, bytes_); }
 
   int peer() const override { return peer_; }
+  int index() const override { return index_; }
   bool up() override {
     if (!up_ && hdr_->opened.load(std::memory_order_acquire)) up_ = true;
     return up_;
@@ -129,30 +133,42 @@ class ShmLink final : public Link {
   void release() override { ++recv_seq_; }
   std::uint64_t recv_seq() const override { return recv_seq_; }
 
-  int rdma_write(std::uint64_t remote_addr, std::uint64_t key, const void* src, std::size_t len) override {
-    // Registered memory takes a memcpy into our mapping of it; where it
-    // cannot be mapped now (out of descriptors or address space), CMA.
-    if (std::uint32_t region = registered_region_of(key)) {
-      int err = prov_->registry().write(peer_, region, remote_addr, src, len);
-      if (err == 0 || err == EFAULT) return err;
+  // Registered memory takes a memcpy into our mapping of it; where it cannot
+  // be mapped now (out of descriptors or address space), or for ordinary
+  // memory, process_vm_writev (CMA): one copy, done when it returns.
+  PutStatus put(const iovec* iov, int iovcnt, std::uint64_t remote_addr, std::uint64_t rkey,
+                std::uint64_t) override {
+    if (std::uint32_t region = registered_region_of(rkey)) {
+      int err = 0;
+      std::uint64_t at = remote_addr;
+      for (int i = 0; i < iovcnt && err == 0; at += iov[i].iov_len, ++i)
+        err = prov_->registry().write(peer_, region, at, iov[i].iov_base, iov[i].iov_len);
+      if (err == 0) return PutStatus::kDone;
+      if (err == EFAULT) return PutStatus::kBadRemote;
     }
-    if (!prov_->cma_enabled()) return EPERM;
-    const char* p = static_cast<const char*>(src);
-    while (len > 0) {
-      iovec local{const_cast<char*>(p), len};
-      iovec remote{reinterpret_cast<void*>(remote_addr), len};
-      ssize_t n = ::process_vm_writev(prov_->pid_of(peer_), &local, 1, &remote, 1, 0);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return errno == EFAULT ? EIO : errno;  // either side's address: this transfer fails
+    if (!prov_->cma_enabled()) return PutStatus::kUnsupported;
+    for (int i = 0; i < iovcnt; ++i) {
+      const char* p = static_cast<const char*>(iov[i].iov_base);
+      std::size_t len = iov[i].iov_len;
+      while (len > 0) {
+        iovec local{const_cast<char*>(p), len};
+        iovec remote{reinterpret_cast<void*>(remote_addr), len};
+        ssize_t n = ::process_vm_writev(prov_->pid_of(peer_), &local, 1, &remote, 1, 0);
+        if (n < 0) {
+          if (errno == EINTR) continue;
+          if (errno == EPERM || errno == ENOSYS) return PutStatus::kUnsupported;
+          if (errno == ESRCH) return PutStatus::kPeerGone;
+          return PutStatus::kBadLocal;  // EFAULT: either side's address; this transfer fails
+        }
+        if (n == 0) return PutStatus::kBadLocal;
+        p += n;
+        remote_addr += static_cast<std::uint64_t>(n);
+        len -= static_cast<std::size_t>(n);
       }
-      if (n == 0) return EIO;
-      p += n;
-      remote_addr += static_cast<std::uint64_t>(n);
-      len -= static_cast<std::size_t>(n);
     }
-    return 0;
+    return PutStatus::kDone;
   }
+  bool poll_put(PutCompletion*) override { return false; }  // every put completes at once
 
   std::string describe() const override {
     return "shm " + std::to_string(prov_->rank()) + "<->" + std::to_string(peer_) + " #" +
@@ -191,6 +207,7 @@ ShmProvider::ShmProvider(const Options& o) : o_(o), registry_(o.job, o.rank, o.a
   controls_[o.rank] = own_;
   pids_.assign(o.nranks, 0);
   pids_[o.rank] = ::getpid();
+  linked_.assign(o.nranks, false);
 }
 
 ShmProvider::~ShmProvider() {
@@ -209,10 +226,30 @@ std::string ShmProvider::link_name(int a, int b, int index) const {
          std::to_string(index);
 }
 
-void ShmProvider::attach_controls(const std::vector<int>& pids, const std::vector<std::string>& tokens,
-                                  const std::vector<std::string>& arena_tokens) {
-  pids_ = pids;
-  tokens_ = tokens;
+std::string ShmProvider::address_card() const {
+  return std::to_string(::getpid()) + " " + o_.token + " " + o_.arena_token;
+}
+
+void ShmProvider::attach(const std::vector<std::string>& cards) {
+  if (cards.size() != static_cast<std::size_t>(o_.nranks))
+    throw std::runtime_error("shm: " + std::to_string(cards.size()) + " address cards for " +
+                             std::to_string(o_.nranks) + " ranks");
+  std::vector<std::string> arena_tokens;
+  const std::size_t n = o_.token.size();
+  for (int r = 0; r < o_.nranks; ++r) {
+    // A peer's word: "<pid> <token> <arena token>", tokens of our length in lower-case hex.
+    const std::string& b = cards[r];
+    char* end = nullptr;
+    const long pid = std::strtol(b.c_str(), &end, 10);
+    const std::size_t t = static_cast<std::size_t>(end - b.c_str()) + 1;
+    if (pid <= 0 || pid > (1L << 30) || b.size() != t + 2 * n + 1 || b[t - 1] != ' ' || b[t + n] != ' ' ||
+        b.find_first_not_of("0123456789abcdef", t) != t + n ||
+        b.find_first_not_of("0123456789abcdef", t + n + 1) != std::string::npos)
+      throw std::runtime_error("shm: malformed address card from rank " + std::to_string(r));
+    pids_[r] = static_cast<int>(pid);
+    tokens_[r] = b.substr(t, n);
+    arena_tokens.push_back(b.substr(t + n + 1));
+  }
   registry_.set_peer_tokens(arena_tokens);
   for (int r = 0; r < o_.nranks; ++r) {
     if (r == o_.rank) continue;
@@ -225,7 +262,7 @@ void ShmProvider::attach_controls(const std::vector<int>& pids, const std::vecto
     }
     controls_[r] = static_cast<ShmControl*>(p);
     if (controls_[r]->magic.load(std::memory_order_acquire) != kControlMagic ||
-        controls_[r]->rank != r || controls_[r]->pid != pids[r])
+        controls_[r]->rank != r || controls_[r]->pid != pids_[r])
       throw std::runtime_error("shm: " + control_name(r) + " does not belong to rank " + std::to_string(r));
   }
 }
@@ -284,7 +321,14 @@ std::unique_ptr<Link> ShmProvider::open_link(int peer, int index) {
   return std::make_unique<ShmLink>(this, peer, index, p, mapped, false);
 }
 
+std::unique_ptr<Link> ShmProvider::join_link(int peer, int index) {
+  auto l = open_link(peer, index);
+  if (!l) throw std::runtime_error("shm: neighbour rank " + std::to_string(peer) + " did not create our link");
+  return l;
+}
+
 std::unique_ptr<Link> ShmProvider::connect(int peer) {
+  linked_.at(peer) = true;
   std::unique_ptr<Link> link = create_link(peer, 0, true);
   if (!link) {
     // The peer created it first (a simultaneous connect): open theirs.
@@ -304,33 +348,64 @@ std::unique_ptr<Link> ShmProvider::connect(int peer) {
   return link;
 }
 
-void ShmProvider::take_connect_requests(std::vector<int>* peers) {
+void ShmProvider::accept(std::vector<std::unique_ptr<Link>>* incoming) {
   if (!own_->connect_pending.load(std::memory_order_acquire)) return;
   own_->connect_pending.store(0, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  for (int r = 0; r < o_.nranks; ++r)
-    if (own_->requests()[r].exchange(0, std::memory_order_acq_rel)) peers->push_back(r);
+  for (int r = 0; r < o_.nranks; ++r) {
+    if (!own_->requests()[r].exchange(0, std::memory_order_acq_rel) || linked_[r]) continue;
+    if (auto l = open_link(r, 0)) {
+      linked_[r] = true;
+      incoming->push_back(std::move(l));
+    }
+  }
 }
 
-void ShmProvider::close_link(int peer, std::uint8_t reason) {
+std::string ShmProvider::check_peer(int peer) {
+  if (::kill(pids_.at(peer), 0) != 0 && errno == ESRCH) return "process " + std::to_string(pids_[peer]) + " has exited";
+  return "";
+}
+
+namespace {
+constexpr std::uint8_t kClosedRejected = 1;  // the reason code in a peer's control block
+}
+
+void ShmProvider::report_closed(int peer) {
   ShmControl* c = controls_.at(peer);
-  c->closed(static_cast<std::uint32_t>(o_.nranks))[o_.rank].store(reason, std::memory_order_release);
+  c->closed(static_cast<std::uint32_t>(o_.nranks))[o_.rank].store(kClosedRejected, std::memory_order_release);
   c->closed_pending.store(1, std::memory_order_release);
   std::atomic_thread_fence(std::memory_order_seq_cst);
   c->doorbell.fetch_add(1);
   ::syscall(SYS_futex, &c->doorbell, FUTEX_WAKE, 1, nullptr, nullptr, 0);
 }
 
-void ShmProvider::take_closed_links(std::vector<std::pair<int, std::uint8_t>>* closed) {
+void ShmProvider::take_closed(std::vector<int>* peers) {
   if (!own_->closed_pending.load(std::memory_order_acquire)) return;
   own_->closed_pending.store(0, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_seq_cst);
   for (int r = 0; r < o_.nranks; ++r)
-    if (std::uint8_t why = own_->closed(static_cast<std::uint32_t>(o_.nranks))[r].exchange(0, std::memory_order_acq_rel))
-      closed->emplace_back(r, why);
+    if (own_->closed(static_cast<std::uint32_t>(o_.nranks))[r].exchange(0, std::memory_order_acq_rel))
+      peers->push_back(r);
 }
 
-bool ShmProvider::smp_arrive(std::uint64_t seq, const void* data, std::size_t bytes) {
+ProviderCaps ShmProvider::caps() const {
+  ProviderCaps c;
+  c.rdma_write = true;  // registered memory always; ordinary memory where CMA is allowed
+  c.registered_memory = true;
+  c.host_combine = true;
+  return c;
+}
+
+std::uint64_t ShmProvider::remote_key(const void* buf, std::size_t len, std::uint32_t nonce) const {
+  return make_registration_key(registry_.region_of(buf, len), nonce);
+}
+
+MemoryDomain::Usage ShmProvider::usage() const {
+  const ShmRegistry::Usage u = registry_.usage();
+  return MemoryDomain::Usage{u.in_use, u.high_water, u.arena_bytes, u.arenas};
+}
+
+bool ShmProvider::arrive(std::uint64_t seq, const void* data, std::size_t bytes) {
   ShmControl::SmpSlot& s = own_->smp[seq & 1];
   std::memcpy(s.data, data, bytes);
   s.bytes = bytes;
@@ -339,14 +414,14 @@ bool ShmProvider::smp_arrive(std::uint64_t seq, const void* data, std::size_t by
   return before + 1 == static_cast<std::uint64_t>(o_.nranks) * (seq + 1);
 }
 
-const char* ShmProvider::smp_contribution(int r, std::uint64_t seq, std::size_t* bytes) const {
+const char* ShmProvider::contribution(int r, std::uint64_t seq, std::size_t* bytes) const {
   const ShmControl::SmpSlot& s = controls_[r]->smp[seq & 1];
   if (s.seq.load(std::memory_order_acquire) != seq + 1) return nullptr;
   *bytes = std::min<std::size_t>(s.bytes, kSmpSlotBytes);
   return s.data;
 }
 
-void ShmProvider::smp_release(std::uint64_t seq, const void* result, std::size_t bytes, std::size_t largest) {
+void ShmProvider::publish(std::uint64_t seq, const void* result, std::size_t bytes, std::size_t largest) {
   ShmControl::SmpSlot& s = controls_[0]->smp_result[seq & 1];
   if (result) std::memcpy(s.data, result, bytes);
   s.bytes = result ? largest : kSmpFailed;
@@ -355,13 +430,13 @@ void ShmProvider::smp_release(std::uint64_t seq, const void* result, std::size_t
     if (r != o_.rank) wake(r);
 }
 
-ShmProvider::SmpState ShmProvider::smp_released(std::uint64_t seq, void* out, std::size_t bytes) const {
+HostCombine::State ShmProvider::result(std::uint64_t seq, void* out, std::size_t bytes) const {
   const ShmControl::SmpSlot& s = controls_[0]->smp_result[seq & 1];
-  if (s.seq.load(std::memory_order_acquire) != seq + 1) return SmpState::kPending;
-  if (s.bytes == kSmpFailed) return SmpState::kFailed;
+  if (s.seq.load(std::memory_order_acquire) != seq + 1) return State::kPending;
+  if (s.bytes == kSmpFailed) return State::kFailed;
   // Rank 0's block is a peer's word: copy no more than asked for.
   std::memcpy(out, s.data, std::min<std::size_t>(bytes, kSmpSlotBytes));
-  return s.bytes > bytes ? SmpState::kTruncated : SmpState::kReleased;
+  return s.bytes > bytes ? State::kTruncated : State::kReleased;
 }
 
 std::uint32_t ShmProvider::arm() {

@@ -1,4 +1,6 @@
-// The shm provider: Links between ranks on one host (ARCHITECTURE.md §3).
+// The shm provider: Links between ranks on one host (ARCHITECTURE.md §3),
+// behind the Provider seam (mesh/provider.h), with its memory domain (the
+// registry's registered memory) and its host-local combine.
 // Each link is a shared segment holding two SlotRings (one per direction);
 // RDMA write is process_vm_writev into the peer (a single copy). Each rank
 // also has a small control block with a futex doorbell, so an idle rank
@@ -21,14 +23,14 @@
 #include <string>
 #include <vector>
 
-#include "mesh/link.h"
-#include "mesh/shm_registry.h"
+#include "mesh/provider.h"
+#include "mesh/providers/shm/shm_registry.h"
 
 namespace meshmp::mesh {
 
 struct ShmControl;
 
-class ShmProvider {
+class ShmProvider final : public Provider, public MemoryDomain, public HostCombine {
  public:
   struct Options {
     std::string job;      ///< job id shared by all ranks (hex; not a secret)
@@ -44,40 +46,38 @@ class ShmProvider {
   };
 
   explicit ShmProvider(const Options& o);
-  ~ShmProvider();
+  ~ShmProvider() override;
   ShmProvider(const ShmProvider&) = delete;
   ShmProvider& operator=(const ShmProvider&) = delete;
 
-  /// After every rank has created its control block (a launcher fence that
-  /// carried every rank's pid and name tokens): maps all of them. Throws
-  /// std::runtime_error naming the segment.
-  void attach_controls(const std::vector<int>& pids, const std::vector<std::string>& tokens,
-                       const std::vector<std::string>& arena_tokens);
-  /// After every rank has attached (a second fence): removes this rank's
-  /// control block name.
-  void unlink_own_control();
-
-  /// Creates the segment of link #index to `peer` (the creator side). The
-  /// link is up once the peer has opened it. If the name exists: nullptr
-  /// when `peer_may_have_made_it` (a simultaneous connect), else throws.
-  std::unique_ptr<Link> create_link(int peer, int index, bool peer_may_have_made_it = false);
-  /// Opens the segment a peer created; nullptr if it is not there or not
-  /// initialised yet. Unlinks the name once mapped.
-  std::unique_ptr<Link> open_link(int peer, int index);
+  // ---- Provider ----
+  const char* name() const override { return "shm"; }
+  ProviderCaps caps() const override;
+  /// Creates the segment of link #index to `peer` (the lower rank's side).
+  /// The link is up once the peer has opened it.
+  std::unique_ptr<Link> offer_link(int peer, int index) override { return create_link(peer, index); }
+  /// "<pid> <token> <arena token>": what a peer needs to find this rank's
+  /// segments (the names carry the tokens) and to check it is alive.
+  std::string address_card() const override;
+  /// Checks every card and maps every rank's control block. Throws
+  /// std::runtime_error naming the rank or the segment.
+  void attach(const std::vector<std::string>& cards) override;
+  std::unique_ptr<Link> join_link(int peer, int index) override;
+  /// Removes this rank's control block name: every rank has attached.
+  void wired() override { unlink_own_control(); }
+  bool reachable(int) const override { return true; }   // every rank of a shm job is on this host
+  bool same_host(int) const override { return true; }
   /// On-demand connection to a non-neighbour: creates link #0 (or opens it if
   /// the peer created it first) and asks the peer to open it.
-  std::unique_ptr<Link> connect(int peer);
-  /// Appends the peers that asked this rank to connect since the last call.
-  void take_connect_requests(std::vector<int>* peers);
-
-  /// Tells `peer` that this rank has closed the link to it (it sent data
-  /// this rank rejected), with a reason code > 0, through the peer's control
-  /// block -- which needs no token and no working ring -- and wakes it.
-  void close_link(int peer, std::uint8_t reason);
-  /// Appends (peer, reason) for the peers that closed their link to this
-  /// rank since the last call.
-  void take_closed_links(std::vector<std::pair<int, std::uint8_t>>* closed);
-
+  std::unique_ptr<Link> connect(int peer) override;
+  /// Opens the links of the peers that asked this rank to connect.
+  void accept(std::vector<std::unique_ptr<Link>>* incoming) override;
+  /// "" while the peer's process exists (kill(pid, 0)).
+  std::string check_peer(int peer) override;
+  /// Marks the link closed in the peer's control block -- which needs no
+  /// token and no working ring -- and wakes it.
+  void report_closed(int peer) override;
+  void take_closed(std::vector<int>* peers) override;
   /// Doorbell. arm() announces that this rank is about to sleep and returns
   /// the doorbell value to sleep on; the caller re-polls its links, then
   /// sleep()s unless something arrived, then disarm()s. The store-load
@@ -86,21 +86,31 @@ class ShmProvider {
   /// fence where the kernel has membarrier(2) GLOBAL_EXPEDITED: the rare
   /// sleeper pays a system call so the sender, on every message, pays only a
   /// compiler barrier. Without it both sides use a full fence.
-  std::uint32_t arm();
-  void sleep(std::uint32_t seen, int timeout_ms);
-  void disarm();
-  /// Wakes `peer` if it sleeps.
-  void wake(int peer);
+  std::uint32_t arm() override;
+  void sleep(std::uint32_t seen, int timeout_ms) override;
+  void disarm() override;
+  MemoryDomain* memory_domain() override { return this; }
+  HostCombine* host_combine() override { return this; }
 
+  // ---- MemoryDomain: the registry (shm_registry.h) ----
+  /// make_registration_key(the registered region holding the buffer, or 0; nonce).
+  std::uint64_t remote_key(const void* buf, std::size_t len, std::uint32_t nonce) const override;
+  /// A key naming a registered region: the put is a memcpy into a mapping.
+  bool direct(std::uint64_t rkey) const override { return registered_region_of(rkey) != 0; }
+  void* allocate(std::size_t bytes, std::size_t alignment) override { return registry_.allocate(bytes, alignment); }
+  bool release(void* p) override { return registry_.release(p); }
+  MemoryDomain::Usage usage() const override;
+
+  // ---- HostCombine ----
   /// Host-local combine (seed 002 §5.2's flat tree: one writer per slot,
-  /// each on its own cache lines). smp_arrive() makes `bytes` (<=
+  /// each on its own cache lines). arrive() makes `bytes` (<=
   /// kSmpSlotBytes) of this rank's data visible as contribution number `seq`
   /// and returns true if this rank is the last of the job to arrive at
-  /// `seq`. That rank reads every contribution with smp_contribution()
+  /// `seq`. That rank reads every contribution with contribution()
   /// (nullptr if rank r's is not there, which the last arrival rules out),
-  /// and smp_release()s the result (nullptr: it could not, and every waiter
+  /// and publish()es the result (nullptr: it could not, and every waiter
   /// gets kFailed) with the largest contribution's size, waking sleepers; the
-  /// others poll smp_released(), which copies the result once it is out and
+  /// others poll result(), which copies the result once it is out and
   /// says kTruncated to a rank that contributed fewer bytes than another (the
   /// ranks' counts differ: MPI_ERR_TRUNCATE). Where §5.2 has
   /// a fixed master poll every flag, the last arrival releases: a waiter
@@ -110,22 +120,29 @@ class ShmProvider {
   /// arrived at seq+1, which each does only after seq was released.
   static constexpr std::size_t kSmpSlotBytes = 1024;
   static constexpr std::uint64_t kSmpFailed = ~std::uint64_t{0};  // result `bytes` of a failed combine
-  enum class SmpState { kPending, kReleased, kTruncated, kFailed };
-  bool smp_arrive(std::uint64_t seq, const void* data, std::size_t bytes);
-  /// Rank r's contribution (kSmpSlotBytes readable) and, in *bytes, its size
-  /// as r gave it (at most kSmpSlotBytes).
-  const char* smp_contribution(int r, std::uint64_t seq, std::size_t* bytes) const;
-  void smp_release(std::uint64_t seq, const void* result, std::size_t bytes, std::size_t largest);
-  SmpState smp_released(std::uint64_t seq, void* out, std::size_t bytes) const;
+  std::size_t max_bytes() const override { return kSmpSlotBytes; }
+  bool arrive(std::uint64_t seq, const void* data, std::size_t bytes) override;
+  const char* contribution(int r, std::uint64_t seq, std::size_t* bytes) const override;
+  void publish(std::uint64_t seq, const void* result, std::size_t bytes, std::size_t largest) override;
+  State result(std::uint64_t seq, void* out, std::size_t bytes) const override;
 
+  // ---- shm's own ----
   /// This rank's registered memory and its mappings of the peers' (QMP_MEM_COMMS).
   ShmRegistry& registry() { return registry_; }
-
+  /// Wakes `peer` if it sleeps.
+  void wake(int peer);
   int pid_of(int peer) const { return pids_.at(peer); }
   int rank() const { return o_.rank; }
   bool cma_enabled() const { return o_.cma; }
 
  private:
+  /// Creates the segment of link #index to `peer`. If the name exists:
+  /// nullptr when `peer_may_have_made_it` (a simultaneous connect), else throws.
+  std::unique_ptr<Link> create_link(int peer, int index, bool peer_may_have_made_it = false);
+  /// Opens the segment a peer created; nullptr if it is not there or not
+  /// initialised yet. Unlinks the name once mapped.
+  std::unique_ptr<Link> open_link(int peer, int index);
+  void unlink_own_control();
   std::string control_name(int rank) const;
   std::string link_name(int a, int b, int index) const;
   std::vector<std::string> tokens_;  ///< every rank's name token (own only, before attach)
@@ -135,6 +152,7 @@ class ShmProvider {
   std::size_t control_bytes_ = 0;
   std::vector<ShmControl*> controls_;
   std::vector<int> pids_;
+  std::vector<bool> linked_;  ///< peers with an on-demand link #0 (made or accepted)
   bool own_name_linked_ = false;
   bool asymmetric_fence_ = false;  // this process is registered for membarrier
   ShmRegistry registry_;

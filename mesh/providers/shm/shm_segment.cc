@@ -1,4 +1,4 @@
-#include "mesh/shm_segment.h"
+#include "mesh/providers/shm/shm_segment.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>

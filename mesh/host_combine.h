@@ -1,0 +1,36 @@
+// A host-local global combine that a provider may offer: every rank of the
+// job on one host contributes a few bytes through shared memory, the last to
+// arrive folds them, and all get the one result (seed 002 §5.2's flat tree;
+// the shm provider's implementation says how its release differs). The
+// engine drives it (Engine::smp_combine); collectives/ uses it only when the
+// address vector says every rank shares this host.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace meshmp::mesh {
+
+class HostCombine {
+ public:
+  virtual ~HostCombine() = default;
+
+  /// Bytes a contribution may have.
+  virtual std::size_t max_bytes() const = 0;
+  /// Makes `bytes` of this rank's data visible as contribution number `seq`;
+  /// true if this rank is the last of the job to arrive at `seq`.
+  virtual bool arrive(std::uint64_t seq, const void* data, std::size_t bytes) = 0;
+  /// On the last arrival: rank r's contribution (max_bytes() readable) and,
+  /// in *bytes, its size as r gave it; nullptr if it is not there.
+  virtual const char* contribution(int r, std::uint64_t seq, std::size_t* bytes) const = 0;
+  /// On the last arrival: publishes the result (nullptr: the combine failed,
+  /// every waiter gets kFailed), with the largest contribution's size, and
+  /// wakes the waiters.
+  virtual void publish(std::uint64_t seq, const void* result, std::size_t bytes, std::size_t largest) = 0;
+  enum class State { kPending, kReleased, kTruncated, kFailed };
+  /// On the others: copies the result once it is out; kTruncated to a rank
+  /// that contributed fewer bytes than another.
+  virtual State result(std::uint64_t seq, void* out, std::size_t bytes) const = 0;
+};
+
+}  // namespace meshmp::mesh

@@ -1,0 +1,105 @@
+// The provider seam (ARCHITECTURE.md §3): what a transport implements so the
+// protocol engine can use it without knowing it -- the split of UCX's UCT
+// transports from UCP's protocols, and of MPICH CH4's netmods and shm module
+// from its generic device. shm (mesh/providers/shm/) is the first; tcp and
+// verbs come next. A provider makes Links (link.h), may offer a memory domain
+// (memory_domain.h) and a host-local combine (host_combine.h), and tells the
+// engine who it can reach and whether they share this host: the engine's
+// per-peer table (the address vector) is built from those answers.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mesh/host_combine.h"
+#include "mesh/link.h"
+#include "mesh/memory_domain.h"
+
+namespace meshmp::mesh {
+
+/// What a provider's links can do.
+struct ProviderCaps {
+  bool rdma_write = false;         ///< Link::put may return something other than kUnsupported
+  bool rdma_read = false;          ///< (no provider yet)
+  bool registered_memory = false;  ///< memory_domain() allocates registered memory
+  bool host_combine = false;       ///< host_combine() is offered
+};
+
+class Provider {
+ public:
+  virtual ~Provider() = default;
+
+  /// Short name: the bootstrap key of its address card, and MESHMP_PROVIDER's value.
+  virtual const char* name() const = 0;
+  virtual ProviderCaps caps() const = 0;
+
+  // ---- wire-up, in Engine::init, in this order ----------------------------
+  /// Link #index (link.h) to torus neighbour `peer`, offered by the lower
+  /// rank of the pair before the address cards are exchanged; it comes up
+  /// once the peer has joined it. Throws std::runtime_error with a reason.
+  virtual std::unique_ptr<Link> offer_link(int peer, int index) = 0;
+  /// This rank's address card, exchanged through the Bootstrap under name().
+  virtual std::string address_card() const = 0;
+  /// Every rank's card, by world rank, after the fence that exchanged them.
+  /// Throws std::runtime_error naming the rank whose card is malformed.
+  virtual void attach(const std::vector<std::string>& cards) = 0;
+  /// The link the lower rank `peer` offered. Throws if it is not there.
+  virtual std::unique_ptr<Link> join_link(int peer, int index) = 0;
+  /// After a second fence (every rank has joined its links).
+  virtual void wired() = 0;
+
+  // ---- the address vector --------------------------------------------------
+  /// Whether this provider can connect to `peer` at all.
+  virtual bool reachable(int peer) const = 0;
+  /// Whether `peer` runs on this host (locality, for hierarchical collectives).
+  virtual bool same_host(int peer) const = 0;
+
+  // ---- links made on first use (seed 004 §3) -------------------------------
+  /// Link #0 to `peer`, which need not be a neighbour; it may come up later.
+  virtual std::unique_ptr<Link> connect(int peer) = 0;
+  /// Appends the links peers opened to this rank since the last call
+  /// (polled during progress).
+  virtual void accept(std::vector<std::unique_ptr<Link>>* incoming) = 0;
+
+  // ---- failure ---------------------------------------------------------------
+  /// "" while `peer` lives; else what became of it ("process 4711 has exited").
+  virtual std::string check_peer(int peer) = 0;
+  /// Tells `peer`, out of band (it needs no token and no working link), that
+  /// this rank rejected its data and closed the link, and wakes it.
+  virtual void report_closed(int peer) = 0;
+  /// Appends the peers that closed their link to this rank since the last call.
+  virtual void take_closed(std::vector<int>* peers) = 0;
+
+  // ---- idle waiting ------------------------------------------------------------
+  /// arm() announces that this rank is about to sleep and returns a value to
+  /// sleep on; the caller polls once more, then sleep()s (at most
+  /// `timeout_ms`) unless something arrived, then disarm()s. A peer's frame
+  /// or connection request ends the sleep.
+  virtual std::uint32_t arm() = 0;
+  virtual void sleep(std::uint32_t seen, int timeout_ms) = 0;
+  virtual void disarm() = 0;
+
+  // ---- offloads ------------------------------------------------------------------
+  /// The provider's memory domain, or nullptr.
+  virtual MemoryDomain* memory_domain() = 0;
+  /// The host-local combine over every rank of the job, or nullptr.
+  virtual HostCombine* host_combine() = 0;
+};
+
+/// What every provider is built from (Engine::init fills it in).
+struct ProviderSetup {
+  std::string job;            ///< the launcher's job id (not a secret)
+  int rank = 0, nranks = 1;
+  std::uint32_t slots = 32;   ///< receive slots per link direction (EngineOptions::credits)
+  std::size_t payload = 16384;  ///< bytes per slot (EngineOptions::eager_limit)
+  bool cma = true;            ///< shm: RDMA write by process_vm_writev
+  std::size_t registered_limit = 0;  ///< bytes of registered memory
+};
+
+/// The providers MESHMP_PROVIDER names (empty: every one available; today
+/// only "shm"). Throws std::runtime_error naming an unknown one.
+std::vector<std::unique_ptr<Provider>> open_providers(const std::string& which, const ProviderSetup& setup);
+
+}  // namespace meshmp::mesh
