@@ -1198,6 +1198,11 @@ Engine* g_engine = nullptr;
 int g_engine_users = 0;  // inits not yet finalized (QMP and MPI share the engine)
 }
 
+EngineSetup::EngineSetup() = default;
+EngineSetup::~EngineSetup() = default;
+EngineSetup::EngineSetup(EngineSetup&&) noexcept = default;
+EngineSetup& EngineSetup::operator=(EngineSetup&&) noexcept = default;
+
 Engine::Engine() = default;
 Engine::~Engine() = default;
 
@@ -1209,7 +1214,7 @@ Engine& Engine::init() {
     return *g_engine;
   }
   std::unique_ptr<Engine> eng(new Engine());
-  Engine& e = *eng;
+  Engine& e = *eng;  // holds the parsed settings until create() makes the engine
   e.rank_ = static_cast<int>(env_long(env::kRank, 0, 0, 1 << 24));
   e.size_ = static_cast<int>(env_long(env::kSize, 1, 1, 1 << 24));
   if (e.rank_ >= e.size_)
@@ -1247,17 +1252,17 @@ Engine& Engine::init() {
   e.opt_.unexpected_limit = static_cast<std::size_t>(env_long(env::kUnexpectedLimit, static_cast<long>(e.opt_.unexpected_limit), 0, 1L << 40));
   e.opt_.registered_limit = static_cast<std::size_t>(env_long(env::kRegisteredLimit, static_cast<long>(e.opt_.registered_limit), 0, 1L << 40));
 
-  e.impl_ = std::make_unique<Impl>(e);
-  Impl& im = *e.impl_;
-  im.peers.resize(e.size_);
-  im.by_direction.assign(2 * e.torus_.ndims(), nullptr);
-
+  EngineSetup setup;
+  setup.rank = e.rank_;
+  setup.size = e.size_;
+  setup.torus = e.torus_;
+  setup.options = e.opt_;
   if (e.size_ > 1) {
     const char* job = std::getenv(env::kJob);
     if (!job) throw std::runtime_error(std::string(env::kSize) + " > 1 but no launcher: start the job with qmprun");
     if (!*job || std::strspn(job, "0123456789abcdefghijklmnopqrstuvwxyz") != std::strlen(job) || std::strlen(job) > 64)
       throw std::runtime_error(std::string(env::kJob) + "=" + job + ": expected up to 64 lower-case letters and digits");
-    im.boot = connect_bootstrap(e.rank_, e.size_);
+    setup.bootstrap = connect_bootstrap(e.rank_, e.size_);
     ProviderSetup ps;
     ps.job = job;
     ps.rank = e.rank_;
@@ -1267,18 +1272,41 @@ Engine& Engine::init() {
     ps.cma = e.opt_.cma;
     ps.registered_limit = e.opt_.registered_limit;
     const char* which = std::getenv(env::kProvider);
-    im.providers = open_providers(which ? which : "", ps);
-    im.wire_up();
+    setup.providers = open_providers(which ? which : "", ps);
   }
+  eng = create(std::move(setup));
   g_engine = eng.release();
   g_engine_users = 1;
   return *g_engine;
 }
 
-void Engine::finalize() {
-  Engine* e = g_engine;
-  if (!e || --g_engine_users > 0) return;
-  Impl& im = *e->impl_;
+std::unique_ptr<Engine> Engine::create(EngineSetup setup) {
+  std::unique_ptr<Engine> eng(new Engine());
+  Engine& e = *eng;
+  e.rank_ = setup.rank;
+  e.size_ = setup.size;
+  e.torus_ = setup.torus;
+  e.opt_ = setup.options;
+  if (e.torus_.size() != e.size_)
+    throw std::runtime_error("geometry " + e.torus_.to_string() + " has " + std::to_string(e.torus_.size()) +
+                             " nodes but the job has " + std::to_string(e.size_) + " ranks");
+  e.impl_ = std::make_unique<Impl>(e);
+  Impl& im = *e.impl_;
+  im.peers.resize(e.size_);
+  im.by_direction.assign(2 * e.torus_.ndims(), nullptr);
+  if (e.size_ > 1) {
+    if (!setup.bootstrap || setup.providers.empty())
+      throw std::runtime_error("Engine::create: a job of " + std::to_string(e.size_) +
+                               " ranks needs a bootstrap and a provider");
+    im.boot = std::move(setup.bootstrap);
+    im.providers = std::move(setup.providers);
+    im.wire_up();
+  }
+  return eng;
+}
+
+void Engine::shutdown() {
+  Impl& im = *impl_;
   // Drain queued frames (DONE, SYNC_ACK, credits) before leaving.
   im.block_until([&] {
     for (auto& ls : im.links)
@@ -1288,6 +1316,13 @@ void Engine::finalize() {
     return true;
   });
   if (im.boot) im.boot->fence();
+}
+
+void Engine::finalize() {
+  Engine* e = g_engine;
+  if (!e || --g_engine_users > 0) return;
+  e->shutdown();
+  Impl& im = *e->impl_;
   const char* stats = std::getenv(env::kStats);
   if (stats && std::strcmp(stats, "1") == 0) im.print_stats();
   g_engine = nullptr;

@@ -62,6 +62,24 @@ struct EngineOptions {
   std::string mesh_fabric_config;
 };
 
+class Bootstrap;
+class Provider;
+
+/// Everything an engine is made of, for Engine::create: who this rank is,
+/// the torus, the options, how it finds its peers and which transports it
+/// has. Engine::init() fills one in from the launcher's environment.
+struct EngineSetup {
+  int rank = 0, size = 1;
+  Torus torus;
+  EngineOptions options;
+  std::unique_ptr<Bootstrap> bootstrap;             ///< needed when size > 1
+  std::vector<std::unique_ptr<Provider>> providers;  ///< needed when size > 1; the first that reaches a peer serves it
+  EngineSetup();
+  ~EngineSetup();
+  EngineSetup(EngineSetup&&) noexcept;
+  EngineSetup& operator=(EngineSetup&&) noexcept;
+};
+
 class Engine {
  public:
   /// Starts the core for this process from the launcher's environment
@@ -76,6 +94,16 @@ class Engine {
   /// synchronises with every rank and releases all resources. Without a
   /// running engine it does nothing.
   static void finalize();
+  /// An engine from an explicit setup, not the process's shared one (get()
+  /// does not return it): in-process tests of the protocols over providers
+  /// of their own (tests/support/loopback_provider.h). Wires up the links
+  /// (two bootstrap fences, so every rank of the setup must call it at
+  /// once). Throws std::runtime_error as init() does.
+  static std::unique_ptr<Engine> create(EngineSetup setup);
+  /// Completes outstanding link traffic and passes a bootstrap fence with
+  /// every rank: what finalize() does before releasing an engine. Every
+  /// rank must call it.
+  void shutdown();
   /// Ends the whole job through the launcher with `code`; does not return.
   [[noreturn]] void abort(int code, const std::string& message);
 
