@@ -1,0 +1,153 @@
+// Eager messages (seed 000 §3.6): starting sends and receives, matching, the
+// unexpected queue and its limit, synchronous-send acknowledgements.
+#include "mesh/engine/engine_impl.h"
+
+#include <cstdio>
+
+namespace meshmp::mesh {
+
+void Engine::Impl::send_sync_ack(int peer, std::uint64_t send_id) {
+  FrameHeader h = make_header(FrameType::kSyncAck, peer);
+  h.send_id = send_id;
+  send_or_queue(*primary_link(peer), h, nullptr);
+}
+
+// Whether an unexpected eager message of n bytes may be buffered. Up to
+// the limit, always; beyond it, the link stalls (no credits go back, the
+// sender waits) -- unless a receive is waiting that could match a later
+// message on that link: then what stands before it is buffered anyway, so
+// a posted receive always meets its message (MPI-1.1 §3.7.4, progress)
+// and memory beyond the limit grows only as far as a receive needs.
+bool Engine::Impl::room_for_unexpected(std::size_t payload, bool receive_waiting) const {
+  return unexpected_bytes + cost_of(payload) <= e.opt_.unexpected_limit || receive_waiting || probing > 0;
+}
+
+void Engine::Impl::discard(Unexpected* u) {
+  unexpected_bytes -= cost_of(u->data.size());
+  delete u;
+}
+
+// An EAGER frame: for the posted receive it matches, else the unexpected
+// queue. Like every handler (frame_handlers.cc), returns false if the frame
+// cannot be taken now (unexpected buffer full): it then stays in its slot
+// and is offered again later.
+bool Engine::Impl::on_eager(LinkState&, const FrameHeader& h, const char* payload) {
+  const int src = h.src;
+  if (h.flags & kFlagChannel) return take_channel_message(src, h, payload);
+  if (Request* r = static_cast<Request*>(matcher.match_arrival(h.context, src, h.tag))) {
+    deliver_eager(r, src, h.tag, payload, h.length);
+    if (h.flags & kFlagSync) send_sync_ack(src, h.send_id);
+    return true;
+  }
+  if (!room_for_unexpected(h.length, matcher.waiting_for(src))) return false;
+  auto* u = new Unexpected;
+  u->context = h.context;
+  u->source = src;
+  u->tag = h.tag;
+  u->length = h.length;
+  u->sync = h.flags & kFlagSync;
+  u->send_id = h.send_id;
+  u->data.assign(payload, payload + h.length);
+  matcher.add_unexpected(counted(u));
+  return true;
+}
+
+bool Engine::Impl::on_sync_ack(LinkState&, const FrameHeader& h, const char*) {
+  Request* s = lookup(h.send_id, true, State::kWaitAck, h.src);
+  if (!s) {
+    fail_peer(h.src, Error::kProtocol, "SYNC_ACK for an unknown send");
+    return true;
+  }
+  complete(s);
+  return true;
+}
+
+// The credits were taken before dispatch.
+bool Engine::Impl::on_credit(LinkState&, const FrameHeader&, const char*) { return true; }
+
+void Engine::Impl::start_send(Request* r) {
+  r->status = Status{};
+  r->status.source = e.rank_;
+  r->status.tag = r->tag;
+  r->status.bytes = r->len;
+  if (r->peer == e.rank_) return start_self_send(r);
+  if (peers[r->peer].failed != Error::kOk) {
+    r->status.error = peers[r->peer].failed;
+    return complete(r);
+  }
+  LinkState& ls = *primary_link(r->peer);
+  r->state = State::kQueued;
+  const bool eager = r->len < e.opt_.eager_limit && r->len <= ls.max_payload;
+  if (r->channel) {
+    SendChannel& ch = *r->schan;
+    r->chan_gen = ch.next_gen++;
+    // Announcements for earlier sends (those went eager) are spent.
+    while (!ch.ready.empty() && ch.ready.front().gen < r->chan_gen) ch.ready.pop_front();
+    const bool announced = !ch.ready.empty() && ch.ready.front().gen == r->chan_gen;
+    // Below the eager limit a copy through the slots beats a system call,
+    // but a write into registered memory is one memcpy: take it.
+    if (announced && (!eager || (domain && domain->direct(ch.ready.front().key)))) {
+      const Announcement a = ch.ready.front();
+      ch.ready.pop_front();
+      ++ls.stats.ready_writes;
+      write_granted(ls, r, std::min<std::size_t>(r->len, a.capacity), a.addr, a.key, a.recv_id);
+      return;
+    }
+    if (announced) ch.ready.pop_front();  // this send goes eager: its announcement is spent
+    if (!eager) {
+      // Wait for the announcement; and send an RTS with the channel
+      // number, which only a receive too small to announce answers (CTS).
+      r->state = State::kWaitReady;
+      ch.waiting.push_back(r);
+      send_or_queue(ls, envelope(FrameType::kRts, r), nullptr);
+      return;
+    }
+  }
+  send_or_queue(ls, envelope(eager ? FrameType::kEager : FrameType::kRts, r), r);
+}
+
+// The EAGER or RTS frame of send r: its envelope; a channel send's carries
+// its number (kFlagChannel), a synchronous eager one asks for SYNC_ACK.
+FrameHeader Engine::Impl::envelope(FrameType t, const Request* r) const {
+  FrameHeader h = make_header(t, r->peer);
+  h.flags = r->channel ? kFlagChannel : t == FrameType::kEager && r->mode == SendMode::kSynchronous ? kFlagSync : 0;
+  h.context = r->context;
+  h.tag = r->tag;
+  h.length = r->len;
+  h.send_id = r->id;
+  h.addr = r->chan_gen;
+  return h;
+}
+
+void Engine::Impl::start_recv(Request* r) {
+  r->status = Status{};
+  r->PostedRecv::key = MatchKey{r->context, r->peer, r->tag};
+  if (r->channel) return start_channel_recv(r);
+  if (auto* u = static_cast<Unexpected*>(matcher.match_unexpected(r->PostedRecv::key, true))) {
+    take_unexpected(r, u);
+    return;
+  }
+  if (r->peer >= 0 && r->peer != e.rank_ && peers[r->peer].failed != Error::kOk) {
+    r->status.error = peers[r->peer].failed;
+    r->status.source = r->peer;
+    return complete(r);
+  }
+  r->state = State::kPosted;
+  matcher.post(r);
+}
+
+void Engine::Impl::take_unexpected(Request* r, Unexpected* u) {
+  if (u->self_send) {
+    Request* s = u->self_send;
+    deliver_eager(r, u->source, u->tag, s->buf, s->len);
+    complete(s);
+  } else if (u->rendezvous) {
+    accept_rendezvous(r, u->source, u->tag, u->length, u->send_id);
+  } else {
+    deliver_eager(r, u->source, u->tag, u->data.data(), u->length);
+    if (u->sync) send_sync_ack(u->source, u->send_id);
+  }
+  discard(u);
+}
+
+}  // namespace meshmp::mesh

@@ -1,0 +1,396 @@
+// The protocol engine's state, shared by the files of mesh/engine/ (not a
+// public header: the QMP and MPI layers see mesh/engine.h only). Which file
+// holds what, and how a message flows through them: mesh/README.md.
+//
+//   requests.cc      the request pool and the pool of queued frames
+//   links.cc         per-link send queue, tokens and credits (seed 003 §5.1), polling a link
+//   frame_handlers.cc  the table from frame type to handler
+//   eager.cc         eager sends and receives, matching, the unexpected queue (seed 000 §3.6)
+//   rendezvous.cc    RTS/CTS, the put (RDMA write), DONE and DATA (seed 000 §3.6.2, §3.8-3.10)
+//   channels.cc      receiver-ready channels (ARCHITECTURE.md §3; seed 003 §5.1)
+//   self_send.cc     messages to this rank
+//   cancel.cc        MPI_Cancel's side of the protocol (MPI-1.1 §3.8)
+//   failure.cc       dead and misbehaving peers (ARCHITECTURE.md §7)
+//   progress.cc      one round of progress over every provider and link
+//   wire_up.cc       Engine::init/create/finalize, the address vector and the neighbour links
+//   ../engine.cc     the public API (mesh/engine.h)
+#pragma once
+
+#include <sched.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "mesh/bootstrap.h"
+#include "mesh/credits.h"
+#include "mesh/engine.h"
+#include "mesh/link.h"
+#include "mesh/matching.h"
+#include "mesh/provider.h"
+#include "mesh/wire.h"
+
+namespace meshmp::mesh {
+
+enum class State : std::uint8_t {
+  kInactive,    // persistent, not started / completed and tested
+  kQueued,      // send: waiting in a link's send queue (tokens or connection)
+  kWaitCts,     // send: RTS sent, waiting for the receiver's CTS
+  kStreaming,   // send: DATA frames going out through the slots
+  kWaitAck,     // send: synchronous eager, waiting for SYNC_ACK
+  kPosted,      // recv: in the matcher's posted queues
+  kRendezvous,  // recv: CTS sent, waiting for DONE or DATA
+  kWaitReady,   // send (channel): waiting for the receiver's RECV_READY (or, for a small receive, CTS)
+  kAnnounced,   // recv (channel): started, waiting for its message (RECV_READY sent if large)
+  kPutting,     // send: its put (RDMA write) is in flight or waits for a resource
+  kDone,
+};
+
+inline void cpu_relax() { __builtin_ia32_pause(); }
+
+struct Request : PostedRecv {
+  bool is_send = false;
+  bool persistent = false;
+  bool free_when_done = false;
+  bool in_use = false;
+  State state = State::kInactive;
+  SendMode mode = SendMode::kStandard;
+  std::uint32_t context = 0;
+  int peer = 0;  // dst for sends; src (or kAnySource) for receives
+  int tag = 0;
+  char* buf = nullptr;
+  std::size_t len = 0;
+  Status status;
+  std::uint64_t id = 0;  // index | generation << 32; names the request on the wire
+  // Rendezvous state.
+  std::size_t granted = 0;     // bytes the receiver accepted
+  std::size_t offset = 0;      // send: DATA bytes queued so far; recv: DATA bytes arrived
+  std::size_t msg_len = 0;     // recv: the sender's message length
+  std::uint64_t reg_key = 0;   // recv: registration key announced in the CTS
+  std::uint64_t remote_id = 0; // the other side's request id
+  int data_streams = 0;        // send: DATA queue entries still referring to this request
+  std::uint64_t remote_key = 0;  // send: the receiver's registration key
+  std::uint64_t put_addr = 0;    // send: where a put that found no resource goes, when retried
+  bool done_seen = false;      // recv: DONE of a streamed message arrived
+  bool channel = false;        // receiver-ready protocol (Engine::channel_*_init)
+  std::uint64_t chan_gen = 0;  // channel: this start's number (send: the announcement it needs)
+  struct SendChannel* schan = nullptr;  // channel send: its channel
+  struct RecvChannel* rchan = nullptr;  // channel receive: its channel
+  bool cancelling = false;     // send: a CANCEL is on its way to the receiver
+  std::vector<char> copy;      // send completed locally on cancel: the data, owned here
+  Request* free_next = nullptr;
+};
+
+// Receiver-ready channels, keyed by (peer, context, tag).
+struct ChannelKey {
+  int peer;
+  std::uint32_t context;
+  int tag;
+  bool operator<(const ChannelKey& o) const {
+    return std::tie(peer, context, tag) < std::tie(o.peer, o.context, o.tag);
+  }
+};
+
+struct Announcement {
+  std::uint64_t gen, addr, key, recv_id, capacity;
+};
+
+// A sender's view of one channel: sends started so far, announcements not
+// yet used (in order), and the sends waiting for theirs (in order: several
+// handles may share a channel, e.g. QMP_declare_send_to to one node twice).
+struct SendChannel {
+  std::uint64_t next_gen = 0;
+  std::deque<Announcement> ready;
+  std::vector<Request*> waiting;
+};
+
+struct Unexpected;
+
+// A receiver's view of one channel: receives started so far, those started
+// and not yet matched (any order: a large message may finish after a later
+// small one), and eager messages and RTSs that came before their receive
+// started. A channel's k-th send meets its k-th receive whatever the sizes,
+// so channel traffic bypasses the matcher.
+struct RecvChannel {
+  std::uint64_t next_gen = 0;
+  std::vector<Request*> started;
+  std::vector<Unexpected*> early;
+};
+
+// A frame waiting for a token or for the connection.
+struct PendingFrame {
+  FrameHeader h{};
+  Request* req = nullptr;  // EAGER payload / DATA source
+  PendingFrame* prev = nullptr;
+  PendingFrame* next = nullptr;
+};
+
+struct Unexpected : UnexpectedMsg {
+  bool rendezvous = false;
+  bool sync = false;
+  std::size_t length = 0;
+  std::uint64_t send_id = 0;
+  std::uint64_t chan_gen = 0;    // an early channel message: its number
+  Request* self_send = nullptr;  // a send to this rank, still pending
+  std::vector<char> data;
+};
+
+struct LinkState {
+  std::unique_ptr<Link> link;
+  int peer = -1;                 // link->peer() and link->max_payload(), fixed for the
+  std::size_t max_payload = 0;   // link's life: kept here off the per-frame path
+  CreditLedger ledger{1};
+  Fifo<PendingFrame> sendq;
+  LinkStats stats;
+  bool up = false;
+  std::uint64_t credited_through = 0;  // frames below this seq had their credits applied
+  std::deque<Request*> put_retry;      // puts that found no resource, in order
+  std::uint32_t puts_in_flight = 0;    // puts that returned kInProgress, not yet completed
+};
+
+// One entry of the address vector: how this rank reaches a peer.
+struct PeerState {
+  Provider* provider = nullptr;   // the first provider that reaches it
+  bool same_host = false;
+  std::vector<LinkState*> links;  // links[0] carries every envelope to this peer
+  Error failed = Error::kOk;
+};
+
+struct Engine::Impl {
+  Engine& e;
+  std::unique_ptr<Bootstrap> boot;
+  bool unrouted_noted = false;  // the mesh-fabric notice of primary_link() was given
+  std::vector<std::unique_ptr<Provider>> providers;
+  Provider* waiter = nullptr;      // the provider idle waits sleep in (the only one, today)
+  MemoryDomain* domain = nullptr;  // registered memory and remote keys
+  HostCombine* host = nullptr;     // set when every rank shares this host and a provider offers it
+  std::vector<std::unique_ptr<LinkState>> links;  // all links, polled in turn
+  std::vector<PeerState> peers;
+  std::vector<LinkState*> by_direction;
+  Matcher matcher;
+  std::vector<std::unique_ptr<Request>> requests;
+  Request* free_requests = nullptr;
+  std::vector<std::unique_ptr<PendingFrame>> frame_pool_storage;
+  PendingFrame* free_frames = nullptr;
+  std::size_t unexpected_bytes = 0;
+  std::mt19937_64 rng{std::random_device{}()};
+  std::chrono::steady_clock::time_point last_liveness = std::chrono::steady_clock::now();
+  std::vector<std::unique_ptr<Link>> incoming;
+  std::vector<int> closed_links;
+  std::map<ChannelKey, SendChannel> send_channels;  // nodes never move: requests point at them
+  std::map<ChannelKey, RecvChannel> recv_channels;
+  std::uint64_t completions = 0;  // requests completed so far: waits over many rescan only when it moves
+  int probing = 0;                // a blocking probe is waiting (it may need buffering beyond the limit)
+  std::uint64_t smp_seq = 0;      // host-local combines done so far
+  std::vector<char> smp_all;      // every contribution, on the last to arrive
+
+  explicit Impl(Engine& eng) : e(eng), matcher(eng.size_) {}
+
+  // ---- requests.cc (the small, hot pieces inline here)
+  Request* alloc_request() {
+    Request* r = free_requests;
+    if (r) {
+      free_requests = r->free_next;
+      std::uint64_t gen = (r->id >> 32) + 1;
+      std::uint64_t index = r->id & 0xffffffffu;
+      *r = Request{};
+      r->id = index | (gen << 32);
+    } else {
+      requests.push_back(std::make_unique<Request>());
+      r = requests.back().get();
+      r->id = requests.size() - 1;
+    }
+    r->in_use = true;
+    return r;
+  }
+  void release_request(Request* r) {
+    r->in_use = false;
+    r->free_next = free_requests;
+    free_requests = r;
+  }
+  // A request named on the wire: only live ones in the expected state count.
+  Request* lookup(std::uint64_t id, bool is_send, State want, int peer) {
+    std::uint64_t index = id & 0xffffffffu;
+    if (index >= requests.size()) return nullptr;
+    Request* r = requests[index].get();
+    if (!r->in_use || r->id != id || r->is_send != is_send || r->state != want) return nullptr;
+    if (is_send ? r->peer != peer : r->status.source != peer) return nullptr;
+    return r;
+  }
+  void complete(Request* r) {
+    r->state = State::kDone;
+    ++completions;
+    if (r->free_when_done) release_request(r);  // MPI_Request_free on an active request
+  }
+
+  void complete_from_copy(Request* r);  // for Engine::cancel of a standard send whose RTS has left
+  PendingFrame* alloc_frame();
+  void release_frame(PendingFrame* f);
+  // The packed remote key a CTS or RECV_READY announces (the memory domain's).
+  std::uint64_t registration_key(const char* buf, std::size_t len);
+
+  // ---- links.cc: send queue, tokens, credits, polling
+  LinkState* add_link(std::unique_ptr<Link> link);
+  // The link that carries envelopes to `peer`, connected on first use.
+  LinkState* primary_link(int peer) {
+    PeerState& ps = peers[peer];
+    if (ps.links.empty()) connect_on_demand(peer);
+    return ps.links[0];
+  }
+  void connect_on_demand(int peer);
+  FrameHeader make_header(FrameType t, int peer) const {
+    FrameHeader h{};
+    h.version = kWireVersion;
+    h.type = static_cast<std::uint8_t>(t);
+    h.src = e.rank_;
+    h.dst = peer;
+    return h;
+  }
+
+  // Writes one frame into the link's next slot; the caller checked a token.
+  void write_frame(LinkState& ls, FrameHeader h, const void* payload, std::size_t n) {
+    char* pl = nullptr;
+    FrameHeader* slot = ls.link->begin_send(&pl);
+    h.credits = ls.ledger.spend();
+    std::memcpy(slot, &h, sizeof h);
+    if (n) std::memcpy(pl, payload, n);
+    ls.link->end_send();
+    ++ls.stats.frames_sent;
+    ls.stats.bytes_sent += h.type == static_cast<std::uint8_t>(FrameType::kCredit) ? 0 : n;
+  }
+
+  // Sends a frame now if the link is up, nothing is queued before it and a
+  // token is free; otherwise queues it (FIFO keeps MPI order).
+  static bool writable_now(const LinkState& ls) { return ls.up && ls.sendq.empty() && ls.ledger.can_send_data(); }
+
+  void send_or_queue(LinkState& ls, const FrameHeader& h, Request* req);
+  bool write_eager_now(int peer, const void* buf, std::size_t len, int tag, std::uint32_t context);
+  bool emit(LinkState& ls, const FrameHeader& h, Request* req);
+  bool flush(LinkState& ls);
+  bool poll_link(LinkState& ls);
+
+  // ---- frame_handlers.cc
+  // Dispatch through kFrameHandlers; validate_header has ruled out any type
+  // without a handler.
+  bool handle_frame(LinkState& ls, const FrameHeader& h, const char* payload);
+  using FrameHandler = bool (Impl::*)(LinkState&, const FrameHeader&, const char*);
+  static const FrameHandler kFrameHandlers[];
+
+  // ---- eager.cc: matching, the unexpected queue
+  void start_send(Request* r);
+  FrameHeader envelope(FrameType t, const Request* r) const;
+  void start_recv(Request* r);
+  void deliver_eager(Request* r, int src, int tag, const char* data, std::size_t n) {
+    std::size_t take = std::min(n, r->len);
+    if (take) std::memcpy(r->buf, data, take);
+    r->status.source = src;
+    r->status.tag = tag;
+    r->status.bytes = take;
+    r->status.error = n > r->len ? Error::kTruncate : Error::kOk;
+    complete(r);
+  }
+
+  void take_unexpected(Request* r, Unexpected* u);
+  void send_sync_ack(int peer, std::uint64_t send_id);
+  bool room_for_unexpected(std::size_t payload, bool receive_waiting) const;
+  // What an unexpected message costs this rank, counted against the limit:
+  // its record (with the allocator's share) and the bytes it holds -- so a
+  // flood of empty messages or of RTSs is bounded too.
+  static constexpr std::size_t cost_of(std::size_t payload) { return sizeof(Unexpected) + 64 + payload; }
+  Unexpected* counted(Unexpected* u) {
+    unexpected_bytes += cost_of(u->data.size());
+    return u;
+  }
+  void discard(Unexpected* u);
+  bool on_eager(LinkState&, const FrameHeader& h, const char* payload);
+  bool on_sync_ack(LinkState&, const FrameHeader& h, const char*);
+  bool on_credit(LinkState&, const FrameHeader&, const char*);
+
+  // ---- rendezvous.cc
+  void accept_rendezvous(Request* r, int src, int tag, std::size_t msg_len, std::uint64_t send_id);
+  Request* rendezvous_target(std::uint64_t recv_id, int src);
+  void finish_rendezvous_recv(Request* r);
+  void write_granted(LinkState& ls, Request* s, std::size_t granted, std::uint64_t addr, std::uint64_t key,
+                     std::uint64_t recv_id);
+  void finish_put(LinkState& ls, Request* s, PutStatus st);
+  bool progress_puts(LinkState& ls);
+  bool on_rts(LinkState&, const FrameHeader& h, const char* payload);
+  bool on_cts(LinkState& ls, const FrameHeader& h, const char*);
+  bool on_done(LinkState&, const FrameHeader& h, const char*);
+  bool on_data(LinkState&, const FrameHeader& h, const char* payload);
+
+  // ---- channels.cc
+  void start_channel_recv(Request* r);
+  bool announces(const Request* r) const;
+  void announce(Request* r);
+  void take_announcement(int src, const FrameHeader& h);
+  bool take_channel_message(int src, const FrameHeader& h, const char* payload);
+  bool on_recv_ready(LinkState&, const FrameHeader& h, const char*);
+  static void forget(std::vector<Request*>& v, Request* r) { v.erase(std::find(v.begin(), v.end(), r)); }
+
+  // ---- self_send.cc, cancel.cc
+  void start_self_send(Request* r);
+  bool on_cancel(LinkState&, const FrameHeader& h, const char*);
+  bool on_cancel_ack(LinkState&, const FrameHeader& h, const char*);
+
+  // ---- failure.cc
+  void fail_peer(int peer, Error why, const std::string& msg, bool tell_peer = true);
+  void check_liveness();
+
+  // ---- progress.cc (and the idle wait, a template, here)
+  bool progress();
+  // Spins briefly, then sleeps on the doorbell, until done() holds.
+  template <typename Done>
+  void block_until(Done done) {
+    int idle = 0;
+    while (!done()) {
+      if (progress()) {
+        idle = 0;
+        continue;
+      }
+      if (done()) return;
+      if (++idle < e.opt_.spin) {
+        if (e.opt_.yield) {
+          // Oversubscribed: the message we wait for needs another rank to
+          // run, so give it this core now.
+          ::sched_yield();
+        } else if (idle > 256) {
+          // Poll flat out at first (a reply is often a few hundred ns away);
+          // pause later so a sibling hyperthread gets the core.
+          cpu_relax();
+        }
+        continue;
+      }
+      if (!waiter) {
+        ::usleep(1000);
+        if (!providers.empty()) check_liveness();
+        continue;
+      }
+      std::uint32_t seen = waiter->arm();
+      if (progress() || done()) {
+        waiter->disarm();
+        idle = 0;
+        continue;
+      }
+      waiter->sleep(seen, 100);
+      waiter->disarm();
+      check_liveness();
+      idle = e.opt_.spin / 2;  // after a wake, poll a little before sleeping again
+    }
+  }
+
+
+  // ---- wire_up.cc
+  void wire_up();
+  void print_stats();
+};
+
+}  // namespace meshmp::mesh

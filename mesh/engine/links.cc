@@ -1,0 +1,167 @@
+// Per-link send queue, tokens and credits (CreditLedger, seed 003 §5.1): a
+// frame goes at once when the link is up, idle and holds a token, else waits
+// in the link's FIFO (seed 004 §3.4); polling a link validates and
+// dispatches its frames and returns credits.
+#include "mesh/engine/engine_impl.h"
+
+#include <cstdio>
+
+namespace meshmp::mesh {
+
+// A link to a peer that is not a torus neighbour, on first use (seed 004
+// §3). On a mesh fabric that is not how the cables run: say so once.
+void Engine::Impl::connect_on_demand(int peer) {
+  PeerState& ps = peers[peer];
+  if (!e.opt_.mesh_fabric_config.empty() && !unrouted_noted) {
+    unrouted_noted = true;
+    std::fprintf(stderr,
+                 "meshmp: rank %d: %s has fabric = \"mesh\", but rank %d is not a torus neighbour: its traffic "
+                 "(and any other rank's that is not a neighbour) takes a direct %s link instead "
+                 "of being routed through neighbours, which meshmp does not do yet\n",
+                 e.rank_, e.opt_.mesh_fabric_config.c_str(), peer, ps.provider->name());
+  }
+  add_link(ps.provider->connect(peer));
+}
+
+LinkState* Engine::Impl::add_link(std::unique_ptr<Link> link) {
+  auto ls = std::make_unique<LinkState>();
+  ls->ledger = CreditLedger(link->slots());
+  ls->peer = link->peer();
+  ls->max_payload = link->max_payload();
+  ls->link = std::move(link);
+  LinkState* p = ls.get();
+  peers[p->peer].links.push_back(p);
+  links.push_back(std::move(ls));
+  return p;
+}
+
+void Engine::Impl::send_or_queue(LinkState& ls, const FrameHeader& h, Request* req) {
+  if (writable_now(ls)) {
+    if (emit(ls, h, req)) return;
+  }
+  if (ls.up) ++ls.stats.token_stalls;
+  PendingFrame* f = alloc_frame();
+  f->h = h;
+  f->req = req;
+  ls.sendq.push_back(f);
+}
+
+// A standard eager frame written now, from `buf`, if the link is up, idle
+// and holds a credit; false (nothing written) otherwise.
+bool Engine::Impl::write_eager_now(int peer, const void* buf, std::size_t len, int tag, std::uint32_t context) {
+  LinkState& ls = *primary_link(peer);
+  if (!writable_now(ls) || len > ls.max_payload) return false;
+  FrameHeader h = make_header(FrameType::kEager, peer);
+  h.context = context;
+  h.tag = tag;
+  h.length = len;
+  write_frame(ls, h, buf, len);
+  ++ls.stats.eager_sent;
+  return true;
+}
+
+// Puts one queued/ready frame on the wire. Returns true if the frame is
+// finished (a DATA stream may need more frames).
+bool Engine::Impl::emit(LinkState& ls, const FrameHeader& h, Request* req) {
+  const auto type = static_cast<FrameType>(h.type);
+  if (type == FrameType::kEager) {
+    write_frame(ls, h, req->buf, req->len);
+    ++ls.stats.eager_sent;
+    if (h.flags & kFlagSync) req->state = State::kWaitAck;
+    else complete(req);
+    return true;
+  }
+  if (type == FrameType::kRts && req) {  // (a channel's RTS has none: it is a request to announce)
+    write_frame(ls, h, nullptr, 0);
+    ++ls.stats.rendezvous_sent;
+    req->state = State::kWaitCts;
+    return true;
+  }
+  if (type == FrameType::kData) {
+    if (req->offset < req->granted) {
+      FrameHeader d = h;
+      std::size_t n = std::min(req->granted - req->offset, ls.max_payload);
+      d.addr = req->offset;
+      d.length = n;
+      write_frame(ls, d, req->buf + req->offset, n);
+      ++ls.stats.data_frames;
+      req->offset += n;
+      if (req->offset < req->granted) return false;
+    }
+    // This stream is finished; when every stream is, DONE tells the
+    // receiver how much came (DATA may arrive after it on another link).
+    if (--req->data_streams == 0) {
+      FrameHeader d = make_header(FrameType::kDone, req->peer);
+      d.flags = kFlagStreamed;
+      d.length = req->granted;
+      d.addr = req->len;
+      d.send_id = req->id;
+      d.recv_id = req->remote_id;
+      d.key = req->remote_key;
+      send_or_queue(*primary_link(req->peer), d, nullptr);
+      complete(req);
+    }
+    return true;
+  }
+  write_frame(ls, h, nullptr, 0);  // CTS, DONE, SYNC_ACK
+  return true;
+}
+
+bool Engine::Impl::flush(LinkState& ls) {
+  bool any = false;
+  while (!ls.sendq.empty() && ls.ledger.can_send_data()) {
+    PendingFrame* f = ls.sendq.front();
+    if (!emit(ls, f->h, f->req)) {
+      any = true;
+      continue;
+    }
+    ls.sendq.erase(f);
+    release_frame(f);
+    any = true;
+  }
+  return any;
+}
+
+bool Engine::Impl::poll_link(LinkState& ls) {
+  const int peer = ls.peer;
+  if (peers[peer].failed != Error::kOk) return false;
+  bool any = false;
+  if (!ls.up) {
+    if (!ls.link->up()) return false;
+    ls.up = true;
+    any = true;
+  }
+  FrameHeader h;
+  const char* payload = nullptr;
+  for (int budget = 0; budget < 64 && ls.link->peek(&h, &payload); ++budget) {
+    LinkView view{e.rank_, peer, ls.link->recv_seq(), ls.max_payload, ls.ledger.slots()};
+    std::string bad = validate_header(h, view);
+    // A frame left waiting (unexpected buffer full) is peeked again later:
+    // apply its credits only once.
+    if (bad.empty() && h.seq >= ls.credited_through) {
+      if (!ls.ledger.receive_credits(h.credits)) bad = "returned more credits than it holds";
+      ls.credited_through = h.seq + 1;
+    }
+    if (!bad.empty()) {
+      fail_peer(peer, Error::kProtocol, ls.link->describe() + ": rejected frame: " + bad);
+      return true;
+    }
+    if (!handle_frame(ls, h, payload)) break;  // stays in its slot until there is room
+    ++ls.stats.frames_received;
+    ls.link->release();
+    ls.ledger.slot_freed();
+    any = true;
+    if (peers[peer].failed != Error::kOk) return true;
+  }
+  if (!ls.put_retry.empty() || ls.puts_in_flight) any |= progress_puts(ls);
+  if (peers[peer].failed != Error::kOk) return true;
+  any |= flush(ls);
+  if (ls.ledger.wants_explicit_credit() && ls.ledger.can_send_credit()) {
+    write_frame(ls, make_header(FrameType::kCredit, peer), nullptr, 0);
+    ++ls.stats.credit_frames;
+    any = true;
+  }
+  return any;
+}
+
+}  // namespace meshmp::mesh

@@ -1,0 +1,56 @@
+// The request pool and the pool of queued frames: requests are named on the
+// wire by index and generation, so a stale id never reaches a reused request.
+#include "mesh/engine/engine_impl.h"
+
+namespace meshmp::mesh {
+
+// Cancelling a standard send whose RTS has left (MPI-1.1 §3.8): the RTS
+// cannot be retracted without the receiver, but a wait on a cancelled
+// request must return whatever other ranks do. So the send completes now,
+// not cancelled: its data is copied, and a request owned by the engine
+// takes over its wire identity (the id the RTS carried) and finishes the
+// rendezvous from the copy if the receive is ever posted.
+void Engine::Impl::complete_from_copy(Request* r) {
+  Request* w = alloc_request();
+  std::swap(requests[r->id & 0xffffffffu], requests[w->id & 0xffffffffu]);
+  std::swap(r->id, w->id);
+  w->is_send = true;
+  w->state = r->state;
+  w->mode = r->mode;
+  w->context = r->context;
+  w->peer = r->peer;
+  w->tag = r->tag;
+  w->copy.assign(r->buf, r->buf + r->len);
+  w->buf = w->copy.data();
+  w->len = r->len;
+  w->status = r->status;
+  w->free_when_done = true;
+  complete(r);
+}
+
+PendingFrame* Engine::Impl::alloc_frame() {
+  PendingFrame* f = free_frames;
+  if (f) {
+    free_frames = f->next;
+  } else {
+    frame_pool_storage.push_back(std::make_unique<PendingFrame>());
+    f = frame_pool_storage.back().get();
+  }
+  *f = PendingFrame{};
+  return f;
+}
+
+void Engine::Impl::release_frame(PendingFrame* f) {
+  f->next = free_frames;
+  free_frames = f;
+}
+
+// The key a CTS or RECV_READY announces for a receive buffer: names the
+// registered region holding it (a writer then needs no system call), plus
+// a nonce DONE/DATA must echo.
+std::uint64_t Engine::Impl::registration_key(const char* buf, std::size_t len) {
+  const auto nonce = static_cast<std::uint32_t>(rng());
+  return domain ? domain->remote_key(buf, len, nonce) : std::uint64_t{nonce} | 1;
+}
+
+}  // namespace meshmp::mesh

@@ -1,0 +1,260 @@
+// Starting and stopping the engine: the launcher's environment, the address
+// vector (each peer's provider and locality), the neighbour links, finalize.
+#include "mesh/engine/engine_impl.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "mesh/config.h"
+#include "mesh/launch_env.h"
+
+namespace meshmp::mesh {
+
+namespace {
+
+long env_long(const char* name, long dflt, long lo, long hi) {
+  const char* s = std::getenv(name);
+  if (!s || !*s) return dflt;
+  char* end = nullptr;
+  long v = std::strtol(s, &end, 10);
+  if (*end || v < lo || v > hi)
+    throw std::runtime_error(std::string(name) + "=" + s + ": expected an integer in " +
+                             std::to_string(lo) + ".." + std::to_string(hi));
+  return v;
+}
+
+}  // namespace
+
+// The address vector (each peer's provider and locality), then one link
+// per torus direction; on an axis of size 2 the two directions reach the
+// same peer over links #0 and #1. The lower rank of a pair offers the
+// link, the higher joins it once the address cards are exchanged.
+void Engine::Impl::wire_up() {
+  for (auto& pv : providers) {
+    if (!domain && pv->caps().registered_memory) domain = pv->memory_domain();
+    if (!waiter) waiter = pv.get();
+  }
+  if (providers.size() > 1) waiter = nullptr;  // no common sleep yet: short naps
+  const Torus& t = e.torus_;
+  struct Want { int dir, peer, index; };
+  std::vector<Want> wants;
+  for (int d = 0; d < 2 * t.ndims(); ++d) {
+    Direction dir = Direction::from_index(d);
+    int p = t.neighbour(e.rank_, dir);
+    if (p < 0 || p == e.rank_) continue;
+    wants.push_back({d, p, (t.dims()[dir.axis] == 2 && dir.sign < 0) ? 1 : 0});
+  }
+  std::vector<std::pair<Want, std::unique_ptr<Link>>> made;
+  // Every rank's address cards, through the bootstrap (which only ranks
+  // holding the job's secret can reach).
+  for (auto& pv : providers) boot->put(pv->name(), pv->address_card());
+  for (int p = 0; p < e.size_; ++p) {
+    if (p == e.rank_) continue;
+    for (auto& pv : providers)
+      if (pv->reachable(p)) {
+        peers[p].provider = pv.get();
+        peers[p].same_host = pv->same_host(p);
+        break;
+      }
+    if (!peers[p].provider) throw std::runtime_error("no provider reaches rank " + std::to_string(p));
+  }
+  for (const Want& w : wants)
+    if (e.rank_ < w.peer) made.emplace_back(w, peers[w.peer].provider->offer_link(w.peer, w.index));
+  boot->fence();
+  for (auto& pv : providers) {
+    std::vector<std::string> cards;
+    for (int r = 0; r < e.size_; ++r) cards.push_back(boot->get(r, pv->name()));
+    pv->attach(cards);
+  }
+  for (const Want& w : wants)
+    if (e.rank_ > w.peer) made.emplace_back(w, peers[w.peer].provider->join_link(w.peer, w.index));
+  // Links #0 first, so peers[p].links[0] is the envelope link.
+  std::stable_sort(made.begin(), made.end(), [](auto& a, auto& b) { return a.first.index < b.first.index; });
+  for (auto& [w, l] : made) by_direction[w.dir] = add_link(std::move(l));
+  boot->fence();
+  for (auto& pv : providers) pv->wired();
+  // The host-local combine serves collectives over the whole job, so only
+  // where every rank shares this host.
+  bool one_host = true;
+  for (int p = 0; p < e.size_; ++p) one_host &= p == e.rank_ || peers[p].same_host;
+  if (one_host)
+    for (int p = 0; p < e.size_ && !host; ++p)
+      if (p != e.rank_ && peers[p].provider->caps().host_combine) host = peers[p].provider->host_combine();
+}
+
+void Engine::Impl::print_stats() {
+  if (domain) {
+    const MemoryDomain::Usage u = domain->usage();
+    std::fprintf(stderr,
+                 "meshmp stats: rank %d registered memory: %zu bytes in use, high-water %zu, pool %zu bytes in "
+                 "%zu segments (limit %zu)\n",
+                 e.rank_, u.in_use, u.high_water, u.backing_bytes, u.pieces, e.opt_.registered_limit);
+  }
+  for (auto& ls : links) {
+    const LinkStats& s = ls->stats;
+    std::fprintf(stderr,
+                 "meshmp stats: rank %d %s: frames sent %llu received %llu, eager %llu, "
+                 "rendezvous %llu, bytes %llu, token stalls %llu, credit frames %llu, "
+                 "rdma writes %llu (%llu on RECV_READY, %llu into registered memory), data frames %llu\n",
+                 e.rank_, ls->link->describe().c_str(), (unsigned long long)s.frames_sent,
+                 (unsigned long long)s.frames_received, (unsigned long long)s.eager_sent,
+                 (unsigned long long)s.rendezvous_sent, (unsigned long long)s.bytes_sent,
+                 (unsigned long long)s.token_stalls, (unsigned long long)s.credit_frames,
+                 (unsigned long long)s.rdma_writes, (unsigned long long)s.ready_writes,
+                 (unsigned long long)s.registered_writes,
+                 (unsigned long long)s.data_frames);
+  }
+}
+
+namespace {
+Engine* g_engine = nullptr;
+int g_engine_users = 0;  // inits not yet finalized (QMP and MPI share the engine)
+}
+
+EngineSetup::EngineSetup() = default;
+EngineSetup::~EngineSetup() = default;
+EngineSetup::EngineSetup(EngineSetup&&) noexcept = default;
+EngineSetup& EngineSetup::operator=(EngineSetup&&) noexcept = default;
+
+Engine::Engine() = default;
+Engine::~Engine() = default;
+
+Engine* Engine::get() { return g_engine; }
+
+Engine& Engine::init() {
+  if (g_engine) {
+    ++g_engine_users;
+    return *g_engine;
+  }
+  std::unique_ptr<Engine> eng(new Engine());
+  Engine& e = *eng;  // holds the parsed settings until create() makes the engine
+  e.rank_ = static_cast<int>(env_long(env::kRank, 0, 0, 1 << 24));
+  e.size_ = static_cast<int>(env_long(env::kSize, 1, 1, 1 << 24));
+  if (e.rank_ >= e.size_)
+    throw std::runtime_error(std::string(env::kRank) + " must be below " + env::kSize);
+
+  // Geometry: the launcher's --geometry, else the config's torus, else a
+  // balanced 3-D factorisation (ARCHITECTURE.md §2).
+  std::vector<int> dims;
+  std::vector<bool> periodic;
+  const char* cfg_path = std::getenv(env::kConfig);
+  if (cfg_path && *cfg_path) {
+    MeshConfig cfg = load_config(cfg_path);
+    dims = cfg.torus.dims();
+    periodic = cfg.torus.periodic();
+    e.opt_.eager_limit = cfg.eager_limit;
+    e.opt_.credits = static_cast<std::uint32_t>(cfg.credits);
+    if (cfg.fabric == Fabric::kMesh) e.opt_.mesh_fabric_config = cfg_path;
+  }
+  if (const char* g = std::getenv(env::kGeometry); g && *g) {
+    dims = parse_dims(g);
+    if (periodic.size() != dims.size()) periodic.clear();
+  }
+  if (dims.empty()) dims = balanced_dims(e.size_, 3);
+  e.torus_ = Torus(dims, periodic);
+  if (e.torus_.size() != e.size_)
+    throw std::runtime_error("geometry " + e.torus_.to_string() + " has " + std::to_string(e.torus_.size()) +
+                             " nodes but the job has " + std::to_string(e.size_) + " ranks");
+
+  e.opt_.eager_limit = static_cast<std::size_t>(env_long(env::kEagerLimit, static_cast<long>(e.opt_.eager_limit), 64, 1 << 20));
+  e.opt_.credits = static_cast<std::uint32_t>(env_long(env::kCredits, e.opt_.credits, 4, 1024));
+  e.opt_.cma = env_long(env::kShmCma, 1, 0, 1) != 0;
+  e.opt_.spin = static_cast<int>(env_long(env::kSpin, e.opt_.spin, 0, 1 << 30));
+  // All ranks share this host (shm): more ranks than CPUs means oversubscribed.
+  e.opt_.yield = env_long(env::kYield, e.size_ > static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)), 0, 1) != 0;
+  e.opt_.unexpected_limit = static_cast<std::size_t>(env_long(env::kUnexpectedLimit, static_cast<long>(e.opt_.unexpected_limit), 0, 1L << 40));
+  e.opt_.registered_limit = static_cast<std::size_t>(env_long(env::kRegisteredLimit, static_cast<long>(e.opt_.registered_limit), 0, 1L << 40));
+
+  EngineSetup setup;
+  setup.rank = e.rank_;
+  setup.size = e.size_;
+  setup.torus = e.torus_;
+  setup.options = e.opt_;
+  if (e.size_ > 1) {
+    const char* job = std::getenv(env::kJob);
+    if (!job) throw std::runtime_error(std::string(env::kSize) + " > 1 but no launcher: start the job with qmprun");
+    if (!*job || std::strspn(job, "0123456789abcdefghijklmnopqrstuvwxyz") != std::strlen(job) || std::strlen(job) > 64)
+      throw std::runtime_error(std::string(env::kJob) + "=" + job + ": expected up to 64 lower-case letters and digits");
+    setup.bootstrap = connect_bootstrap(e.rank_, e.size_);
+    ProviderSetup ps;
+    ps.job = job;
+    ps.rank = e.rank_;
+    ps.nranks = e.size_;
+    ps.slots = e.opt_.credits;
+    ps.payload = e.opt_.eager_limit;
+    ps.cma = e.opt_.cma;
+    ps.registered_limit = e.opt_.registered_limit;
+    const char* which = std::getenv(env::kProvider);
+    setup.providers = open_providers(which ? which : "", ps);
+  }
+  eng = create(std::move(setup));
+  g_engine = eng.release();
+  g_engine_users = 1;
+  return *g_engine;
+}
+
+std::unique_ptr<Engine> Engine::create(EngineSetup setup) {
+  std::unique_ptr<Engine> eng(new Engine());
+  Engine& e = *eng;
+  e.rank_ = setup.rank;
+  e.size_ = setup.size;
+  e.torus_ = setup.torus;
+  e.opt_ = setup.options;
+  if (e.torus_.size() != e.size_)
+    throw std::runtime_error("geometry " + e.torus_.to_string() + " has " + std::to_string(e.torus_.size()) +
+                             " nodes but the job has " + std::to_string(e.size_) + " ranks");
+  e.impl_ = std::make_unique<Impl>(e);
+  Impl& im = *e.impl_;
+  im.peers.resize(e.size_);
+  im.by_direction.assign(2 * e.torus_.ndims(), nullptr);
+  if (e.size_ > 1) {
+    if (!setup.bootstrap || setup.providers.empty())
+      throw std::runtime_error("Engine::create: a job of " + std::to_string(e.size_) +
+                               " ranks needs a bootstrap and a provider");
+    im.boot = std::move(setup.bootstrap);
+    im.providers = std::move(setup.providers);
+    im.wire_up();
+  }
+  return eng;
+}
+
+void Engine::shutdown() {
+  Impl& im = *impl_;
+  // Drain queued frames (DONE, SYNC_ACK, credits) before leaving.
+  im.block_until([&] {
+    for (auto& ls : im.links)
+      if ((!ls->sendq.empty() || !ls->put_retry.empty() || ls->puts_in_flight) &&
+          im.peers[ls->peer].failed == Error::kOk)
+        return false;
+    return true;
+  });
+  if (im.boot) im.boot->fence();
+}
+
+void Engine::finalize() {
+  Engine* e = g_engine;
+  if (!e || --g_engine_users > 0) return;
+  e->shutdown();
+  Impl& im = *e->impl_;
+  const char* stats = std::getenv(env::kStats);
+  if (stats && std::strcmp(stats, "1") == 0) im.print_stats();
+  g_engine = nullptr;
+  delete e;
+}
+
+void Engine::abort(int code, const std::string& message) {
+  std::fprintf(stderr, "meshmp: rank %d aborts the job (code %d): %s\n", rank_, code, message.c_str());
+  std::fflush(stderr);
+  if (impl_->boot) {
+    impl_->boot->abort(code, message);
+    // The launcher ends the whole job (this rank included) on receipt; exiting
+    // first would race it and lose the message. Bounded: exit after 2 s.
+    ::sleep(2);
+  }
+  std::_Exit(code ? code : 1);
+}
+
+}  // namespace meshmp::mesh
