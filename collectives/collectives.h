@@ -11,6 +11,7 @@
 #include <cstddef>
 
 #include "collectives/group.h"
+#include "mesh/context_ids.h"
 #include "mesh/request.h"
 
 namespace meshmp::collectives {
@@ -69,5 +70,16 @@ mesh::Error alltoallv(const Group& g, const void* send, const std::size_t* scoun
 /// of members 0..i (recursive doubling, ceil(log2 p) steps; correct for
 /// non-commutative operations).
 mesh::Error scan(const Group& g, void* buf, std::size_t count, const ReduceOp& op);
+
+/// The context pairs free on every member of g: the AND of each member's
+/// ContextIds::free_mask() (mesh/context_ids.h), collective over g.
+mesh::Error free_context_mask(const Group& g, mesh::ContextIds::Mask* agreed);
+/// Agrees on `n` context pairs free on every member of g and takes them
+/// (collective over g; every member gets the same): ctx[i] is each pair's
+/// first context id (p2p; +1 is the collectives' id). If the members have
+/// fewer than n pairs in common, the ones missing are ContextIds::kNone (the
+/// caller frees those it got and reports exhaustion: MPI_ERR_OTHER,
+/// QMP_ERROR). Returns the allreduce's error.
+mesh::Error agree_context_pairs(const Group& g, std::uint32_t* ctx, int n);
 
 }  // namespace meshmp::collectives

@@ -248,6 +248,8 @@ bool Engine::free_registered(void* p) { return impl_->domain && impl_->domain->r
 bool Engine::smp_available() const { return impl_->host != nullptr; }
 std::size_t Engine::smp_max_bytes() const { return impl_->host ? impl_->host->max_bytes() : 0; }
 
+ContextIds& Engine::context_ids() { return impl_->contexts; }
+
 bool Engine::same_host(int peer) const { return peer == rank_ || impl_->peers.at(peer).same_host; }
 
 Error Engine::smp_combine(const void* mine, std::size_t bytes, void* result, SmpFold fold, void* ctx) {

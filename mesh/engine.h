@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "mesh/context_ids.h"
 #include "mesh/geometry.h"
 #include "mesh/request.h"
 
@@ -227,6 +228,11 @@ class Engine {
   bool smp_available() const;
   std::size_t smp_max_bytes() const;
   Error smp_combine(const void* mine, std::size_t bytes, void* result, SmpFold fold, void* ctx);
+
+  /// This process's context ids, shared by QMP, MPI and the bridge between
+  /// them (context_ids.h; agreed over a group by
+  /// collectives::agree_context_pairs).
+  ContextIds& context_ids();
 
   /// Whether world rank `peer` runs on this host (the address vector; this
   /// rank itself does).

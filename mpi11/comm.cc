@@ -87,11 +87,15 @@ void max_allreduce(const collectives::Group& g, std::uint32_t* words, std::size_
 }
 
 std::uint32_t agree_context(const collectives::Group& g) {
-  State& s = state();
-  std::uint32_t ctx = s.next_context;
-  max_allreduce(g, &ctx, 1);
-  s.next_context = ctx + 2;
+  std::uint32_t ctx = mesh::ContextIds::kNone;
+  collectives::agree_context_pairs(g, &ctx, 1);
   return ctx;
+}
+
+int no_context(MPI_Comm comm, const char* call) {
+  return raise(comm, call, MPI_ERR_OTHER,
+               "no context id is free on every member: " + std::to_string(mesh::ContextIds::kPairs) +
+                   " communicators (QMP's and MPI's together) exist on some process; free some (MPI_Comm_free)");
 }
 
 MPI_Comm comm_from(std::vector<int> members, int me, std::uint32_t ctx, MPI_Errhandler errhandler) {
@@ -101,13 +105,22 @@ MPI_Comm comm_from(std::vector<int> members, int me, std::uint32_t ctx, MPI_Errh
   c.group.me = me;
   c.p2p_context = ctx;
   c.group.context = ctx + 1;
+  c.owns_context = true;
   c.errhandler = errhandler;
   return add_comm(std::move(c));
 }
 
-MPI_Comm make_comm(MPI_Comm parent, std::vector<int> members, int me) {
+MPI_Comm make_comm(MPI_Comm parent, std::vector<int> members, int me, const char* call, int* err) {
+  *err = MPI_SUCCESS;
   const std::uint32_t ctx = agree_context(comm_ref(parent).group);
-  if (me < 0) return MPI_COMM_NULL;
+  if (ctx == mesh::ContextIds::kNone) {
+    *err = no_context(parent, call);
+    return MPI_COMM_NULL;
+  }
+  if (me < 0) {  // every member of the parent took the pair: give it back
+    state().engine->context_ids().release(ctx);
+    return MPI_COMM_NULL;
+  }
   return comm_from(std::move(members), me, ctx, comm_ref(parent).errhandler);
 }
 
@@ -124,16 +137,15 @@ void make_builtin_comms() {
   std::iota(world.group.ranks.begin(), world.group.ranks.end(), 0);
   world.group.torus = s.engine->torus();
   world.name = "MPI_COMM_WORLD";
-  world.p2p_context = s.next_context;
-  world.group.context = s.next_context + 1;
+  world.p2p_context = mesh::ContextIds::kMpiWorld;
+  world.group.context = mesh::ContextIds::kMpiWorld + 1;
   CommInfo self;
   self.builtin = true;
   self.group.engine = s.engine;
   self.group.ranks = {s.engine->rank()};
   self.name = "MPI_COMM_SELF";
-  self.p2p_context = s.next_context + 2;
-  self.group.context = s.next_context + 3;
-  s.next_context += 4;
+  self.p2p_context = mesh::ContextIds::kMpiSelf;
+  self.group.context = mesh::ContextIds::kMpiSelf + 1;
   s.comms.emplace_back();
   s.comms.emplace_back();
   for (auto [h, c] : {std::pair{MPI_COMM_WORLD, &world}, std::pair{MPI_COMM_SELF, &self}}) {
@@ -171,8 +183,8 @@ MESHMP_MPI_FN(int, Comm_dup, (MPI_Comm comm, MPI_Comm* newcomm)) {
   CommInfo* c = check_comm(comm, call, &err);
   if (!c) return err;
   if (!newcomm) return raise(comm, call, MPI_ERR_ARG, "newcomm is NULL");
-  const MPI_Comm n = c->inter ? dup_intercomm(comm) : make_comm(comm, c->group.ranks, c->rank());
-  if (n == MPI_COMM_NULL) return raise(comm, call, MPI_ERR_OTHER, "agreeing on a context with the remote group failed");
+  const MPI_Comm n = c->inter ? dup_intercomm(comm, call, &err) : make_comm(comm, c->group.ranks, c->rank(), call, &err);
+  if (err) return err;
   CommInfo& d = comm_ref(n);
   const CommInfo& o = comm_ref(comm);  // make_comm may have moved the deque's end, not its elements
   d.group.torus = o.group.torus;
@@ -218,8 +230,8 @@ MESHMP_MPI_FN(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm* new
     if (i == c->rank()) me = static_cast<int>(members.size());
     members.push_back(c->group.ranks[i]);
   }
-  *newcomm = make_comm(comm, std::move(members), me);
-  return MPI_SUCCESS;
+  *newcomm = make_comm(comm, std::move(members), me, call, &err);
+  return err;
 } MESHMP_MPI_END(Comm_split)
 
 MESHMP_MPI_FN(int, Comm_free, (MPI_Comm* comm)) {
@@ -230,6 +242,7 @@ MESHMP_MPI_FN(int, Comm_free, (MPI_Comm* comm)) {
   if (!c) return err;
   if (c->builtin) return raise(*comm, call, MPI_ERR_COMM, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
   if ((err = delete_attributes(*comm, call))) return err;
+  if (c->owns_context) state().engine->context_ids().release(c->p2p_context);
   comm_ref(*comm) = CommInfo{};
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;

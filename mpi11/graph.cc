@@ -58,7 +58,8 @@ MESHMP_MPI_FN(int, Graph_create, (MPI_Comm comm_old, int nnodes, const int* inde
   std::vector<int> members(c->group.ranks.begin(), c->group.ranks.begin() + nnodes);
   const int me = c->rank() < nnodes ? c->rank() : -1;
   std::vector<int> idx(index, index + nnodes), edg(edges, edges + (nnodes ? index[nnodes - 1] : 0));
-  *comm_graph = make_comm(comm_old, std::move(members), me);
+  *comm_graph = make_comm(comm_old, std::move(members), me, call, &err);
+  if (err) return err;
   if (*comm_graph != MPI_COMM_NULL) {
     CommInfo& g = comm_ref(*comm_graph);
     g.topo = Topo::kGraph;

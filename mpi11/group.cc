@@ -265,6 +265,6 @@ MESHMP_MPI_FN(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm* newco
       return raise(comm, call, MPI_ERR_GROUP, "group is not a subgroup of comm's group");
   std::vector<int> members = g->ranks;
   const int me = rank_in(members, state().engine->rank());
-  *newcomm = make_comm(comm, std::move(members), me);
-  return MPI_SUCCESS;
+  *newcomm = make_comm(comm, std::move(members), me, call, &err);
+  return err;
 } MESHMP_MPI_END(Comm_create)

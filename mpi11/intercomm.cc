@@ -33,15 +33,23 @@ mesh::Error swap_with_remote(const CommInfo& ic, const std::uint32_t* mine, std:
   return collectives::broadcast(ic.group, theirs, bytes, 0);
 }
 
-// A context pair free in both groups of `ic` (collective over both).
+constexpr std::size_t kMaskWords = std::tuple_size<mesh::ContextIds::Mask>::value;
+
+// A context pair free in both groups of `ic` (collective over both), now
+// taken: each group ANDs its members' free pairs, the leaders swap the
+// results (with one more word each, `word` -> *remote_word), and both
+// groups take the lowest pair of the two ANDed. ContextIds::kNone if none.
 std::uint32_t agree_across(const CommInfo& ic, std::uint32_t word, std::uint32_t* remote_word, mesh::Error* err) {
-  const std::uint32_t mine[2] = {agree_context(ic.group), word};
-  std::uint32_t theirs[2] = {0, 0};
-  *err = swap_with_remote(ic, mine, theirs, 2);
-  const std::uint32_t ctx = std::max(mine[0], theirs[0]);
-  state().next_context = std::max(state().next_context, ctx + 2);
-  if (remote_word) *remote_word = theirs[1];
-  return ctx;
+  mesh::ContextIds::Mask agreed;
+  std::uint32_t mine[kMaskWords + 1], theirs[kMaskWords + 1] = {};
+  *err = collectives::free_context_mask(ic.group, &agreed);
+  std::copy(agreed.begin(), agreed.end(), mine);
+  mine[kMaskWords] = word;
+  if (*err == mesh::Error::kOk) *err = swap_with_remote(ic, mine, theirs, kMaskWords + 1);
+  if (remote_word) *remote_word = theirs[kMaskWords];
+  if (*err != mesh::Error::kOk) return mesh::ContextIds::kNone;
+  for (std::size_t i = 0; i < kMaskWords; ++i) agreed[i] &= theirs[i];
+  return state().engine->context_ids().take(agreed);
 }
 
 CommInfo* check_inter(MPI_Comm comm, const char* call, int* err) {
@@ -63,17 +71,21 @@ MPI_Comm add_intercomm(const collectives::Group& local, std::vector<int> remote,
   c.remote = std::move(remote);
   c.p2p_context = ctx;
   c.group.context = ctx + 1;
+  c.owns_context = true;
   c.errhandler = errhandler;
   return add_comm(std::move(c));
 }
 
 }  // namespace
 
-MPI_Comm dup_intercomm(MPI_Comm comm) {
+MPI_Comm dup_intercomm(MPI_Comm comm, const char* call, int* err) {
   const CommInfo& ic = comm_ref(comm);
   mesh::Error e;
   const std::uint32_t ctx = agree_across(ic, 0, nullptr, &e);
-  if (e != mesh::Error::kOk) return MPI_COMM_NULL;
+  *err = e != mesh::Error::kOk ? raise(comm, call, class_of(e), "agreeing on a context with the remote group failed")
+         : ctx == mesh::ContextIds::kNone ? no_context(comm, call)
+                                          : MPI_SUCCESS;
+  if (*err) return MPI_COMM_NULL;
   const CommInfo& o = comm_ref(comm);
   return add_intercomm(o.group, o.remote, ctx, o.errhandler);
 }
@@ -123,35 +135,40 @@ MESHMP_MPI_FN(int, Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI
   if (!newintercomm) return raise(local_comm, call, MPI_ERR_ARG, "newintercomm is NULL");
   const collectives::Group local = lc->group;
   const MPI_Errhandler eh = lc->errhandler;
-  const std::uint32_t ctx_mine = agree_context(local);
-  // The leaders swap (context, size) and then their groups' world ranks.
-  std::vector<std::uint32_t> info(2);
+  mesh::ContextIds::Mask agreed;
+  if (mesh::Error e = collectives::free_context_mask(local, &agreed); e != mesh::Error::kOk)
+    return raise(local_comm, call, class_of(e), "agreeing on a context failed");
+  // The leaders swap (free context pairs, size) and then their groups' world ranks.
+  std::vector<std::uint32_t> info(kMaskWords + 1);
   std::vector<int> remote;
   if (local.me == local_leader) {
     CommInfo* pc = check_comm(peer_comm, call, &err);
     if (!pc) return err;
     if ((err = check_rank(peer_comm, *pc, call, remote_leader, "remote_leader", false))) return err;
     if ((err = check_tag(peer_comm, call, tag, false))) return err;
-    const std::uint32_t mine[2] = {ctx_mine, static_cast<std::uint32_t>(local.size())};
-    if ((err = PMPI_Sendrecv(mine, 2, MPI_UNSIGNED, remote_leader, tag, info.data(), 2, MPI_UNSIGNED, remote_leader,
-                             tag, peer_comm, MPI_STATUS_IGNORE)))
+    std::vector<std::uint32_t> mine(agreed.begin(), agreed.end());
+    mine.push_back(static_cast<std::uint32_t>(local.size()));
+    if ((err = PMPI_Sendrecv(mine.data(), static_cast<int>(mine.size()), MPI_UNSIGNED, remote_leader, tag, info.data(),
+                             static_cast<int>(info.size()), MPI_UNSIGNED, remote_leader, tag, peer_comm,
+                             MPI_STATUS_IGNORE)))
       return err;
-    remote.resize(info[1]);
+    remote.resize(info[kMaskWords]);
     if ((err = PMPI_Sendrecv(local.ranks.data(), local.size(), MPI_INT, remote_leader, tag, remote.data(),
                              static_cast<int>(remote.size()), MPI_INT, remote_leader, tag, peer_comm,
                              MPI_STATUS_IGNORE)))
       return err;
   }
-  mesh::Error e = collectives::broadcast(local, info.data(), 2 * sizeof(std::uint32_t), local_leader);
-  remote.resize(info[1]);
+  mesh::Error e = collectives::broadcast(local, info.data(), info.size() * sizeof(std::uint32_t), local_leader);
+  remote.resize(info[kMaskWords]);
   if (e == mesh::Error::kOk)
     e = collectives::broadcast(local, remote.data(), remote.size() * sizeof(int), local_leader);
   if (e != mesh::Error::kOk) return raise(local_comm, call, class_of(e), "distributing the remote group failed");
   for (int r : remote)
     if (std::find(local.ranks.begin(), local.ranks.end(), r) != local.ranks.end())
       return raise(local_comm, call, MPI_ERR_COMM, "the local and remote groups overlap");
-  const std::uint32_t ctx = std::max(ctx_mine, info[0]);
-  state().next_context = std::max(state().next_context, ctx + 2);
+  for (std::size_t i = 0; i < kMaskWords; ++i) agreed[i] &= info[i];
+  const std::uint32_t ctx = state().engine->context_ids().take(agreed);
+  if (ctx == mesh::ContextIds::kNone) return no_context(local_comm, call);
   *newintercomm = add_intercomm(local, std::move(remote), ctx, eh);
   return MPI_SUCCESS;
 } MESHMP_MPI_END(Intercomm_create)
@@ -173,9 +190,12 @@ MESHMP_MPI_FN(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm* new
   mesh::Error e;
   const std::uint32_t ctx = agree_across(*ic, (high ? 1u : 0u) | (disagree ? 2u : 0u), &remote, &e);
   if (e != mesh::Error::kOk) return raise(intercomm, call, class_of(e), "agreeing with the remote group failed");
-  if (disagree || (remote & 2u))
+  if (ctx == mesh::ContextIds::kNone) return no_context(intercomm, call);
+  if (disagree || (remote & 2u)) {
+    state().engine->context_ids().release(ctx);
     return raise(intercomm, call, MPI_ERR_ARG,
                  std::string(disagree ? "this" : "the remote") + " group's processes passed different values of high");
+  }
   const std::uint32_t remote_high = remote & 1u;
   const CommInfo& c = comm_ref(intercomm);
   const bool mine_first = (high != 0) != (remote_high != 0) ? !high : c.group.ranks[0] < c.remote[0];

@@ -194,6 +194,7 @@ struct CommInfo {
   bool builtin = false;
   collectives::Group group;        ///< members; group.context carries collective traffic
   std::uint32_t p2p_context = 0;   ///< point-to-point traffic
+  bool owns_context = false;       ///< its pair came from the context ids (MPI_Comm_free returns it)
   std::vector<int> rank_of_world;  ///< world rank -> rank here, or -1
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   Topo topo = Topo::kNone;
@@ -256,7 +257,6 @@ struct State {
   CommTable comms;                 ///< handle = index
   std::deque<GroupInfo> groups;    ///< handle = index: 0 null, 1 MPI_GROUP_EMPTY
   std::vector<Keyval> keyvals;     ///< keyval handle = index; 1..4 predefined
-  std::uint32_t next_context = 0x40000000;  ///< MPI contexts come in pairs: p2p, collectives
 };
 /// The one MPI state of this process (inline: it is on every call's path).
 inline State g_state;
@@ -277,14 +277,19 @@ inline CommInfo* check_comm(MPI_Comm comm, const char* call, int* err) {
 inline CommInfo& comm_ref(MPI_Comm comm) { return state().comms[static_cast<std::size_t>(comm)]; }
 /// A new communicator over `members` (world ranks in rank order) of which this
 /// process is `me` (-1: not a member, returns MPI_COMM_NULL after taking part
-/// in the context agreement over `parent`).
-MPI_Comm make_comm(MPI_Comm parent, std::vector<int> members, int me);
-/// The context agreement alone: the largest next free context pair of the
-/// members of `g` (collective over g); every member moves past it.
+/// in the context agreement over `parent`). *err is MPI_SUCCESS, or the code
+/// of the MPI_ERR_OTHER raised on `parent` under `call` when no context pair
+/// is free on every member (then MPI_COMM_NULL everywhere).
+MPI_Comm make_comm(MPI_Comm parent, std::vector<int> members, int me, const char* call, int* err);
+/// The context agreement alone (collective over g; mesh/context_ids.h): a
+/// pair free on every member, now taken; ContextIds::kNone if there is none.
 std::uint32_t agree_context(const collectives::Group& g);
+/// Raises the exhaustion of context ids on `comm` under `call`.
+int no_context(MPI_Comm comm, const char* call);
 /// Element-wise maximum of n words over every member of g (collective).
 void max_allreduce(const collectives::Group& g, std::uint32_t* words, std::size_t n);
-/// An intracommunicator with an agreed context pair (no communication).
+/// An intracommunicator with an agreed context pair (no communication),
+/// which it owns: MPI_Comm_free returns the pair.
 MPI_Comm comm_from(std::vector<int> members, int me, std::uint32_t ctx, MPI_Errhandler errhandler);
 /// One of the read-only keys of §7.1.1 (MPI_TAG_UB, MPI_HOST, MPI_IO,
 /// MPI_WTIME_IS_GLOBAL), whose attribute value is a pointer to an int.
@@ -295,7 +300,7 @@ int copy_attributes(MPI_Comm from, MPI_Comm to);
 /// MPI_Comm_free's part: runs every delete callback and drops the attributes.
 int delete_attributes(MPI_Comm comm, const char* call);
 /// MPI_Comm_dup of an intercommunicator (collective over both groups).
-MPI_Comm dup_intercomm(MPI_Comm comm);
+MPI_Comm dup_intercomm(MPI_Comm comm, const char* call, int* err);
 /// MPI_IDENT (same ranks, same order), MPI_SIMILAR (same ranks) or
 /// MPI_UNEQUAL: MPI_Group_compare's answer, which MPI_Comm_compare refines.
 int compare_members(const std::vector<int>& a, const std::vector<int>& b);

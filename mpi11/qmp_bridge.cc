@@ -5,10 +5,11 @@
 
 namespace meshmp::mpi {
 
-int comm_for_qmp(const collectives::Group& group, std::uint32_t qmp_context) {
+int comm_for_qmp(const collectives::Group& group, std::uint32_t hidden_context) {
   const State& s = state();
   if (!s.initialized || s.finalized) return MPI_COMM_NULL;
-  const MPI_Comm c = comm_from(group.ranks, group.me, kQmpHiddenBase + qmp_context, MPI_ERRORS_ARE_FATAL);
+  const MPI_Comm c = comm_from(group.ranks, group.me, hidden_context, MPI_ERRORS_ARE_FATAL);
+  comm_ref(c).owns_context = false;       // the QMP communicator's: QMP_comm_free returns it
   comm_ref(c).group.torus = group.torus;  // the collectives' torus algorithms apply as on the QMP side
   return c;
 }

@@ -9,9 +9,6 @@
 
 namespace meshmp::mpi {
 
-/// Contexts of MPI communicators matching QMP ones start here.
-constexpr std::uint32_t kQmpHiddenBase = 0x20000000;
-
 /// QMP_init_msg_passing's part: starts MPI too when the program has not
 /// (one init serves both). A later MPI_Init by the program then succeeds and
 /// takes MPI over. Returns false with `*why` set if MPI cannot start.
@@ -20,12 +17,12 @@ bool start_for_qmp(const char** why);
 /// program never called MPI_Init itself.
 void finish_for_qmp();
 /// A new MPI communicator over a QMP communicator's members, in the same
-/// rank order, for QMP_get_hidden_comm. Purely local: its contexts are
-/// `kQmpHiddenBase + qmp_context` and the next (QMP's contexts come in even
-/// pairs below kQmpHiddenBase; MPI's own start at 0x40000000), so its traffic
-/// meets neither QMP's nor other MPI communicators'. Returns MPI_COMM_NULL
-/// (0) if MPI is not running.
-int comm_for_qmp(const collectives::Group& group, std::uint32_t qmp_context);
+/// rank order, for QMP_get_hidden_comm. Purely local: its contexts are the
+/// pair `hidden_context` (and the next id), which the QMP communicator
+/// agreed on with its own (mesh/context_ids.h) and still owns, so its
+/// traffic meets neither QMP's nor other MPI communicators'. Returns
+/// MPI_COMM_NULL (0) if MPI is not running.
+int comm_for_qmp(const collectives::Group& group, std::uint32_t hidden_context);
 /// Frees a communicator from comm_for_qmp (the QMP communicator is freed).
 void release_comm_for_qmp(int comm);
 

@@ -149,7 +149,8 @@ MESHMP_MPI_FN(int, Cart_create, (MPI_Comm comm_old, int ndims, const int* dims, 
     if (place[r] == c->rank()) me = static_cast<int>(r);
     members.push_back(c->group.ranks[place[r]]);
   }
-  *comm_cart = make_comm(comm_old, std::move(members), me);
+  *comm_cart = make_comm(comm_old, std::move(members), me, call, &err);
+  if (err) return err;
   if (*comm_cart != MPI_COMM_NULL) set_cart(*comm_cart, std::move(d), std::move(per));
   return MPI_SUCCESS;
 } MESHMP_MPI_END(Cart_create)
@@ -267,7 +268,8 @@ MESHMP_MPI_FN(int, Cart_sub, (MPI_Comm comm, const int* remain_dims, MPI_Comm* n
   }
   for (int i = 0; i < n; ++i)
     if (remain_dims[i]) dims.push_back(c->dims[i]), periods.push_back(c->periods[i]);
-  *newcomm = make_comm(comm, std::move(members), my_rank);
+  *newcomm = make_comm(comm, std::move(members), my_rank, call, &err);
+  if (err) return err;
   set_cart(*newcomm, std::move(dims), std::move(periods));
   return MPI_SUCCESS;
 } MESHMP_MPI_END(Cart_sub)

@@ -169,6 +169,7 @@ QMP_status_t set_up_machine(const Options& o, State& s) {
     s.job_geometry = {per};
   }
   QMP_comm_t job = make_comm(s.allocated, members, me);
+  if (!job) return fail(QMP_ERROR, "QMP_init_msg_passing", no_context_message());
   job->builtin = true;
   job->ncolors = s.njobs;
   job->color = s.job_number;
@@ -189,24 +190,28 @@ namespace meshmp::qmp {
 
 QMP_comm_t make_comm(QMP_comm_t parent, std::vector<int> members, int me) {
   State& s = state();
-  // Agree on a context pair unused by every member of the parent. (QMP's
-  // contexts stay far below mpi::kQmpHiddenBase: one pair per communicator.)
-  unsigned long ctx = s.next_context;
-  collectives::ReduceOp max_op;
-  max_op.elem_size = sizeof(unsigned long);
-  max_op.combine = [](void* io, const void* in, std::size_t n, void*) {
-    for (std::size_t i = 0; i < n; ++i)
-      static_cast<unsigned long*>(io)[i] = std::max(static_cast<unsigned long*>(io)[i], static_cast<const unsigned long*>(in)[i]);
-  };
-  collectives::allreduce(parent->group, &ctx, 1, max_op);
-  s.next_context = static_cast<std::uint32_t>(ctx) + 2;
+  // Two context pairs free on every member of the parent (mesh/context_ids.h):
+  // the communicator's, and one kept for its MPI twin (QMP_get_hidden_comm).
+  std::uint32_t ctx[2];
+  collectives::agree_context_pairs(parent->group, ctx, 2);
+  if (ctx[0] == mesh::ContextIds::kNone || ctx[1] == mesh::ContextIds::kNone) {
+    for (std::uint32_t c : ctx)
+      if (c != mesh::ContextIds::kNone) s.engine->context_ids().release(c);
+    return nullptr;
+  }
   auto* c = new QMP_comm_struct;
   c->group.engine = s.engine;
   c->group.ranks = std::move(members);
   c->group.me = me;
-  c->p2p_context = static_cast<std::uint32_t>(ctx);
-  c->group.context = static_cast<std::uint32_t>(ctx) + 1;
+  c->p2p_context = ctx[0];
+  c->group.context = ctx[0] + 1;
+  c->hidden_context = ctx[1];
   return c;
+}
+
+std::string no_context_message() {
+  return "no context id is free on every member: " + std::to_string(mesh::ContextIds::kPairs) +
+         " communicators (QMP's and MPI's together) exist on some node; free some (QMP_comm_free)";
 }
 
 namespace {
@@ -214,7 +219,7 @@ namespace {
 QMP_status_t hidden_comm(QMP_comm_t comm, void** hidden, const char* call) {
   if (!check_comm(comm, call)) return state().last_error;
   if (!hidden) return fail(QMP_INVALID_ARG, call, "the MPI_Comm pointer argument is NULL");
-  if (!comm->hidden_comm) comm->hidden_comm = mpi::comm_for_qmp(comm->group, comm->p2p_context);
+  if (!comm->hidden_comm) comm->hidden_comm = mpi::comm_for_qmp(comm->group, comm->hidden_context);
   if (!comm->hidden_comm) return fail(QMP_ERROR, call, "MPI has been finalized, so there is no MPI_Comm to return");
   *hidden = &comm->hidden_comm;
   return QMP_SUCCESS;
@@ -252,8 +257,9 @@ QMP_status_t QMP_init_msg_passing(int* argc, char*** argv, QMP_thread_level_t re
   world->group.me = s.engine->rank();
   for (int r = 0; r < s.engine->size(); ++r) world->group.ranks.push_back(r);
   world->group.torus = s.engine->torus();
-  world->p2p_context = 0;
-  world->group.context = 1;
+  world->p2p_context = mesh::ContextIds::kQmpWorld;
+  world->group.context = mesh::ContextIds::kQmpWorld + 1;
+  world->hidden_context = mesh::ContextIds::kQmpWorldHidden;
   s.allocated = s.job = s.dflt = world;
   s.initialized = true;
   if (QMP_status_t st = set_up_machine(o, s); st != QMP_SUCCESS) {
@@ -343,6 +349,7 @@ QMP_status_t QMP_comm_split(QMP_comm_t comm, int color, int key, QMP_comm_t* new
     members.push_back(g.ranks[same[i]]);
   }
   QMP_comm_t c = make_comm(comm, members, me);
+  if (!c) return fail(QMP_ERROR, "QMP_comm_split", no_context_message());
   c->ncolors = static_cast<int>(std::unique(colors.begin(), colors.end()) - colors.begin());
   c->color = color;
   c->key = key;
@@ -355,6 +362,8 @@ QMP_status_t QMP_comm_free(QMP_comm_t comm) try {
   if (comm->builtin) return fail(QMP_INVALID_ARG, "QMP_comm_free", "the allocated and job communicators cannot be freed");
   State& s = state();
   if (s.dflt == comm) s.dflt = s.job;
+  s.engine->context_ids().release(comm->p2p_context);
+  s.engine->context_ids().release(comm->hidden_context);
   delete comm;
   return QMP_SUCCESS;
 } QMP_END_STATUS(QMP_comm_free)

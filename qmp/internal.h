@@ -34,6 +34,7 @@ struct Topology {
 struct QMP_comm_struct {
   meshmp::collectives::Group group;  ///< members; group.context carries collective traffic
   std::uint32_t p2p_context = 0;     ///< channels (message handles)
+  std::uint32_t hidden_context = 0;  ///< the context pair of its MPI twin (QMP_get_hidden_comm)
   bool builtin = false;              ///< the allocated or job communicator: not freed by users
   int ncolors = 1, color = 0, key = 0;
   std::optional<meshmp::qmp::Topology> topo;
@@ -87,7 +88,6 @@ struct State {
   int verbose = 0, prof = 0;
   QMP_status_t last_error = QMP_SUCCESS;
   std::string last_error_string;
-  std::uint32_t next_context = 2;  ///< contexts come in pairs: p2p, collectives
   double total_time = 0;
   std::string host;
 };
@@ -121,8 +121,12 @@ QMP_comm_t check_comm(QMP_comm_t comm, const char* call);
 QMP_status_t status_of(mesh::Error e);
 
 /// A new communicator from `members` (world ranks, in rank order) of which
-/// this node is `me`, with fresh contexts agreed over `parent`.
+/// this node is `me`, with fresh contexts agreed over `parent` (collective
+/// over it); nullptr on every member if no context pair is left.
 QMP_comm_t make_comm(QMP_comm_t parent, std::vector<int> members, int me);
+/// What a QMP call says when make_comm() returned nullptr: no context pair
+/// is left (mesh/context_ids.h).
+std::string no_context_message();
 
 /// Seconds spent in QMP calls are accumulated while one of these lives.
 class TimeInQmp {

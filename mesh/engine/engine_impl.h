@@ -191,6 +191,7 @@ struct Engine::Impl {
   int probing = 0;                // a blocking probe is waiting (it may need buffering beyond the limit)
   std::uint64_t smp_seq = 0;      // host-local combines done so far
   std::vector<char> smp_all;      // every contribution, on the last to arrive
+  ContextIds contexts;
 
   explicit Impl(Engine& eng) : e(eng), matcher(eng.size_) {}
 

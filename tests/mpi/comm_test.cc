@@ -3,6 +3,7 @@
 // communicator is never received in another).
 #include <mpi.h>
 
+#include <string>
 #include <vector>
 
 #include "tests/mpi/mpi_main.h"
@@ -103,6 +104,47 @@ TEST(Comm, BuiltinCommunicatorsCannotBeFreed) {
   EXPECT_EQ(mpitest::error_class(MPI_Comm_free(&w)), MPI_ERR_COMM);
   int n;
   EXPECT_EQ(mpitest::error_class(MPI_Comm_size(MPI_COMM_NULL, &n)), MPI_ERR_COMM);
+}
+
+// Context ids come from one allocator of 2048 pairs shared by QMP and MPI
+// (mesh/context_ids.h): communicators beyond it are a clear MPI_ERR_OTHER,
+// not a wrapped id, and freed communicators' pairs are used again.
+TEST(Comm, ContextIdsAreReusedAndTheirExhaustionIsAnError) {
+  mpitest::ErrorsReturn er;
+  std::vector<MPI_Comm> dups;
+  int rc = MPI_SUCCESS;
+  for (int i = 0; i < 3000 && rc == MPI_SUCCESS; ++i) {
+    MPI_Comm d = MPI_COMM_NULL;
+    rc = MPI_Comm_dup(MPI_COMM_WORLD, &d);
+    if (rc == MPI_SUCCESS) dups.push_back(d);
+  }
+  ASSERT_NE(rc, MPI_SUCCESS) << "3000 communicators at once";
+  EXPECT_EQ(mpitest::error_class(rc), MPI_ERR_OTHER);
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  EXPECT_NE(std::string(text, len).find("no context id is free"), std::string::npos) << text;
+  EXPECT_GE(dups.size(), 2000u);
+  EXPECT_LT(dups.size(), 2048u);
+  // The last one works: its traffic is its own.
+  int x = 1, sum = 0;
+  EXPECT_EQ(MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, dups.back()), MPI_SUCCESS);
+  EXPECT_EQ(sum, size());
+  const std::size_t made = dups.size();
+  for (MPI_Comm& d : dups) ASSERT_EQ(MPI_Comm_free(&d), MPI_SUCCESS);
+  // Every pair came back: as many again, and split too.
+  dups.clear();
+  for (std::size_t i = 0; i < made; ++i) {
+    MPI_Comm d = MPI_COMM_NULL;
+    ASSERT_EQ(MPI_Comm_dup(MPI_COMM_WORLD, &d), MPI_SUCCESS) << "dup " << i << " after freeing";
+    dups.push_back(d);
+  }
+  for (MPI_Comm& d : dups) MPI_Comm_free(&d);
+  MPI_Comm half;
+  ASSERT_EQ(MPI_Comm_split(MPI_COMM_WORLD, rank() % 2, 0, &half), MPI_SUCCESS);
+  EXPECT_EQ(MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, half), MPI_SUCCESS);
+  EXPECT_EQ(sum, (size() + 1 - rank() % 2) / 2);
+  MPI_Comm_free(&half);
 }
 
 }  // namespace

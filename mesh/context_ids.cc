@@ -1,0 +1,35 @@
+#include "mesh/context_ids.h"
+
+namespace meshmp::mesh {
+
+ContextIds::ContextIds() {
+  free_.fill(~std::uint32_t{0});
+  free_[0] &= ~((std::uint32_t{1} << kReserved) - 1);
+  in_use_ = kReserved;
+}
+
+std::uint32_t ContextIds::take(Mask& agreed) {
+  for (std::uint32_t w = 0; w < free_.size(); ++w) {
+    const std::uint32_t both = agreed[w] & free_[w];
+    if (!both) continue;
+    const std::uint32_t bit = both & (~both + 1);  // the lowest set bit
+    agreed[w] &= ~bit;
+    free_[w] &= ~bit;
+    ++in_use_;
+    return 2 * (w * 32 + static_cast<std::uint32_t>(__builtin_ctz(bit)));
+  }
+  return kNone;
+}
+
+bool ContextIds::release(std::uint32_t ctx) {
+  const std::uint32_t pair = ctx / 2;
+  if (pair < kReserved || pair >= kPairs) return false;
+  std::uint32_t& word = free_[pair / 32];
+  const std::uint32_t bit = std::uint32_t{1} << (pair % 32);
+  if (word & bit) return false;
+  word |= bit;
+  --in_use_;
+  return true;
+}
+
+}  // namespace meshmp::mesh

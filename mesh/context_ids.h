@@ -1,0 +1,50 @@
+// Context ids: the communicator field of every envelope (FrameHeader::context),
+// allocated in pairs -- 2k for point-to-point, 2k+1 for the collectives of the
+// same communicator -- by one allocator per process that serves QMP, MPI and
+// the QMP->MPI bridge alike. A group agrees on a pair by AND-reducing every
+// member's mask of free pairs and taking the lowest pair free in the result
+// (MPICH's context-id mask; collectives::agree_context_pairs), so a pair
+// freed by every member is used again and the ids never run past kPairs.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace meshmp::mesh {
+
+class ContextIds {
+ public:
+  /// Pairs in all: at most this many communicators (QMP, MPI and bridge
+  /// together, four reserved) exist at once in a process.
+  static constexpr std::uint32_t kPairs = 2048;
+  using Mask = std::array<std::uint32_t, kPairs / 32>;  ///< bit k set: pair k is free
+
+  /// Pairs every rank reserves at start (first context id of each):
+  static constexpr std::uint32_t kQmpWorld = 0;        ///< QMP's allocated communicator
+  static constexpr std::uint32_t kQmpWorldHidden = 2;  ///< its MPI twin (QMP_get_hidden_comm)
+  static constexpr std::uint32_t kMpiWorld = 4;        ///< MPI_COMM_WORLD
+  static constexpr std::uint32_t kMpiSelf = 6;         ///< MPI_COMM_SELF
+  static constexpr std::uint32_t kReserved = 4;        ///< pairs 0..3
+  /// take()'s answer when no pair is free in the agreed mask.
+  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+
+  ContextIds();
+
+  /// This process's free pairs, to be AND-reduced over a group.
+  const Mask& free_mask() const { return free_; }
+  /// Takes the lowest pair free both in `agreed` (the AND over the group)
+  /// and here, clears it in `agreed` too (so a second take() gives the
+  /// next), and returns its first context id (even); kNone if there is none.
+  std::uint32_t take(Mask& agreed);
+  /// Frees the pair holding context id `ctx` (either of its two ids).
+  /// False, changing nothing, if it is reserved, out of range or not in use.
+  bool release(std::uint32_t ctx);
+  /// Pairs in use, the reserved ones included.
+  std::uint32_t in_use() const { return in_use_; }
+
+ private:
+  Mask free_{};
+  std::uint32_t in_use_ = 0;
+};
+
+}  // namespace meshmp::mesh

@@ -1,0 +1,72 @@
+// The context-id allocator (mesh/context_ids.h): pairs agreed by AND over
+// the members' masks, reused once freed, and a clear "none" when exhausted.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "mesh/context_ids.h"
+
+namespace meshmp::mesh {
+namespace {
+
+TEST(ContextIds, ReservedPairsAreNeverHandedOutOrFreed) {
+  ContextIds ids;
+  EXPECT_EQ(ids.in_use(), ContextIds::kReserved);
+  ContextIds::Mask all = ids.free_mask();
+  const std::uint32_t first = ids.take(all);
+  EXPECT_EQ(first, 2 * ContextIds::kReserved);
+  for (std::uint32_t ctx : {ContextIds::kQmpWorld, ContextIds::kQmpWorldHidden, ContextIds::kMpiWorld,
+                            ContextIds::kMpiSelf, ContextIds::kMpiSelf + 1})
+    EXPECT_FALSE(ids.release(ctx)) << ctx;
+  EXPECT_EQ(ids.in_use(), ContextIds::kReserved + 1);
+}
+
+TEST(ContextIds, AGroupTakesThePairFreeOnEveryMember) {
+  // Rank a uses pairs 4 and 5; rank b uses 4 and 6 (it freed 5). Together
+  // they agree on pair 7 (context 14), and each marks it used.
+  ContextIds a, b;
+  ContextIds::Mask m = a.free_mask();
+  EXPECT_EQ(a.take(m), 8u);
+  EXPECT_EQ(a.take(m), 10u);
+  m = b.free_mask();
+  EXPECT_EQ(b.take(m), 8u);
+  EXPECT_EQ(b.take(m), 10u);
+  EXPECT_EQ(b.take(m), 12u);
+  EXPECT_TRUE(b.release(10));
+  ContextIds::Mask agreed = a.free_mask();
+  for (std::size_t w = 0; w < agreed.size(); ++w) agreed[w] &= b.free_mask()[w];
+  ContextIds::Mask for_b = agreed;
+  EXPECT_EQ(a.take(agreed), 14u);
+  EXPECT_EQ(b.take(for_b), 14u);
+  // Two pairs from one agreement are distinct.
+  EXPECT_EQ(a.take(agreed), 16u);
+  // Pair 5, free on b alone, is still free there.
+  m = b.free_mask();
+  EXPECT_EQ(b.take(m), 10u);
+}
+
+TEST(ContextIds, FreedPairsAreReusedAndExhaustionSaysNone) {
+  ContextIds ids;
+  std::set<std::uint32_t> taken;
+  for (;;) {
+    ContextIds::Mask m = ids.free_mask();
+    const std::uint32_t c = ids.take(m);
+    if (c == ContextIds::kNone) break;
+    EXPECT_EQ(c % 2, 0u);
+    EXPECT_TRUE(taken.insert(c).second) << "handed out twice: " << c;
+  }
+  EXPECT_EQ(taken.size(), ContextIds::kPairs - ContextIds::kReserved);
+  EXPECT_EQ(ids.in_use(), ContextIds::kPairs);
+  EXPECT_EQ(*taken.rbegin(), 2 * (ContextIds::kPairs - 1));
+  // Freed by either id of the pair, once.
+  EXPECT_TRUE(ids.release(101));
+  EXPECT_FALSE(ids.release(100)) << "a pair freed twice";
+  EXPECT_FALSE(ids.release(2 * ContextIds::kPairs)) << "out of range";
+  ContextIds::Mask m = ids.free_mask();
+  EXPECT_EQ(ids.take(m), 100u);
+  m = ids.free_mask();
+  EXPECT_EQ(ids.take(m), ContextIds::kNone);
+}
+
+}  // namespace
+}  // namespace meshmp::mesh
