@@ -16,6 +16,7 @@ const char* error_name(Error e) {
     case Error::kTruncate: return "message truncated";
     case Error::kPeerDead: return "peer process died";
     case Error::kProtocol: return "malformed data from peer";
+    case Error::kUnreachable: return "no link reaches the peer";
   }
   return "?";
 }
@@ -215,7 +216,7 @@ bool Engine::cancel(Request* r) {
       r->cancelling = true;
       FrameHeader h = im.make_header(FrameType::kCancel, r->peer);
       h.send_id = r->id;
-      im.send_or_queue(*im.primary_link(r->peer), h, nullptr);
+      im.send_or_queue(*im.route(r->peer), h, nullptr);
     }
     return false;
   } else {

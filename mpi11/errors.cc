@@ -117,6 +117,7 @@ int class_of(mesh::Error e) {
     case mesh::Error::kTruncate: return MPI_ERR_TRUNCATE;
     case mesh::Error::kPeerDead: return MPI_ERR_OTHER;
     case mesh::Error::kProtocol: return MPI_ERR_INTERN;
+    case mesh::Error::kUnreachable: return MPI_ERR_OTHER;
   }
   return MPI_ERR_UNKNOWN;
 }
@@ -125,6 +126,7 @@ int code_of(mesh::Error e, const char* call) {
   if (e == mesh::Error::kOk) return MPI_SUCCESS;
   const char* why = e == mesh::Error::kTruncate   ? "message longer than the receive buffer"
                     : e == mesh::Error::kPeerDead ? "the peer process died"
+                    : e == mesh::Error::kUnreachable ? "no link reaches the peer (a mesh fabric without routing)"
                                                   : "the peer sent malformed data; the link was closed";
   return remember(class_of(e), std::string(call) + ": " + why);
 }

@@ -120,6 +120,7 @@ QMP_status_t status_of(mesh::Error e) {
     case mesh::Error::kTruncate: return QMP_MEMSIZE_ERR;
     case mesh::Error::kPeerDead: return QMP_ERROR;
     case mesh::Error::kProtocol: return QMP_BAD_MESSAGE;
+    case mesh::Error::kUnreachable: return QMP_ERROR;
   }
   return QMP_ERROR;
 }

@@ -15,7 +15,7 @@ bool Engine::Impl::on_cancel(LinkState&, const FrameHeader& h, const char*) {
   a.send_id = h.send_id;
   a.length = u != nullptr;
   if (u) discard(u);
-  send_or_queue(*primary_link(src), a, nullptr);
+  send_or_queue(*route(src), a, nullptr);
   return true;
 }
 

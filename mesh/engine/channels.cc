@@ -14,8 +14,8 @@ void Engine::Impl::take_announcement(int src, const FrameHeader& h) {
   if (it != ch.waiting.end()) {
     Request* s = *it;
     ch.waiting.erase(it);
-    ++primary_link(src)->stats.ready_writes;
-    write_granted(*primary_link(src), s, std::min<std::size_t>(s->len, a.capacity), a.addr, a.key, a.recv_id);
+    ++route(src)->stats.ready_writes;
+    write_granted(*route(src), s, std::min<std::size_t>(s->len, a.capacity), a.addr, a.key, a.recv_id);
   } else if (a.gen >= ch.next_gen) {
     ch.ready.push_back(a);
   }
@@ -117,7 +117,7 @@ void Engine::Impl::announce(Request* r) {
   h.key = r->reg_key;
   h.recv_id = r->id;
   h.send_id = r->chan_gen;
-  send_or_queue(*primary_link(r->peer), h, nullptr);
+  send_or_queue(*route(r->peer), h, nullptr);
 }
 
 }  // namespace meshmp::mesh

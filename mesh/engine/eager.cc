@@ -9,7 +9,7 @@ namespace meshmp::mesh {
 void Engine::Impl::send_sync_ack(int peer, std::uint64_t send_id) {
   FrameHeader h = make_header(FrameType::kSyncAck, peer);
   h.send_id = send_id;
-  send_or_queue(*primary_link(peer), h, nullptr);
+  send_or_queue(*route(peer), h, nullptr);
 }
 
 // Whether an unexpected eager message of n bytes may be buffered. Up to
@@ -72,10 +72,11 @@ void Engine::Impl::start_send(Request* r) {
   r->status.bytes = r->len;
   if (r->peer == e.rank_) return start_self_send(r);
   if (peers[r->peer].failed != Error::kOk) {
+    if (peers[r->peer].failed == Error::kUnreachable) note_unreachable(r->peer);
     r->status.error = peers[r->peer].failed;
     return complete(r);
   }
-  LinkState& ls = *primary_link(r->peer);
+  LinkState& ls = *route(r->peer);
   r->state = State::kQueued;
   const bool eager = r->len < e.opt_.eager_limit && r->len <= ls.max_payload;
   if (r->channel) {

@@ -167,7 +167,8 @@ struct PeerState {
 struct Engine::Impl {
   Engine& e;
   std::unique_ptr<Bootstrap> boot;
-  bool unrouted_noted = false;  // the mesh-fabric notice of primary_link() was given
+  bool unrouted_noted = false;  // the mesh-fabric notice of route() was given
+  bool unreachable_noted = false;  // ... and the one of a send no link can carry
   std::vector<std::unique_ptr<Provider>> providers;
   Provider* waiter = nullptr;      // the provider idle waits sleep in (the only one, today)
   MemoryDomain* domain = nullptr;  // registered memory and remote keys
@@ -240,8 +241,11 @@ struct Engine::Impl {
 
   // ---- links.cc: send queue, tokens, credits, polling
   LinkState* add_link(std::unique_ptr<Link> link);
-  // The link that carries envelopes to `peer`, connected on first use.
-  LinkState* primary_link(int peer) {
+  // The routing seam (ARCHITECTURE.md §4): the link that carries traffic to
+  // `peer`. Today the direct link -- a neighbour's, or one connected on first
+  // use; SDF routing will answer with a neighbour's link here. Never called
+  // for a peer no link reaches (peers[p].failed = kUnreachable, wire_up).
+  LinkState* route(int peer) {
     PeerState& ps = peers[peer];
     if (ps.links.empty()) connect_on_demand(peer);
     return ps.links[0];
@@ -345,6 +349,7 @@ struct Engine::Impl {
   // ---- failure.cc
   void fail_peer(int peer, Error why, const std::string& msg, bool tell_peer = true);
   void check_liveness();
+  void note_unreachable(int peer);
 
   // ---- progress.cc (and the idle wait, a template, here)
   bool progress();

@@ -39,6 +39,17 @@ void Engine::Impl::fail_peer(int peer, Error why, const std::string& msg, bool t
 
 // Every 100 ms while blocked: is every rank of the job still alive? (Also
 // those without a link yet: a receive may be waiting for one of them.)
+// The first send to a rank no link reaches (a mesh fabric: not a neighbour,
+// and no provider can link to it directly) says why, once per rank.
+void Engine::Impl::note_unreachable(int peer) {
+  if (unreachable_noted) return;
+  unreachable_noted = true;
+  std::fprintf(stderr,
+               "meshmp: rank %d: %s has fabric = \"mesh\", and rank %d is not a torus neighbour that a cable "
+               "reaches; no provider can link to it directly and meshmp does not route yet: sends to it fail\n",
+               e.rank_, e.opt_.mesh_fabric_config.c_str(), peer);
+}
+
 void Engine::Impl::check_liveness() {
   auto now = std::chrono::steady_clock::now();
   if (now - last_liveness < std::chrono::milliseconds(100)) return;

@@ -49,7 +49,7 @@ void Engine::Impl::send_or_queue(LinkState& ls, const FrameHeader& h, Request* r
 // A standard eager frame written now, from `buf`, if the link is up, idle
 // and holds a credit; false (nothing written) otherwise.
 bool Engine::Impl::write_eager_now(int peer, const void* buf, std::size_t len, int tag, std::uint32_t context) {
-  LinkState& ls = *primary_link(peer);
+  LinkState& ls = *route(peer);
   if (!writable_now(ls) || len > ls.max_payload) return false;
   FrameHeader h = make_header(FrameType::kEager, peer);
   h.context = context;
@@ -98,7 +98,7 @@ bool Engine::Impl::emit(LinkState& ls, const FrameHeader& h, Request* req) {
       d.send_id = req->id;
       d.recv_id = req->remote_id;
       d.key = req->remote_key;
-      send_or_queue(*primary_link(req->peer), d, nullptr);
+      send_or_queue(*route(req->peer), d, nullptr);
       complete(req);
     }
     return true;

@@ -26,7 +26,7 @@ void Engine::Impl::accept_rendezvous(Request* r, int src, int tag, std::size_t m
   h.recv_id = r->id;
   h.addr = reinterpret_cast<std::uint64_t>(r->buf);
   h.key = r->reg_key;
-  send_or_queue(*primary_link(src), h, nullptr);
+  send_or_queue(*route(src), h, nullptr);
 }
 
 // The receive a DONE or DATA is for: one that sent a CTS, or an announced

@@ -59,7 +59,14 @@ void Engine::Impl::wire_up() {
         peers[p].same_host = pv->same_host(p);
         break;
       }
-    if (!peers[p].provider) throw std::runtime_error("no provider reaches rank " + std::to_string(p));
+    if (peers[p].provider) continue;
+    // On a mesh fabric only neighbours are cabled: a rank no provider can
+    // reach fails each send to it (start_send says why); elsewhere, or for
+    // a neighbour, the job cannot run.
+    const bool neighbour = std::any_of(wants.begin(), wants.end(), [&](const Want& w) { return w.peer == p; });
+    if (e.opt_.mesh_fabric_config.empty() || neighbour)
+      throw std::runtime_error("no provider reaches rank " + std::to_string(p));
+    peers[p].failed = Error::kUnreachable;
   }
   for (const Want& w : wants)
     if (e.rank_ < w.peer) made.emplace_back(w, peers[w.peer].provider->offer_link(w.peer, w.index));

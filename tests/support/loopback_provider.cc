@@ -36,6 +36,7 @@ struct LoopbackFabric::Shared {
   std::vector<std::vector<int>> connect_requests;                     // by rank: peers that connected
   std::vector<std::string> log;
   PutMode mode = PutMode::kImmediate;
+  bool neighbours_only = false;
   int no_resource_left = 0;
   int put_calls = 0;
   struct Deferred {
@@ -169,7 +170,11 @@ class LoopbackProvider final : public mesh::Provider {
   }
   std::unique_ptr<mesh::Link> join_link(int peer, int index) override { return link(peer, index); }
   void wired() override {}
-  bool reachable(int) const override { return true; }
+  bool reachable(int peer) const override {
+    std::lock_guard<std::mutex> g(s_->mu);
+    const int d = (peer - me_ + s_->nranks) % s_->nranks;
+    return !s_->neighbours_only || d == 1 || d == s_->nranks - 1;
+  }
   bool same_host(int) const override { return false; }  // so no host-local combine is expected
   std::unique_ptr<mesh::Link> connect(int peer) override {
     {
@@ -269,6 +274,11 @@ std::unique_ptr<mesh::Provider> LoopbackFabric::provider(int rank) {
 }
 std::unique_ptr<mesh::Bootstrap> LoopbackFabric::bootstrap(int rank) {
   return std::make_unique<LoopbackBootstrap>(s_, rank);
+}
+
+void LoopbackFabric::set_neighbours_only(bool on) {
+  std::lock_guard<std::mutex> g(s_->mu);
+  s_->neighbours_only = on;
 }
 
 void LoopbackFabric::set_put_mode(PutMode m, int count) {

@@ -44,6 +44,10 @@ class LoopbackFabric {
   /// put() calls so far, whatever they returned.
   int put_calls();
 
+  /// Like cables on a mesh: a provider reaches only ranks next to it on the
+  /// ring 0..n-1 (and so cannot link to any other rank).
+  void set_neighbours_only(bool on);
+
   /// Writes a frame from `from` to `to` on link #0 with the next sequence
   /// number, as if `from`'s engine had sent it.
   void inject_frame(int from, int to, mesh::FrameHeader h);

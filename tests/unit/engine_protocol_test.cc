@@ -30,7 +30,8 @@ constexpr std::size_t kEagerLimit = 1024;
 
 // Runs body(engine, rank) on every rank of a 1-D torus of n, each in a
 // thread, with engines made through Engine::create over `fabric`.
-void run_ranks(LoopbackFabric& fabric, int n, const std::function<void(Engine&, int)>& body) {
+void run_ranks(LoopbackFabric& fabric, int n, const std::function<void(Engine&, int)>& body,
+               const std::string& mesh_fabric_config = "") {
   std::vector<std::thread> threads;
   std::vector<std::string> errors(n);
   for (int r = 0; r < n; ++r)
@@ -43,6 +44,7 @@ void run_ranks(LoopbackFabric& fabric, int n, const std::function<void(Engine&, 
         s.options.eager_limit = kEagerLimit;
         s.options.credits = 8;
         s.options.spin = 50;
+        s.options.mesh_fabric_config = mesh_fabric_config;
         s.bootstrap = fabric.bootstrap(r);
         s.providers.push_back(fabric.provider(r));
         std::unique_ptr<Engine> e = Engine::create(std::move(s));
@@ -164,6 +166,52 @@ TEST(EngineOverLoopback, OnDemandLinksReachNonNeighbours) {
     // Two neighbour links, one made to rank r+2 and one accepted from r-2.
     EXPECT_EQ(e.open_links(), 4);
   });
+}
+
+TEST(EngineOverLoopback, OnAMeshFabricARankNoLinkReachesFailsItsSendsNotHangs) {
+  // Ring of 5 cabled to neighbours only: 0-2 has no cable and no provider
+  // can link them directly. Sends to (and receives from) a non-neighbour
+  // fail with kUnreachable at once; neighbour traffic works.
+  LoopbackFabric fabric(5, 8, kEagerLimit);
+  fabric.set_neighbours_only(true);
+  run_ranks(fabric, 5, [&](Engine& e, int r) {
+    const int far = (r + 2) % 5, next = (r + 1) % 5, prev = (r + 4) % 5;
+    int x = r, got = -1;
+    Status st;
+    e.send(&x, sizeof x, far, 1, 7, SendMode::kStandard, &st);
+    EXPECT_EQ(st.error, Error::kUnreachable);
+    e.wait(e.irecv(&got, sizeof got, far, 1, 7), &st);
+    EXPECT_EQ(st.error, Error::kUnreachable);
+    Request* rr = e.irecv(&got, sizeof got, prev, 2, 7);
+    e.send(&x, sizeof x, next, 2, 7, SendMode::kStandard, &st);
+    EXPECT_EQ(st.error, Error::kOk);
+    e.wait(rr, &st);
+    EXPECT_EQ(got, prev);
+    EXPECT_EQ(e.open_links(), 2);
+  }, "ring.toml");
+}
+
+TEST(EngineOverLoopback, OnASwitchedFabricARankNoProviderReachesStopsTheStart) {
+  LoopbackFabric fabric(5, 8, kEagerLimit);
+  fabric.set_neighbours_only(true);
+  std::vector<std::thread> threads;
+  std::atomic<int> refused{0};
+  for (int r = 0; r < 5; ++r)
+    threads.emplace_back([&, r] {
+      EngineSetup s;
+      s.rank = r;
+      s.size = 5;
+      s.torus = Torus({5});
+      s.bootstrap = fabric.bootstrap(r);
+      s.providers.push_back(fabric.provider(r));
+      try {
+        Engine::create(std::move(s));
+      } catch (const std::runtime_error& ex) {
+        if (std::string(ex.what()).find("no provider reaches rank") != std::string::npos) ++refused;
+      }
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(refused.load(), 5);
 }
 
 // A frame the engine has no handler for, or one that breaks the header's
