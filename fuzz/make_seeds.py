@@ -19,9 +19,12 @@ def view(my=1, peer=0, seq=5, payload=16384, credits=32):
     return struct.pack("<iiQII", my, peer, seq, payload, credits)
 
 
-def header(ftype, length=0, tag=0, flags=0, credits=0, src=0, dst=1, ctx=0, seq=5, version=1):
-    return struct.pack("<BBHIiiIiQQQQQQ", version, ftype, flags, credits, src, dst, ctx, tag,
-                       length, seq, 1, 2, 0x1000, 7)
+def header(ftype, length=0, tag=0, flags=0, credits=0, src=0, dst=1, ctx=0, seq=5, version=2, hops=0):
+    # link part: version, type, flags, credits, seq; end-to-end part: src,
+    # dst, hops, 3 reserved, context, tag, reserved, length, send_id,
+    # recv_id, addr, key (mesh/wire.h, 80 bytes)
+    return struct.pack("<BBHIQiiB3xIi4xQQQQQ", version, ftype, flags, credits, seq, src, dst, hops, ctx, tag,
+                       length, 1, 2, 0x1000, 7)
 
 
 put("frame_header", "eager_ok", view() + header(1, length=100, tag=3))
@@ -32,6 +35,11 @@ put("frame_header", "cts_ok", view() + header(3, length=1 << 20))
 put("frame_header", "credit_with_payload", view() + header(5, length=4))
 put("frame_header", "cancel_ack", view() + header(10, length=1))
 put("frame_header", "old_seq", view() + header(4, seq=4))
+put("frame_header", "version_1", view() + header(1, length=100, tag=3, version=1))
+put("frame_header", "forwarded", view() + header(1, length=100, tag=3, hops=2))
+# Found by the fuzzer (as a one-part header of wire version 1): a SYNC_ACK
+# carrying a length was accepted.
+put("frame_header", "sync_ack-with-length", view() + header(7, length=1 << 57))
 
 # config: the shipped configs are copied by hand; a few malformed ones here.
 put("config", "deep_arrays", b"[mesh]\ndims = " + b"[" * 40 + b"1" + b"]" * 40 + b"\n")

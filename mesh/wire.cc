@@ -1,5 +1,7 @@
 #include "mesh/wire.h"
 
+#include <cstddef>
+
 namespace meshmp::mesh {
 
 const char* frame_type_name(FrameType t) {
@@ -18,17 +20,31 @@ const char* frame_type_name(FrameType t) {
   }
 }
 
+static_assert(offsetof(FrameHeader, src) == kLinkPartBytes, "the end-to-end part starts after the link part");
+
 std::string validate_header(const FrameHeader& h, const LinkView& v) {
+  std::string why = validate_link_part(h, v);
+  return why.empty() ? validate_end_to_end(h, v) : why;
+}
+
+std::string validate_link_part(const FrameHeader& h, const LinkView& v) {
   auto s = [](auto x) { return std::to_string(x); };
   if (h.version != kWireVersion) return "wire version " + s(h.version) + ", expected " + s(kWireVersion);
   if (h.type < static_cast<std::uint8_t>(FrameType::kEager) ||
       h.type >= static_cast<std::uint8_t>(FrameType::kEnd))
     return "bad frame type " + s(h.type);
   if (h.seq != v.expected_seq) return "seq " + s(h.seq) + ", expected " + s(v.expected_seq);
-  if (h.src != v.peer_rank) return "source rank " + s(h.src) + " on the link to rank " + s(v.peer_rank);
-  if (h.dst != v.my_rank) return "destination rank " + s(h.dst) + ", this is rank " + s(v.my_rank);
   if (h.credits > v.max_credits) return "credits " + s(h.credits) + " > " + s(v.max_credits) + " slots";
   if (h.flags & ~(kFlagSync | kFlagStreamed | kFlagChannel | kFlagFailed)) return "unknown flags " + s(h.flags);
+  return {};
+}
+
+std::string validate_end_to_end(const FrameHeader& h, const LinkView& v) {
+  auto s = [](auto x) { return std::to_string(x); };
+  if (h.hops != 0) return "a forwarded frame (" + s(h.hops) + " hops), but no rank forwards yet";
+  if (h.src != v.peer_rank) return "source rank " + s(h.src) + " on the link to rank " + s(v.peer_rank);
+  if (h.dst != v.my_rank) return "destination rank " + s(h.dst) + ", this is rank " + s(v.my_rank);
+  if (h.reserved0[0] | h.reserved0[1] | h.reserved0[2] | h.reserved1) return "reserved header bytes are not 0";
   if (h.context >= (1u << 31)) return "context id " + s(h.context) + " out of range";
   const auto type = static_cast<FrameType>(h.type);
   if ((type == FrameType::kEager || type == FrameType::kData) && h.length > v.max_payload)

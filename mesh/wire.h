@@ -8,7 +8,8 @@
 
 namespace meshmp::mesh {
 
-inline constexpr std::uint8_t kWireVersion = 1;
+/// 2: the header split into a per-link and an end-to-end part, with a hop count.
+inline constexpr std::uint8_t kWireVersion = 2;
 
 /// Frame types. Eager/RTS/CTS/DONE follow MP_Lite's OP_SEND, OP_RDMAW_RTS,
 /// OP_RDMAW_CTS, OP_RDMAW_DONE (seed 000 §3.4); CREDIT returns tokens
@@ -46,27 +47,38 @@ inline constexpr std::uint16_t kFlagFailed = 8;
 /// bytes, the user address space of x86-64. Beyond it, the frame is malformed.
 inline constexpr std::uint64_t kMaxMessageBytes = std::uint64_t{1} << 47;
 
-/// 72 bytes, naturally aligned, host byte order (shm is one host; the tcp
-/// provider will fix an order).
+/// 80 bytes, naturally aligned, host byte order (shm is one host; the tcp
+/// provider will fix an order). Two parts: the first kLinkPartBytes belong to
+/// the link the frame is on (framing, its sequence number, the credits
+/// returned on it) and are rewritten by every hop; the rest is end-to-end --
+/// set by the source rank, carried unchanged to the destination -- so that
+/// a frame can be forwarded by SDF routing (ARCHITECTURE.md §4) without
+/// touching it. validate_link_part and validate_end_to_end check each.
 struct FrameHeader {
+  // ---- per-link part ----
   std::uint8_t version;
   std::uint8_t type;       ///< FrameType
   std::uint16_t flags;
   std::uint32_t credits;   ///< tokens returned to the receiver of this frame (piggybacked)
-  std::int32_t src;        ///< world rank of the sender
-  std::int32_t dst;        ///< world rank of the receiver
+  std::uint64_t seq;       ///< per-link, per-direction frame sequence number
+  // ---- end-to-end part ----
+  std::int32_t src;        ///< world rank of the source
+  std::int32_t dst;        ///< world rank of the destination
+  std::uint8_t hops;       ///< links crossed before the last one (0: sent by the link's peer itself)
+  std::uint8_t reserved0[3];  ///< 0
   std::uint32_t context;   ///< communicator context id
   std::int32_t tag;
+  std::uint32_t reserved1;    ///< 0
   std::uint64_t length;    ///< EAGER/DATA: payload bytes in this frame; RTS: message bytes;
                            ///< CTS: bytes granted; DONE: bytes written
-  std::uint64_t seq;       ///< per-link, per-direction frame sequence number
   std::uint64_t send_id;   ///< sender's request id (RTS/CTS/DONE/DATA/SYNC_ACK)
   std::uint64_t recv_id;   ///< receiver's request id (CTS/DONE/DATA)
   std::uint64_t addr;      ///< CTS, RECV_READY: receive buffer address; DATA: byte offset in
                            ///< the message; EAGER with kFlagChannel: the send's channel number
   std::uint64_t key;       ///< CTS/DONE/DATA: registration key of the receive buffer
 };
-static_assert(sizeof(FrameHeader) == 72);
+static_assert(sizeof(FrameHeader) == 80);
+inline constexpr std::size_t kLinkPartBytes = 16;  ///< offsetof(FrameHeader, src)
 
 /// What the receiving side of a link knows, against which a header is checked.
 struct LinkView {
@@ -78,7 +90,15 @@ struct LinkView {
 };
 
 /// Empty string if `h` is acceptable on this link, else a description of the
-/// first bad field ("bad frame type 9", "seq 5, expected 4", ...).
+/// first bad field ("bad frame type 9", "seq 5, expected 4", ...): the link
+/// part, then the end-to-end part.
 std::string validate_header(const FrameHeader& h, const LinkView& v);
+/// The per-link part alone: version, a type the engine handles, the
+/// sequence number this link expects, credits within its slots, known flags.
+std::string validate_link_part(const FrameHeader& h, const LinkView& v);
+/// The end-to-end part alone: addressed to this rank from the link's peer
+/// (no forwarded frame, hops = 0, while meshmp does not route), zero
+/// reserved bytes, context and tag in range, lengths that fit the type.
+std::string validate_end_to_end(const FrameHeader& h, const LinkView& v);
 
 }  // namespace meshmp::mesh

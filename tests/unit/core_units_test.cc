@@ -39,7 +39,7 @@ TEST(WireHeader, RejectsEachBadField) {
     const char* expected;
   };
   const Case cases[] = {
-      {[](FrameHeader& h) { h.version = 2; }, "wire version 2"},
+      {[](FrameHeader& h) { h.version = 1; }, "wire version 1"},  // the one-part header of before
       {[](FrameHeader& h) { h.type = 0; }, "bad frame type 0"},
       {[](FrameHeader& h) { h.type = 200; }, "bad frame type 200"},
       {[](FrameHeader& h) { h.seq = 18; }, "seq 18, expected 17"},
@@ -48,6 +48,9 @@ TEST(WireHeader, RejectsEachBadField) {
       {[](FrameHeader& h) { h.credits = 33; }, "credits 33 > 32"},
       {[](FrameHeader& h) { h.flags = 0x80; }, "unknown flags"},
       {[](FrameHeader& h) { h.context = 0x80000000u; }, "context id"},
+      {[](FrameHeader& h) { h.hops = 1; }, "a forwarded frame (1 hops)"},
+      {[](FrameHeader& h) { h.reserved0[2] = 1; }, "reserved header bytes"},
+      {[](FrameHeader& h) { h.reserved1 = 1; }, "reserved header bytes"},
       {[](FrameHeader& h) { h.length = 16385; }, "EAGER payload 16385 > slot size 16384"},
       {[](FrameHeader& h) {
          h.type = static_cast<std::uint8_t>(FrameType::kData);
@@ -76,6 +79,30 @@ TEST(WireHeader, RejectsEachBadField) {
   rts.type = static_cast<std::uint8_t>(FrameType::kRts);
   rts.length = 1ull << 40;  // a rendezvous length is not bounded by a slot
   EXPECT_EQ(validate_header(rts, kView), "");
+}
+
+// The two parts are checked apart: a hop rewrites the link part (its own
+// sequence number and credits) and must be able to trust the end-to-end
+// part without it, and the other way round.
+TEST(WireHeader, TheLinkPartAndTheEndToEndPartAreValidatedApart) {
+  FrameHeader h = good_header();
+  h.seq = 99;                   // wrong for this link
+  h.credits = 1000;
+  EXPECT_NE(validate_link_part(h, kView), "");
+  EXPECT_EQ(validate_end_to_end(h, kView), "");
+  h = good_header();
+  h.src = 4;                    // not the peer's
+  EXPECT_EQ(validate_link_part(h, kView), "");
+  EXPECT_NE(validate_end_to_end(h, kView), "");
+  // The link part is the first kLinkPartBytes: rewriting them leaves the
+  // end-to-end bytes as they were.
+  FrameHeader a = good_header(), b = good_header();
+  b.seq = 1234;
+  b.credits = 9;
+  b.flags = kFlagSync;
+  EXPECT_EQ(std::memcmp(reinterpret_cast<const char*>(&a) + kLinkPartBytes,
+                        reinterpret_cast<const char*>(&b) + kLinkPartBytes, sizeof a - kLinkPartBytes),
+            0);
 }
 
 // ---- credits ------------------------------------------------------------------
