@@ -21,9 +21,9 @@ def view(my=1, peer=0, seq=5, payload=16384, credits=32):
 
 def header(ftype, length=0, tag=0, flags=0, credits=0, src=0, dst=1, ctx=0, seq=5, version=2, hops=0):
     # link part: version, type, flags, credits, seq; end-to-end part: src,
-    # dst, hops, 3 reserved, context, tag, reserved, length, send_id,
-    # recv_id, addr, key (mesh/wire.h, 80 bytes)
-    return struct.pack("<BBHIQiiB3xIi4xQQQQQ", version, ftype, flags, credits, seq, src, dst, hops, ctx, tag,
+    # dst, tag, context (u16), hops, reserved, length, send_id, recv_id,
+    # addr, key (mesh/wire.h, 72 bytes)
+    return struct.pack("<BBHIQiiiHBxQQQQQ", version, ftype, flags, credits, seq, src, dst, tag, ctx, hops,
                        length, 1, 2, 0x1000, 7)
 
 

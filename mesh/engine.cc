@@ -21,8 +21,20 @@ const char* error_name(Error e) {
   return "?";
 }
 
+namespace {
+// The header carries 16 bits of context (wire.h); QMP's and MPI's ids are
+// below 4096 (context_ids.h).
+static_assert(2 * ContextIds::kPairs - 1 <= kMaxWireContext, "every context id fits the header");
+void check_context(std::uint32_t context, const char* call) {
+  if (context > kMaxWireContext)
+    throw std::invalid_argument(std::string("Engine::") + call + ": context " + std::to_string(context) +
+                                " > " + std::to_string(kMaxWireContext));
+}
+}  // namespace
+
 Request* Engine::send_init(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context,
                            SendMode mode) {
+  check_context(context, "send_init");
   Request* r = impl_->alloc_request();
   r->is_send = true;
   r->persistent = true;
@@ -36,6 +48,7 @@ Request* Engine::send_init(const void* buf, std::size_t len, int dst, int tag, s
 }
 
 Request* Engine::recv_init(void* buf, std::size_t len, int src, int tag, std::uint32_t context) {
+  check_context(context, "recv_init");
   Request* r = impl_->alloc_request();
   r->is_send = false;
   r->persistent = true;
@@ -74,7 +87,8 @@ Request* Engine::isend(const void* buf, std::size_t len, int dst, int tag, std::
 }
 
 bool Engine::try_send_now(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context) {
-  return dst != rank_ && len < opt_.eager_limit && impl_->peers[dst].failed == Error::kOk &&
+  return dst != rank_ && len < opt_.eager_limit && context <= kMaxWireContext &&
+         impl_->peers[dst].failed == Error::kOk &&
          impl_->write_eager_now(dst, buf, len, tag, context);
 }
 

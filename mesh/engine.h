@@ -116,7 +116,8 @@ class Engine {
   int neighbour(Direction d) const { return torus_.neighbour(rank_, d); }
 
   /// Nonblocking send of `len` bytes to world rank `dst` with `tag` (0..kTagUb)
-  /// on communicator `context`. The buffer must stay untouched until the
+  /// on communicator `context` (at most kMaxWireContext, 65535: a larger one
+  /// throws std::invalid_argument here and in every call that makes a request). The buffer must stay untouched until the
   /// request completes. Never returns nullptr.
   Request* isend(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context,
                  SendMode mode = SendMode::kStandard);

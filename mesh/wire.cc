@@ -44,8 +44,7 @@ std::string validate_end_to_end(const FrameHeader& h, const LinkView& v) {
   if (h.hops != 0) return "a forwarded frame (" + s(h.hops) + " hops), but no rank forwards yet";
   if (h.src != v.peer_rank) return "source rank " + s(h.src) + " on the link to rank " + s(v.peer_rank);
   if (h.dst != v.my_rank) return "destination rank " + s(h.dst) + ", this is rank " + s(v.my_rank);
-  if (h.reserved0[0] | h.reserved0[1] | h.reserved0[2] | h.reserved1) return "reserved header bytes are not 0";
-  if (h.context >= (1u << 31)) return "context id " + s(h.context) + " out of range";
+  if (h.reserved) return "reserved header byte " + s(h.reserved) + " is not 0";
   const auto type = static_cast<FrameType>(h.type);
   if ((type == FrameType::kEager || type == FrameType::kData) && h.length > v.max_payload)
     return std::string(frame_type_name(type)) + " payload " + s(h.length) + " > slot size " + s(v.max_payload);

@@ -47,7 +47,7 @@ inline constexpr std::uint16_t kFlagFailed = 8;
 /// bytes, the user address space of x86-64. Beyond it, the frame is malformed.
 inline constexpr std::uint64_t kMaxMessageBytes = std::uint64_t{1} << 47;
 
-/// 80 bytes, naturally aligned, host byte order (shm is one host; the tcp
+/// 72 bytes, naturally aligned, host byte order (shm is one host; the tcp
 /// provider will fix an order). Two parts: the first kLinkPartBytes belong to
 /// the link the frame is on (framing, its sequence number, the credits
 /// returned on it) and are rewritten by every hop; the rest is end-to-end --
@@ -64,11 +64,10 @@ struct FrameHeader {
   // ---- end-to-end part ----
   std::int32_t src;        ///< world rank of the source
   std::int32_t dst;        ///< world rank of the destination
-  std::uint8_t hops;       ///< links crossed before the last one (0: sent by the link's peer itself)
-  std::uint8_t reserved0[3];  ///< 0
-  std::uint32_t context;   ///< communicator context id
   std::int32_t tag;
-  std::uint32_t reserved1;    ///< 0
+  std::uint16_t context;   ///< communicator context id (mesh/context_ids.h: below 4096)
+  std::uint8_t hops;       ///< links crossed before the last one (0: sent by the link's peer itself)
+  std::uint8_t reserved;   ///< 0
   std::uint64_t length;    ///< EAGER/DATA: payload bytes in this frame; RTS: message bytes;
                            ///< CTS: bytes granted; DONE: bytes written
   std::uint64_t send_id;   ///< sender's request id (RTS/CTS/DONE/DATA/SYNC_ACK)
@@ -77,7 +76,9 @@ struct FrameHeader {
                            ///< the message; EAGER with kFlagChannel: the send's channel number
   std::uint64_t key;       ///< CTS/DONE/DATA: registration key of the receive buffer
 };
-static_assert(sizeof(FrameHeader) == 80);
+static_assert(sizeof(FrameHeader) == 72);
+/// Context ids the header can carry: below 2^16.
+inline constexpr std::uint32_t kMaxWireContext = 0xffff;
 inline constexpr std::size_t kLinkPartBytes = 16;  ///< offsetof(FrameHeader, src)
 
 /// What the receiving side of a link knows, against which a header is checked.

@@ -47,10 +47,8 @@ TEST(WireHeader, RejectsEachBadField) {
       {[](FrameHeader& h) { h.dst = 6; }, "destination rank 6"},
       {[](FrameHeader& h) { h.credits = 33; }, "credits 33 > 32"},
       {[](FrameHeader& h) { h.flags = 0x80; }, "unknown flags"},
-      {[](FrameHeader& h) { h.context = 0x80000000u; }, "context id"},
       {[](FrameHeader& h) { h.hops = 1; }, "a forwarded frame (1 hops)"},
-      {[](FrameHeader& h) { h.reserved0[2] = 1; }, "reserved header bytes"},
-      {[](FrameHeader& h) { h.reserved1 = 1; }, "reserved header bytes"},
+      {[](FrameHeader& h) { h.reserved = 1; }, "reserved header byte 1"},
       {[](FrameHeader& h) { h.length = 16385; }, "EAGER payload 16385 > slot size 16384"},
       {[](FrameHeader& h) {
          h.type = static_cast<std::uint8_t>(FrameType::kData);

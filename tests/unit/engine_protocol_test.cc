@@ -214,6 +214,21 @@ TEST(EngineOverLoopback, OnASwitchedFabricARankNoProviderReachesStopsTheStart) {
   EXPECT_EQ(refused.load(), 5);
 }
 
+TEST(EngineOverLoopback, AContextTheHeaderCannotCarryIsRefused) {
+  EngineSetup s;
+  s.torus = Torus({1});
+  std::unique_ptr<Engine> e = Engine::create(std::move(s));
+  int x = 0;
+  EXPECT_THROW(e->isend(&x, sizeof x, 0, 1, kMaxWireContext + 1), std::invalid_argument);
+  EXPECT_THROW(e->irecv(&x, sizeof x, 0, 1, kMaxWireContext + 1), std::invalid_argument);
+  EXPECT_FALSE(e->try_send_now(&x, sizeof x, 0, 1, kMaxWireContext + 1));
+  Status st;
+  Request* r = e->irecv(&x, sizeof x, 0, 1, kMaxWireContext);
+  e->send(&x, sizeof x, 0, 1, kMaxWireContext, SendMode::kStandard, nullptr);
+  e->wait(r, &st);
+  EXPECT_EQ(st.error, Error::kOk);
+}
+
 // A frame the engine has no handler for, or one that breaks the header's
 // rules, fails that peer: a receive waiting for it completes with kProtocol.
 void expect_rejected(FrameHeader h) {

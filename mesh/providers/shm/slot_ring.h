@@ -15,8 +15,13 @@ namespace meshmp::mesh {
 class SlotRing {
  public:
   /// Bytes in front of the payload in each slot: the publication stamp and
-  /// the frame header.
+  /// the frame header. The payload starts 16 bytes past a cache line, as
+  /// malloc's blocks do: glibc copies 1-8 KiB with `rep movsb`, which is
+  /// fastest when source and destination share their offset in a cache
+  /// line (a payload 8 bytes past, with an 80-byte header, made those
+  /// messages three to five times slower; 64-aligned, up to 1.5 times).
   static constexpr std::size_t kSlotOverhead = 8 + sizeof(FrameHeader);
+  static_assert(kSlotOverhead % 64 == 16);
 
   /// Slot size for a payload capacity, rounded up to a cache line.
   static std::size_t slot_size_for(std::size_t payload) {
