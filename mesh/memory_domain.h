@@ -2,7 +2,9 @@
 // from its links as UCX keeps memory domains apart from endpoints
 // (ARCHITECTURE.md §3). The engine asks it for the packed remote key a CTS
 // or RECV_READY announces and never looks inside one; the Link that receives
-// the key back in a put unpacks it.
+// the key back in a put unpacks it. A domain that must register memory
+// before a put can reach it (verbs) keeps its registrations in a
+// RegistrationCache (registration_cache.h); shm's needs none.
 #pragma once
 
 #include <cstddef>
