@@ -1,9 +1,9 @@
 // Communicators (MPI-1.1 §5.4): MPI_COMM_WORLD, MPI_COMM_SELF, dup, split,
 // free, compare. Each communicator has a pair of contexts of its own -- one
 // for point-to-point, one for collective traffic -- agreed over the parent
-// as the largest next free context of its members, so traffic of different
-// communicators never matches (§5.1). MPI contexts start at 0x40000000,
-// apart from QMP's.
+// as a pair free on every member (mesh/context_ids.h, shared with QMP), so
+// traffic of different communicators never matches (§5.1); MPI_Comm_free
+// gives the pair back.
 #include <algorithm>
 #include <climits>
 #include <cstring>
