@@ -276,6 +276,8 @@ Error Engine::smp_combine(const void* mine, std::size_t bytes, void* result, Smp
     return Error::kOk;
   }
   const std::uint64_t seq = im.smp_seq++;
+  if (!im.host)
+    throw std::logic_error("Engine::smp_combine: no host-local combine (smp_available() is false)");
   HostCombine& hc = *im.host;
   if (hc.arrive(seq, mine, bytes)) {
     // Contributions of other sizes (the ranks' counts differ) are folded as

@@ -117,8 +117,9 @@ class Engine {
 
   /// Nonblocking send of `len` bytes to world rank `dst` with `tag` (0..kTagUb)
   /// on communicator `context` (at most kMaxWireContext, 65535: a larger one
-  /// throws std::invalid_argument here and in every call that makes a request). The buffer must stay untouched until the
-  /// request completes. Never returns nullptr.
+  /// throws std::invalid_argument here and in every call that makes a
+  /// request). The buffer must stay untouched until the request completes.
+  /// Never returns nullptr.
   Request* isend(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context,
                  SendMode mode = SendMode::kStandard);
   /// Nonblocking receive of up to `len` bytes from `src` (or kAnySource) with
@@ -219,10 +220,10 @@ class Engine {
   /// kProtocol on every rank if shared memory is corrupted, kTruncate on a
   /// rank whose `bytes` is smaller than another rank's (mismatched counts; the
   /// result is then undefined); throws
-  /// std::length_error if bytes > smp_max_bytes() (the caller's mistake).
-  /// Seed 002 §5.2 (flat tree, one writer per slot; host_combine.h and
-  /// providers/shm/shm_provider.h say how
-  /// the release differs).
+  /// std::length_error if bytes > smp_max_bytes() and std::logic_error
+  /// without smp_available() (the caller's mistakes). Seed 002 §5.2 (flat
+  /// tree, one writer per slot; host_combine.h and
+  /// providers/shm/shm_provider.h say how the release differs).
   using SmpFold = void (*)(const char* all, void* result, void* ctx);
   /// Whether every rank of the job shares this host and a provider offers
   /// the host-local combine (provider.h).

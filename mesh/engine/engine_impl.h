@@ -152,7 +152,8 @@ struct LinkState {
   LinkStats stats;
   bool up = false;
   std::uint64_t credited_through = 0;  // frames below this seq had their credits applied
-  std::deque<Request*> put_retry;      // puts that found no resource, in order
+  std::deque<Request*> put_queue;      // puts to do, in order: queued by a frame handler, or
+                                       // that found no resource
   std::uint32_t puts_in_flight = 0;    // puts that returned kInProgress, not yet completed
 };
 
@@ -193,6 +194,7 @@ struct Engine::Impl {
   std::uint64_t smp_seq = 0;      // host-local combines done so far
   std::vector<char> smp_all;      // every contribution, on the last to arrive
   ContextIds contexts;
+  bool polling = false;           // inside poll_link's frame loop: handlers queue their puts
 
   explicit Impl(Engine& eng) : e(eng), matcher(eng.size_) {}
 

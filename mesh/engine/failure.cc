@@ -18,7 +18,7 @@ void Engine::Impl::fail_peer(int peer, Error why, const std::string& msg, bool t
   if (why == Error::kProtocol && tell_peer) peers[peer].provider->report_closed(peer);
   for (LinkState* ls : peers[peer].links) {
     while (PendingFrame* f = ls->sendq.pop_front()) release_frame(f);
-    ls->put_retry.clear();
+    ls->put_queue.clear();
   }
   for (auto& up : requests) {
     Request* r = up.get();

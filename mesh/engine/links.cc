@@ -133,6 +133,11 @@ bool Engine::Impl::poll_link(LinkState& ls) {
   }
   FrameHeader h;
   const char* payload = nullptr;
+  polling = true;
+  struct PollEnd {
+    bool& flag;
+    ~PollEnd() { flag = false; }
+  } poll_end{polling};
   for (int budget = 0; budget < 64 && ls.link->peek(&h, &payload); ++budget) {
     LinkView view{e.rank_, peer, ls.link->recv_seq(), ls.max_payload, ls.ledger.slots()};
     std::string bad = validate_header(h, view);
@@ -153,7 +158,8 @@ bool Engine::Impl::poll_link(LinkState& ls) {
     any = true;
     if (peers[peer].failed != Error::kOk) return true;
   }
-  if (!ls.put_retry.empty() || ls.puts_in_flight) any |= progress_puts(ls);
+  polling = false;
+  if (!ls.put_queue.empty() || ls.puts_in_flight) any |= progress_puts(ls);
   if (peers[peer].failed != Error::kOk) return true;
   any |= flush(ls);
   if (ls.ledger.wants_explicit_credit() && ls.ledger.can_send_credit()) {

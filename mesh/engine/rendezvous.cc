@@ -58,6 +58,15 @@ void Engine::Impl::write_granted(LinkState& ls, Request* s, std::size_t granted,
   s->remote_id = recv_id;
   s->remote_key = key;
   if (granted == 0) return finish_put(ls, s, PutStatus::kDone);
+  if (polling) {
+    // A CTS or RECV_READY handler: the put waits until the poll has taken
+    // its frames (progress_puts), so no handler copies megabytes while the
+    // frames behind it wait.
+    s->state = State::kPutting;
+    s->put_addr = addr;
+    ls.put_queue.push_back(s);
+    return;
+  }
   const iovec iov{s->buf, granted};
   const PutStatus st = ls.link->put(&iov, 1, addr, key, s->id);
   if (st == PutStatus::kInProgress) {
@@ -66,7 +75,7 @@ void Engine::Impl::write_granted(LinkState& ls, Request* s, std::size_t granted,
   } else if (st == PutStatus::kNoResource) {
     s->state = State::kPutting;
     s->put_addr = addr;
-    ls.put_retry.push_back(s);
+    ls.put_queue.push_back(s);
   } else {
     finish_put(ls, s, st);
   }
@@ -123,8 +132,8 @@ void Engine::Impl::finish_put(LinkState& ls, Request* s, PutStatus st) {
   }
 }
 
-// Puts that completed later (kInProgress) and puts that found no resource
-// (kNoResource, retried in order).
+// Puts that completed later (kInProgress), then the queued ones in order:
+// those frame handlers asked for and those that found no resource.
 bool Engine::Impl::progress_puts(LinkState& ls) {
   bool any = false;
   PutCompletion c;
@@ -138,12 +147,12 @@ bool Engine::Impl::progress_puts(LinkState& ls) {
     --ls.puts_in_flight;
     finish_put(ls, s, c.status);
   }
-  while (!ls.put_retry.empty()) {
-    Request* s = ls.put_retry.front();
+  while (!ls.put_queue.empty()) {
+    Request* s = ls.put_queue.front();
     const iovec iov{s->buf, s->granted};
     const PutStatus st = ls.link->put(&iov, 1, s->put_addr, s->remote_key, s->id);
     if (st == PutStatus::kNoResource) break;
-    ls.put_retry.pop_front();
+    ls.put_queue.pop_front();
     any = true;
     if (st == PutStatus::kInProgress) ++ls.puts_in_flight;
     else finish_put(ls, s, st);

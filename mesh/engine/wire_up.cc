@@ -233,7 +233,7 @@ void Engine::shutdown() {
   // Drain queued frames (DONE, SYNC_ACK, credits) before leaving.
   im.block_until([&] {
     for (auto& ls : im.links)
-      if ((!ls->sendq.empty() || !ls->put_retry.empty() || ls->puts_in_flight) &&
+      if ((!ls->sendq.empty() || !ls->put_queue.empty() || ls->puts_in_flight) &&
           im.peers[ls->peer].failed == Error::kOk)
         return false;
     return true;
