@@ -1,4 +1,5 @@
 #include "collectives/collectives.h"
+#include "collectives/hierarchy.h"
 
 #include <algorithm>
 #include <cstring>
@@ -333,6 +334,8 @@ Error allreduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op
   const std::size_t bytes = count * op.elem_size;
   if ((algo == CombineAlgorithm::kAuto || algo == CombineAlgorithm::kSharedMemory) && smp_applies(g, bytes))
     return smp_allreduce(g, buf, count, op);
+  if (algo == CombineAlgorithm::kAuto && op.commutative && hierarchy_applies(g))
+    return hierarchical_allreduce(g, buf, count, op);
   if (!op.commutative) algo = CombineAlgorithm::kReduceBroadcast;  // the only rank-ordered one
   if (algo == CombineAlgorithm::kAuto || algo == CombineAlgorithm::kSharedMemory)
     algo = bytes <= kExchangeMaxBytes ? CombineAlgorithm::kDimensionExchange
@@ -357,6 +360,7 @@ Error barrier(const Group& g, CombineAlgorithm algo) {
   if (algo == CombineAlgorithm::kAuto || algo == CombineAlgorithm::kSharedMemory) {
     if (smp_applies(g, 0)) return smp_allreduce(g, &dummy, 0, none);
   }
+  if (algo == CombineAlgorithm::kAuto && hierarchy_applies(g)) return hierarchical_allreduce(g, &dummy, 0, none);
   if (is_torus(g)) return torus_exchange_allreduce(g, &dummy, 0, none);
   // Dissemination: round k signals rank + 2^k and waits for rank - 2^k.
   Call call(g);

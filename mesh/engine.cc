@@ -267,6 +267,8 @@ ContextIds& Engine::context_ids() { return impl_->contexts; }
 
 bool Engine::same_host(int peer) const { return peer == rank_ || impl_->peers.at(peer).same_host; }
 
+int Engine::host_of(int rank) const { return impl_->host_ids.at(rank); }
+
 Error Engine::smp_combine(const void* mine, std::size_t bytes, void* result, SmpFold fold, void* ctx) {
   if (bytes > smp_max_bytes())
     throw std::length_error("Engine::smp_combine: bytes = " + std::to_string(bytes) + " > smp_max_bytes()");

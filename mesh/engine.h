@@ -239,6 +239,10 @@ class Engine {
   /// Whether world rank `peer` runs on this host (the address vector; this
   /// rank itself does).
   bool same_host(int peer) const;
+  /// The host world rank `rank` runs on, named by the lowest rank there
+  /// (every rank learns every rank's at start): node-local groups for
+  /// hierarchical collectives.
+  int host_of(int rank) const;
 
   /// One round of polling: connections, incoming frames, queued sends.
   /// Returns true if anything happened.

@@ -194,6 +194,7 @@ struct Engine::Impl {
   std::uint64_t smp_seq = 0;      // host-local combines done so far
   std::vector<char> smp_all;      // every contribution, on the last to arrive
   ContextIds contexts;
+  std::vector<int> host_ids;      // by world rank: the lowest rank on its host (wire_up)
   bool polling = false;           // inside poll_link's frame loop: handlers queue their puts
 
   explicit Impl(Engine& eng) : e(eng), matcher(eng.size_) {}

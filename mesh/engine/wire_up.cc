@@ -68,9 +68,25 @@ void Engine::Impl::wire_up() {
       throw std::runtime_error("no provider reaches rank " + std::to_string(p));
     peers[p].failed = Error::kUnreachable;
   }
+  // Locality for everyone's collectives: a host is named by the lowest rank
+  // on it, which each rank knows from its providers' same_host().
+  int my_host = e.rank_;
+  for (int p = 0; p < e.rank_; ++p)
+    if (peers[p].same_host) {
+      my_host = p;
+      break;
+    }
+  boot->put("host", std::to_string(my_host));
   for (const Want& w : wants)
     if (e.rank_ < w.peer) made.emplace_back(w, peers[w.peer].provider->offer_link(w.peer, w.index));
   boot->fence();
+  for (int r = 0; r < e.size_; ++r) {
+    const std::string& h = boot->get(r, "host");
+    const int id = std::atoi(h.c_str());
+    if (h != std::to_string(id) || id < 0 || id > r)
+      throw std::runtime_error("bootstrap: malformed host card from rank " + std::to_string(r));
+    host_ids[r] = id;
+  }
   for (auto& pv : providers) {
     std::vector<std::string> cards;
     for (int r = 0; r < e.size_; ++r) cards.push_back(boot->get(r, pv->name()));
@@ -216,6 +232,7 @@ std::unique_ptr<Engine> Engine::create(EngineSetup setup) {
   e.impl_ = std::make_unique<Impl>(e);
   Impl& im = *e.impl_;
   im.peers.resize(e.size_);
+  im.host_ids.assign(e.size_, 0);
   im.by_direction.assign(2 * e.torus_.ndims(), nullptr);
   if (e.size_ > 1) {
     if (!setup.bootstrap || setup.providers.empty())

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <deque>
 #include <stdexcept>
+#include <thread>
 #include <tuple>
 
 namespace meshmp::testing_support {
@@ -37,6 +38,7 @@ struct LoopbackFabric::Shared {
   std::vector<std::string> log;
   PutMode mode = PutMode::kImmediate;
   bool neighbours_only = false;
+  std::vector<int> hosts;  // empty: a host per rank
   int no_resource_left = 0;
   int put_calls = 0;
   struct Deferred {
@@ -175,7 +177,10 @@ class LoopbackProvider final : public mesh::Provider {
     const int d = (peer - me_ + s_->nranks) % s_->nranks;
     return !s_->neighbours_only || d == 1 || d == s_->nranks - 1;
   }
-  bool same_host(int) const override { return false; }  // so no host-local combine is expected
+  bool same_host(int peer) const override {
+    std::lock_guard<std::mutex> g(s_->mu);
+    return !s_->hosts.empty() && s_->hosts[peer] == s_->hosts[me_];
+  }
   std::unique_ptr<mesh::Link> connect(int peer) override {
     {
       std::lock_guard<std::mutex> g(s_->mu);
@@ -274,6 +279,40 @@ std::unique_ptr<mesh::Provider> LoopbackFabric::provider(int rank) {
 }
 std::unique_ptr<mesh::Bootstrap> LoopbackFabric::bootstrap(int rank) {
   return std::make_unique<LoopbackBootstrap>(s_, rank);
+}
+
+void LoopbackFabric::set_hosts(std::vector<int> host_of_rank) {
+  std::lock_guard<std::mutex> g(s_->mu);
+  s_->hosts = std::move(host_of_rank);
+}
+
+std::vector<std::string> LoopbackFabric::run(const std::function<void(mesh::Engine&, int)>& body,
+                                             const std::string& mesh_fabric_config) {
+  const int n = s_->nranks;
+  std::vector<std::thread> threads;
+  std::vector<std::string> errors(n);
+  for (int r = 0; r < n; ++r)
+    threads.emplace_back([&, r] {
+      try {
+        mesh::EngineSetup s;
+        s.rank = r;
+        s.size = n;
+        s.torus = mesh::Torus({n});
+        s.options.eager_limit = s_->payload;
+        s.options.credits = 8;
+        s.options.spin = 50;
+        s.options.mesh_fabric_config = mesh_fabric_config;
+        s.bootstrap = bootstrap(r);
+        s.providers.push_back(provider(r));
+        std::unique_ptr<mesh::Engine> e = mesh::Engine::create(std::move(s));
+        body(*e, r);
+        e->shutdown();
+      } catch (const std::exception& ex) {
+        errors[r] = ex.what();
+      }
+    });
+  for (auto& t : threads) t.join();
+  return errors;
 }
 
 void LoopbackFabric::set_neighbours_only(bool on) {

@@ -10,6 +10,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "mesh/bootstrap.h"
+#include "mesh/engine.h"
 #include "mesh/provider.h"
 
 namespace meshmp::testing_support {
@@ -29,6 +31,13 @@ class LoopbackFabric {
 
   std::unique_ptr<mesh::Provider> provider(int rank);
   std::unique_ptr<mesh::Bootstrap> bootstrap(int rank);
+
+  /// Runs body(engine, rank) on every rank, each in a thread, with an
+  /// Engine::create'd engine over this fabric on a 1-D torus of nranks
+  /// (eager limit = the slot payload, 8 credits), then shuts the engines
+  /// down. Returns what each rank threw ("" if nothing).
+  std::vector<std::string> run(const std::function<void(mesh::Engine&, int)>& body,
+                               const std::string& mesh_fabric_config = "");
 
   enum class PutMode {
     kImmediate,   ///< put copies at once: kDone
@@ -47,6 +56,9 @@ class LoopbackFabric {
   /// Like cables on a mesh: a provider reaches only ranks next to it on the
   /// ring 0..n-1 (and so cannot link to any other rank).
   void set_neighbours_only(bool on);
+  /// Which simulated host each rank is on (same_host()); by default every
+  /// rank is on a host of its own.
+  void set_hosts(std::vector<int> host_of_rank);
 
   /// Writes a frame from `from` to `to` on link #0 with the next sequence
   /// number, as if `from`'s engine had sent it.

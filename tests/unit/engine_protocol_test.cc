@@ -28,33 +28,12 @@ using PutMode = LoopbackFabric::PutMode;
 
 constexpr std::size_t kEagerLimit = 1024;
 
-// Runs body(engine, rank) on every rank of a 1-D torus of n, each in a
-// thread, with engines made through Engine::create over `fabric`.
+// Runs body(engine, rank) on every rank of the fabric (LoopbackFabric::run)
+// and expects none to throw.
 void run_ranks(LoopbackFabric& fabric, int n, const std::function<void(Engine&, int)>& body,
                const std::string& mesh_fabric_config = "") {
-  std::vector<std::thread> threads;
-  std::vector<std::string> errors(n);
-  for (int r = 0; r < n; ++r)
-    threads.emplace_back([&, r] {
-      try {
-        EngineSetup s;
-        s.rank = r;
-        s.size = n;
-        s.torus = Torus({n});
-        s.options.eager_limit = kEagerLimit;
-        s.options.credits = 8;
-        s.options.spin = 50;
-        s.options.mesh_fabric_config = mesh_fabric_config;
-        s.bootstrap = fabric.bootstrap(r);
-        s.providers.push_back(fabric.provider(r));
-        std::unique_ptr<Engine> e = Engine::create(std::move(s));
-        body(*e, r);
-        e->shutdown();
-      } catch (const std::exception& ex) {
-        errors[r] = ex.what();
-      }
-    });
-  for (auto& t : threads) t.join();
+  const std::vector<std::string> errors = fabric.run(body, mesh_fabric_config);
+  ASSERT_EQ(errors.size(), static_cast<std::size_t>(n));
   for (int r = 0; r < n; ++r) EXPECT_EQ(errors[r], "") << "rank " << r;
 }
 
