@@ -30,17 +30,18 @@ Hierarchy split_by_host(const Group& g) {
 }
 
 bool hierarchy_applies(const Group& g) {
+  // Asked on every combine too large for the shared-memory one: a group on
+  // one host answers after one pass, with no allocation.
   const mesh::Engine& e = *g.engine;
   const int first = e.host_of(g.ranks[0]);
-  bool spans = false, shared = false;
-  std::vector<int> seen;
-  for (int r : g.ranks) {
-    const int host = e.host_of(r);
-    spans |= host != first;
-    for (int s : seen) shared |= s == host;
-    seen.push_back(host);
-  }
-  return spans && shared;
+  int other = 0;
+  while (other < g.size() && e.host_of(g.ranks[other]) == first) ++other;
+  if (other == g.size()) return false;  // one host
+  if (other > 1) return true;           // two members on the first host
+  for (int i = 1; i < g.size(); ++i)
+    for (int j = 0; j < i; ++j)
+      if (e.host_of(g.ranks[i]) == e.host_of(g.ranks[j])) return true;
+  return false;
 }
 
 mesh::Error hierarchical_allreduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op) {

@@ -152,11 +152,10 @@ Engine& Engine::init() {
     ++g_engine_users;
     return *g_engine;
   }
-  std::unique_ptr<Engine> eng(new Engine());
-  Engine& e = *eng;  // holds the parsed settings until create() makes the engine
-  e.rank_ = static_cast<int>(env_long(env::kRank, 0, 0, 1 << 24));
-  e.size_ = static_cast<int>(env_long(env::kSize, 1, 1, 1 << 24));
-  if (e.rank_ >= e.size_)
+  EngineSetup setup;
+  setup.rank = static_cast<int>(env_long(env::kRank, 0, 0, 1 << 24));
+  setup.size = static_cast<int>(env_long(env::kSize, 1, 1, 1 << 24));
+  if (setup.rank >= setup.size)
     throw std::runtime_error(std::string(env::kRank) + " must be below " + env::kSize);
 
   // Geometry: the launcher's --geometry, else the config's torus, else a
@@ -168,52 +167,47 @@ Engine& Engine::init() {
     MeshConfig cfg = load_config(cfg_path);
     dims = cfg.torus.dims();
     periodic = cfg.torus.periodic();
-    e.opt_.eager_limit = cfg.eager_limit;
-    e.opt_.credits = static_cast<std::uint32_t>(cfg.credits);
-    if (cfg.fabric == Fabric::kMesh) e.opt_.mesh_fabric_config = cfg_path;
+    setup.options.eager_limit = cfg.eager_limit;
+    setup.options.credits = static_cast<std::uint32_t>(cfg.credits);
+    if (cfg.fabric == Fabric::kMesh) setup.options.mesh_fabric_config = cfg_path;
   }
   if (const char* g = std::getenv(env::kGeometry); g && *g) {
     dims = parse_dims(g);
     if (periodic.size() != dims.size()) periodic.clear();
   }
-  if (dims.empty()) dims = balanced_dims(e.size_, 3);
-  e.torus_ = Torus(dims, periodic);
-  if (e.torus_.size() != e.size_)
-    throw std::runtime_error("geometry " + e.torus_.to_string() + " has " + std::to_string(e.torus_.size()) +
-                             " nodes but the job has " + std::to_string(e.size_) + " ranks");
+  if (dims.empty()) dims = balanced_dims(setup.size, 3);
+  setup.torus = Torus(dims, periodic);
+  if (setup.torus.size() != setup.size)  // before the launcher is contacted (create() checks again)
+    throw std::runtime_error("geometry " + setup.torus.to_string() + " has " + std::to_string(setup.torus.size()) +
+                             " nodes but the job has " + std::to_string(setup.size) + " ranks");
 
-  e.opt_.eager_limit = static_cast<std::size_t>(env_long(env::kEagerLimit, static_cast<long>(e.opt_.eager_limit), 64, 1 << 20));
-  e.opt_.credits = static_cast<std::uint32_t>(env_long(env::kCredits, e.opt_.credits, 4, 1024));
-  e.opt_.cma = env_long(env::kShmCma, 1, 0, 1) != 0;
-  e.opt_.spin = static_cast<int>(env_long(env::kSpin, e.opt_.spin, 0, 1 << 30));
+  setup.options.eager_limit = static_cast<std::size_t>(env_long(env::kEagerLimit, static_cast<long>(setup.options.eager_limit), 64, 1 << 20));
+  setup.options.credits = static_cast<std::uint32_t>(env_long(env::kCredits, setup.options.credits, 4, 1024));
+  setup.options.cma = env_long(env::kShmCma, 1, 0, 1) != 0;
+  setup.options.spin = static_cast<int>(env_long(env::kSpin, setup.options.spin, 0, 1 << 30));
   // All ranks share this host (shm): more ranks than CPUs means oversubscribed.
-  e.opt_.yield = env_long(env::kYield, e.size_ > static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)), 0, 1) != 0;
-  e.opt_.unexpected_limit = static_cast<std::size_t>(env_long(env::kUnexpectedLimit, static_cast<long>(e.opt_.unexpected_limit), 0, 1L << 40));
-  e.opt_.registered_limit = static_cast<std::size_t>(env_long(env::kRegisteredLimit, static_cast<long>(e.opt_.registered_limit), 0, 1L << 40));
+  setup.options.yield = env_long(env::kYield, setup.size > static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)), 0, 1) != 0;
+  setup.options.unexpected_limit = static_cast<std::size_t>(env_long(env::kUnexpectedLimit, static_cast<long>(setup.options.unexpected_limit), 0, 1L << 40));
+  setup.options.registered_limit = static_cast<std::size_t>(env_long(env::kRegisteredLimit, static_cast<long>(setup.options.registered_limit), 0, 1L << 40));
 
-  EngineSetup setup;
-  setup.rank = e.rank_;
-  setup.size = e.size_;
-  setup.torus = e.torus_;
-  setup.options = e.opt_;
-  if (e.size_ > 1) {
+  if (setup.size > 1) {
     const char* job = std::getenv(env::kJob);
     if (!job) throw std::runtime_error(std::string(env::kSize) + " > 1 but no launcher: start the job with qmprun");
     if (!*job || std::strspn(job, "0123456789abcdefghijklmnopqrstuvwxyz") != std::strlen(job) || std::strlen(job) > 64)
       throw std::runtime_error(std::string(env::kJob) + "=" + job + ": expected up to 64 lower-case letters and digits");
-    setup.bootstrap = connect_bootstrap(e.rank_, e.size_);
+    setup.bootstrap = connect_bootstrap(setup.rank, setup.size);
     ProviderSetup ps;
     ps.job = job;
-    ps.rank = e.rank_;
-    ps.nranks = e.size_;
-    ps.slots = e.opt_.credits;
-    ps.payload = e.opt_.eager_limit;
-    ps.cma = e.opt_.cma;
-    ps.registered_limit = e.opt_.registered_limit;
+    ps.rank = setup.rank;
+    ps.nranks = setup.size;
+    ps.slots = setup.options.credits;
+    ps.payload = setup.options.eager_limit;
+    ps.cma = setup.options.cma;
+    ps.registered_limit = setup.options.registered_limit;
     const char* which = std::getenv(env::kProvider);
     setup.providers = open_providers(which ? which : "", ps);
   }
-  eng = create(std::move(setup));
+  std::unique_ptr<Engine> eng = create(std::move(setup));
   g_engine = eng.release();
   g_engine_users = 1;
   return *g_engine;
