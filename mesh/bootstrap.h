@@ -25,6 +25,10 @@ class Bootstrap {
   /// What `rank` put under `key` before the last fence. Throws
   /// std::runtime_error naming the rank and key if it put nothing there.
   virtual const std::string& get(int rank, const std::string& key) const = 0;
+  /// The job's secret (bytes; never empty for a job of several ranks under
+  /// a launcher): providers that accept connections from the network (tcp)
+  /// authenticate their peers with it. Never part of a name others can see.
+  virtual const std::string& secret() const = 0;
   /// Ranks of this job on this host, this one included.
   virtual int local_ranks() const = 0;
   /// Asks the launcher to end the whole job with exit status `code`;

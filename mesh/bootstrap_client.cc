@@ -14,7 +14,7 @@
 namespace meshmp::mesh {
 
 LauncherBootstrap::LauncherBootstrap(const std::string& path, int rank, int size, const std::string& secret)
-    : size_(size) {
+    : size_(size), secret_(secret) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   if (path.size() >= sizeof addr.sun_path)

@@ -25,11 +25,13 @@ class LauncherBootstrap final : public Bootstrap {
   void fence() override;
   const std::string& get(int rank, const std::string& key) const override;
   int local_ranks() const override { return size_; }
+  const std::string& secret() const override { return secret_; }
   void abort(int code, const std::string& message) override;
 
  private:
   int fd_ = -1;
   int size_;
+  std::string secret_;
   std::map<std::string, std::string> mine_;
   std::vector<std::map<std::string, std::string>> all_;  // by rank, as of the last fence
 };

@@ -53,9 +53,11 @@ class Link {
 
   /// Send side. The caller holds a token. begin_send() returns the header to
   /// fill and sets *payload to max_payload() bytes after it; end_send()
-  /// stamps the sequence number, publishes the frame and wakes the peer.
+  /// stamps the sequence number, publishes the frame with the first
+  /// `payload_bytes` of its payload (what a stream provider transmits) and
+  /// wakes the peer.
   virtual FrameHeader* begin_send(char** payload) = 0;
-  virtual void end_send() = 0;
+  virtual void end_send(std::size_t payload_bytes) = 0;
 
   /// Receive side. If a frame is waiting, copies its header into *h (the
   /// shared copy may change under us; only the private copy is trusted),

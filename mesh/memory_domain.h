@@ -21,7 +21,12 @@ class MemoryDomain {
   /// a stale frame cannot complete a newer receive). Never 0. Memory that is
   /// not registered gets a key too: a provider that can put into ordinary
   /// memory (shm: process_vm_writev) accepts it.
-  virtual std::uint64_t remote_key(const void* buf, std::size_t len, std::uint32_t nonce) const = 0;
+  /// `peer` is the rank the key is announced to: a domain that checks puts
+  /// against its keys (tcp) accepts this key only on links to that peer.
+  virtual std::uint64_t remote_key(const void* buf, std::size_t len, std::uint32_t nonce, int peer) = 0;
+  /// The receive that announced `rkey` is over (completed or failed): no put
+  /// to it is accepted any more. Every key remote_key() made is forgotten once.
+  virtual void forget(std::uint64_t rkey) { (void)rkey; }
   /// Whether a put to `rkey` is a plain memory copy into a region already
   /// registered (no system call per transfer): then a small message is
   /// better put than copied through the slots.

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "mesh/geometry.h"
 #include "mesh/host_combine.h"
 #include "mesh/link.h"
 #include "mesh/memory_domain.h"
@@ -25,6 +26,19 @@ struct ProviderCaps {
   bool rdma_read = false;          ///< (no provider yet)
   bool registered_memory = false;  ///< memory_domain() allocates registered memory
   bool host_combine = false;       ///< host_combine() is offered
+  /// The links to one peer are independent paths (two cables on an axis of
+  /// size 2): the engine stripes large puts over them (channel bonding,
+  /// seed 000 §3.10). Not shm's: both of its links share one memory bus.
+  bool stripe = false;
+};
+
+/// A link that failed under the provider (Provider::take_failures).
+struct LinkFailure {
+  int peer = -1;
+  /// true: the peer or the path to it is gone (EOF, reset, timeout);
+  /// false: it sent data this rank rejected, or rejected ours.
+  bool peer_gone = false;
+  std::string what;  ///< names the link and the peer ("tcp 0<->3 #0 (198.18.0.1): connection reset")
 };
 
 class Provider {
@@ -69,8 +83,10 @@ class Provider {
   /// Tells `peer`, out of band (it needs no token and no working link), that
   /// this rank rejected its data and closed the link, and wakes it.
   virtual void report_closed(int peer) = 0;
-  /// Appends the peers that closed their link to this rank since the last call.
-  virtual void take_closed(std::vector<int>* peers) = 0;
+  /// Appends the links that failed since the last call: peers that closed
+  /// their link to this rank (report_closed), and -- where the provider
+  /// sees it (tcp) -- connections that broke or carried malformed data.
+  virtual void take_failures(std::vector<LinkFailure>* failures) = 0;
 
   // ---- idle waiting ------------------------------------------------------------
   /// arm() announces that this rank is about to sleep and returns a value to
@@ -80,6 +96,13 @@ class Provider {
   virtual std::uint32_t arm() = 0;
   virtual void sleep(std::uint32_t seen, int timeout_ms) = 0;
   virtual void disarm() = 0;
+  /// For a job that uses several providers, which must block in one place:
+  /// switches this provider's wake-ups to a descriptor that becomes readable
+  /// when sleep() would return (the caller epolls it with the others'
+  /// between arm() and disarm(), and drains it with drain_wait_fd()), and
+  /// returns it; -1 if the provider cannot.
+  virtual int wait_fd() = 0;
+  virtual void drain_wait_fd() = 0;
 
   // ---- offloads ------------------------------------------------------------------
   /// The provider's memory domain, or nullptr.
@@ -96,10 +119,21 @@ struct ProviderSetup {
   std::size_t payload = 16384;  ///< bytes per slot (EngineOptions::eager_limit)
   bool cma = true;            ///< shm: RDMA write by process_vm_writev
   std::size_t registered_limit = 0;  ///< bytes of registered memory
+  std::string secret;         ///< the job's secret (Bootstrap::secret): tcp authenticates with it
+  std::string host;           ///< this rank's host_identity()
+  bool forced = false;        ///< MESHMP_PROVIDER named one provider: it must reach every rank
+  Torus torus;                ///< the job's torus (which link runs in which direction)
+  bool mesh_fabric = false;   ///< only neighbours are cabled (config fabric = "mesh")
+  /// The interface carrying each direction (Direction::index()), "" where
+  /// the config names none: tcp connects a neighbour link over its cable.
+  std::vector<std::string> interfaces;
+  int timeout_ms = 5000;      ///< tcp: a silent peer or cable fails its links after this long
 };
 
-/// The providers MESHMP_PROVIDER names (empty: every one available; today
-/// only "shm"). Throws std::runtime_error naming an unknown one.
+/// The providers MESHMP_PROVIDER names: "shm", "tcp", or "auto"/empty (shm
+/// between ranks on one host and network namespace, tcp between the
+/// others; seed 001 §2-3), in the order the engine asks them who reaches a
+/// peer. Throws std::runtime_error naming an unknown one.
 std::vector<std::unique_ptr<Provider>> open_providers(const std::string& which, const ProviderSetup& setup);
 
 }  // namespace meshmp::mesh

@@ -35,7 +35,7 @@ std::string validate_link_part(const FrameHeader& h, const LinkView& v) {
     return "bad frame type " + s(h.type);
   if (h.seq != v.expected_seq) return "seq " + s(h.seq) + ", expected " + s(v.expected_seq);
   if (h.credits > v.max_credits) return "credits " + s(h.credits) + " > " + s(v.max_credits) + " slots";
-  if (h.flags & ~(kFlagSync | kFlagStreamed | kFlagChannel | kFlagFailed)) return "unknown flags " + s(h.flags);
+  if (h.flags & ~(kFlagSync | kFlagStreamed | kFlagChannel | kFlagFailed | kFlagStripe)) return "unknown flags " + s(h.flags);
   return {};
 }
 

@@ -42,6 +42,11 @@ inline constexpr std::uint16_t kFlagChannel = 4;
 /// DONE of a transfer that failed (its bytes could not be moved, e.g. a bad
 /// buffer address): the receive fails; the link stays up.
 inline constexpr std::uint16_t kFlagFailed = 8;
+/// DONE of one stripe of a put striped over several links to the peer
+/// (seed 000 §3.10): `length` is that stripe's bytes, sent on the link that
+/// carried them (so it arrives after them); the receive completes when the
+/// stripes' DONEs add up to the bytes granted.
+inline constexpr std::uint16_t kFlagStripe = 16;
 
 /// The largest message a frame may announce (RTS, CTS, DONE lengths): 2^47
 /// bytes, the user address space of x86-64. Beyond it, the frame is malformed.

@@ -108,7 +108,7 @@ bool Engine::Impl::announces(const Request* r) const { return r->len >= e.opt_.e
 
 // Receiver-ready: tell the sender where this receive's buffer is.
 void Engine::Impl::announce(Request* r) {
-  r->reg_key = registration_key(r->buf, r->len);
+  r->reg_key = registration_key(r, r->buf, r->len, r->peer);
   FrameHeader h = make_header(FrameType::kRecvReady, r->peer);
   h.context = r->context;
   h.tag = r->tag;

@@ -87,7 +87,7 @@ void Engine::Impl::start_send(Request* r) {
     const bool announced = !ch.ready.empty() && ch.ready.front().gen == r->chan_gen;
     // Below the eager limit a copy through the slots beats a system call,
     // but a write into registered memory is one memcpy: take it.
-    if (announced && (!eager || (domain && domain->direct(ch.ready.front().key)))) {
+    if (announced && (!eager || (domain_of(r->peer) && domain_of(r->peer)->direct(ch.ready.front().key)))) {
       const Announcement a = ch.ready.front();
       ch.ready.pop_front();
       ++ls.stats.ready_writes;

@@ -75,11 +75,16 @@ struct Request : PostedRecv {
   std::size_t offset = 0;      // send: DATA bytes queued so far; recv: DATA bytes arrived
   std::size_t msg_len = 0;     // recv: the sender's message length
   std::uint64_t reg_key = 0;   // recv: registration key announced in the CTS
+  MemoryDomain* reg_domain = nullptr;  // recv: whose key it is (forgotten on completion)
   std::uint64_t remote_id = 0; // the other side's request id
   int data_streams = 0;        // send: DATA queue entries still referring to this request
   std::uint64_t remote_key = 0;  // send: the receiver's registration key
-  std::uint64_t put_addr = 0;    // send: where a put that found no resource goes, when retried
+  std::uint64_t put_addr = 0;    // send: the receive buffer's address its put goes to
+  int stripes_left = 0;          // send: stripes of its put not yet done (1 unless striped)
+  bool striped = false;          // send: its put is split over both links to the peer
+  std::size_t stripe_len[2] = {0, 0};  // send: bytes of each stripe (stripe i on links[i])
   bool done_seen = false;      // recv: DONE of a streamed message arrived
+  bool stripe_failed = false;  // recv: a stripe's DONE said its bytes could not be written
   bool channel = false;        // receiver-ready protocol (Engine::channel_*_init)
   std::uint64_t chan_gen = 0;  // channel: this start's number (send: the announcement it needs)
   struct SendChannel* schan = nullptr;  // channel send: its channel
@@ -152,8 +157,8 @@ struct LinkState {
   LinkStats stats;
   bool up = false;
   std::uint64_t credited_through = 0;  // frames below this seq had their credits applied
-  std::deque<Request*> put_queue;      // puts to do, in order: queued by a frame handler, or
-                                       // that found no resource
+  std::deque<Request*> put_queue;      // puts (a send's stripe on this link) to do, in order:
+                                       // queued by a frame handler, or that found no resource
   std::uint32_t puts_in_flight = 0;    // puts that returned kInProgress, not yet completed
 };
 
@@ -171,7 +176,9 @@ struct Engine::Impl {
   bool unrouted_noted = false;  // the mesh-fabric notice of route() was given
   bool unreachable_noted = false;  // ... and the one of a send no link can carry
   std::vector<std::unique_ptr<Provider>> providers;
-  Provider* waiter = nullptr;      // the provider idle waits sleep in (the only one, today)
+  Provider* waiter = nullptr;      // the provider idle waits sleep in, where one serves every peer
+  std::vector<Provider*> waiters;  // else those in use, whose wait_fd()s ...
+  int wait_epoll = -1;             // ... this epoll holds (setup_idle_wait)
   MemoryDomain* domain = nullptr;  // registered memory and remote keys
   HostCombine* host = nullptr;     // set when every rank shares this host and a provider offers it
   std::vector<std::unique_ptr<LinkState>> links;  // all links, polled in turn
@@ -186,7 +193,7 @@ struct Engine::Impl {
   std::mt19937_64 rng{std::random_device{}()};
   std::chrono::steady_clock::time_point last_liveness = std::chrono::steady_clock::now();
   std::vector<std::unique_ptr<Link>> incoming;
-  std::vector<int> closed_links;
+  std::vector<LinkFailure> link_failures;
   std::map<ChannelKey, SendChannel> send_channels;  // nodes never move: requests point at them
   std::map<ChannelKey, RecvChannel> recv_channels;
   std::uint64_t completions = 0;  // requests completed so far: waits over many rescan only when it moves
@@ -198,6 +205,7 @@ struct Engine::Impl {
   bool polling = false;           // inside poll_link's frame loop: handlers queue their puts
 
   explicit Impl(Engine& eng) : e(eng), matcher(eng.size_) {}
+  ~Impl();
 
   // ---- requests.cc (the small, hot pieces inline here)
   Request* alloc_request() {
@@ -231,6 +239,10 @@ struct Engine::Impl {
     return r;
   }
   void complete(Request* r) {
+    if (r->reg_domain) {
+      r->reg_domain->forget(r->reg_key);
+      r->reg_domain = nullptr;
+    }
     r->state = State::kDone;
     ++completions;
     if (r->free_when_done) release_request(r);  // MPI_Request_free on an active request
@@ -240,7 +252,12 @@ struct Engine::Impl {
   PendingFrame* alloc_frame();
   void release_frame(PendingFrame* f);
   // The packed remote key a CTS or RECV_READY announces (the memory domain's).
-  std::uint64_t registration_key(const char* buf, std::size_t len);
+  // Made by the memory domain of `peer`'s provider, which then accepts puts
+  // from that peer only (r->reg_domain forgets it when r completes).
+  std::uint64_t registration_key(Request* r, const char* buf, std::size_t len, int peer);
+  MemoryDomain* domain_of(int peer) const {
+    return peers[peer].provider ? peers[peer].provider->memory_domain() : nullptr;
+  }
 
   // ---- links.cc: send queue, tokens, credits, polling
   LinkState* add_link(std::unique_ptr<Link> link);
@@ -270,7 +287,7 @@ struct Engine::Impl {
     h.credits = ls.ledger.spend();
     std::memcpy(slot, &h, sizeof h);
     if (n) std::memcpy(pl, payload, n);
-    ls.link->end_send();
+    ls.link->end_send(n);
     ++ls.stats.frames_sent;
     ls.stats.bytes_sent += h.type == static_cast<std::uint8_t>(FrameType::kCredit) ? 0 : n;
   }
@@ -329,6 +346,19 @@ struct Engine::Impl {
   void write_granted(LinkState& ls, Request* s, std::size_t granted, std::uint64_t addr, std::uint64_t key,
                      std::uint64_t recv_id);
   void finish_put(LinkState& ls, Request* s, PutStatus st);
+  void send_done(LinkState& ls, Request* s, std::uint16_t flags, std::size_t length);
+  void fail_unwritten(Request* r, int src, std::uint64_t bytes);
+  // Stripe i of send s's put on link ls: its bytes, and the put itself.
+  int stripe_of(const LinkState& ls, const Request* s) const {
+    return s->striped && peers[s->peer].links.size() > 1 && peers[s->peer].links[1] == &ls ? 1 : 0;
+  }
+  iovec stripe_iov(const Request* s, int i) const {
+    return {s->buf + (i ? s->stripe_len[0] : 0), s->stripe_len[i]};
+  }
+  void start_stripe(LinkState& ls, Request* s);
+  // Large puts are striped from here on, where the provider's links to a
+  // peer are separate paths (ProviderCaps::stripe).
+  static constexpr std::size_t kStripeMin = 64 * 1024;
   bool progress_puts(LinkState& ls);
   bool on_rts(LinkState&, const FrameHeader& h, const char* payload);
   bool on_cts(LinkState& ls, const FrameHeader& h, const char*);
@@ -379,8 +409,10 @@ struct Engine::Impl {
         continue;
       }
       if (!waiter) {
-        ::usleep(1000);
+        if (wait_epoll >= 0) sleep_in_epoll();
+        else ::usleep(1000);
         if (!providers.empty()) check_liveness();
+        idle = e.opt_.spin / 2;
         continue;
       }
       std::uint32_t seen = waiter->arm();
@@ -397,8 +429,13 @@ struct Engine::Impl {
   }
 
 
+  // Every provider in use armed, one more poll, then one epoll over their
+  // wait descriptors (at most 100 ms).
+  void sleep_in_epoll();
+
   // ---- wire_up.cc
   void wire_up();
+  void setup_idle_wait();
   void print_stats();
 };
 

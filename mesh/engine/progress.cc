@@ -2,6 +2,9 @@
 // then every link in turn.
 #include "mesh/engine/engine_impl.h"
 
+#include <sys/epoll.h>
+#include <unistd.h>
+
 #include <cstdio>
 
 namespace meshmp::mesh {
@@ -10,10 +13,10 @@ bool Engine::Impl::progress() {
   bool any = false;
   if (providers.empty()) return false;
   for (auto& pv : providers) {
-    closed_links.clear();
-    pv->take_closed(&closed_links);
-    for (int p : closed_links)
-      fail_peer(p, Error::kProtocol, "closed the link: it rejected data this rank sent", false);
+    link_failures.clear();
+    pv->take_failures(&link_failures);
+    for (const LinkFailure& f : link_failures)
+      fail_peer(f.peer, f.peer_gone ? Error::kPeerDead : Error::kProtocol, f.what, false);
     incoming.clear();
     pv->accept(&incoming);
     for (auto& l : incoming) {
@@ -25,6 +28,22 @@ bool Engine::Impl::progress() {
   // `links` (the LinkStates themselves never move).
   for (std::size_t i = 0; i < links.size(); ++i) any |= poll_link(*links[i]);
   return any;
+}
+
+void Engine::Impl::sleep_in_epoll() {
+  for (Provider* pv : waiters) pv->arm();
+  if (!progress()) {
+    epoll_event ev[8];
+    ::epoll_wait(wait_epoll, ev, 8, 100);
+  }
+  for (Provider* pv : waiters) {
+    pv->drain_wait_fd();
+    pv->disarm();
+  }
+}
+
+Engine::Impl::~Impl() {
+  if (wait_epoll >= 0) ::close(wait_epoll);
 }
 
 }  // namespace meshmp::mesh

@@ -16,7 +16,7 @@ void Engine::Impl::accept_rendezvous(Request* r, int src, int tag, std::size_t m
   r->granted = std::min(msg_len, r->len);
   r->offset = 0;
   r->remote_id = send_id;
-  r->reg_key = registration_key(r->buf, r->granted);
+  r->reg_key = registration_key(r, r->buf, r->granted, src);
   r->state = State::kRendezvous;
   FrameHeader h = make_header(FrameType::kCts, src);
   h.context = r->context;
@@ -57,28 +57,54 @@ void Engine::Impl::write_granted(LinkState& ls, Request* s, std::size_t granted,
   s->granted = granted;
   s->remote_id = recv_id;
   s->remote_key = key;
+  s->put_addr = addr;
+  s->stripes_left = 1;
+  s->striped = false;
+  s->stripe_len[0] = granted;
+  s->stripe_len[1] = 0;
   if (granted == 0) return finish_put(ls, s, PutStatus::kDone);
+  s->state = State::kPutting;
+  const PeerState& ps = peers[s->peer];
+  if (granted >= kStripeMin && ps.links.size() == 2 && ps.links[1]->up && ps.provider->caps().stripe) {
+    // Channel bonding (seed 000 §3.10): half on each link to the peer.
+    s->striped = true;
+    s->stripes_left = 2;
+    s->stripe_len[0] = granted / 2;
+    s->stripe_len[1] = granted - granted / 2;
+    start_stripe(*ps.links[0], s);
+    start_stripe(*ps.links[1], s);
+    return;
+  }
+  start_stripe(ls, s);
+}
+
+// One stripe's put on its link. From a CTS or RECV_READY handler it waits
+// until the poll has taken its frames (progress_puts), so no handler copies
+// megabytes while the frames behind it wait.
+void Engine::Impl::start_stripe(LinkState& ls, Request* s) {
   if (polling) {
-    // A CTS or RECV_READY handler: the put waits until the poll has taken
-    // its frames (progress_puts), so no handler copies megabytes while the
-    // frames behind it wait.
-    s->state = State::kPutting;
-    s->put_addr = addr;
     ls.put_queue.push_back(s);
     return;
   }
-  const iovec iov{s->buf, granted};
-  const PutStatus st = ls.link->put(&iov, 1, addr, key, s->id);
-  if (st == PutStatus::kInProgress) {
-    s->state = State::kPutting;
-    ++ls.puts_in_flight;
-  } else if (st == PutStatus::kNoResource) {
-    s->state = State::kPutting;
-    s->put_addr = addr;
-    ls.put_queue.push_back(s);
-  } else {
-    finish_put(ls, s, st);
-  }
+  const int i = stripe_of(ls, s);
+  const iovec iov = stripe_iov(s, i);
+  const PutStatus st = ls.link->put(&iov, 1, s->put_addr + (i ? s->stripe_len[0] : 0), s->remote_key, s->id);
+  if (st == PutStatus::kInProgress) ++ls.puts_in_flight;
+  else if (st == PutStatus::kNoResource) ls.put_queue.push_back(s);
+  else finish_put(ls, s, st);
+}
+
+// DONE for send s on link ls: `length` bytes written (this stripe's, or all),
+// and the whole message's length so the receiver can report truncation.
+void Engine::Impl::send_done(LinkState& ls, Request* s, std::uint16_t flags, std::size_t length) {
+  FrameHeader d = make_header(FrameType::kDone, s->peer);
+  d.flags = flags;
+  d.length = length;
+  d.addr = s->len;
+  d.send_id = s->id;
+  d.recv_id = s->remote_id;
+  d.key = s->remote_key;
+  send_or_queue(ls, d, nullptr);
 }
 
 // The end of send s's put (write_granted): DONE goes only now, after the
@@ -86,21 +112,26 @@ void Engine::Impl::write_granted(LinkState& ls, Request* s, std::size_t granted,
 // cannot put, DATA frames through the slots of every link to the peer.
 void Engine::Impl::finish_put(LinkState& ls, Request* s, PutStatus st) {
   const int peer = s->peer;
-  const std::size_t granted = s->granted;
+  const std::size_t granted = s->stripe_len[stripe_of(ls, s)];
   if (st == PutStatus::kDone) {
     if (granted) {
       ++ls.stats.rdma_writes;
-      if (domain && domain->direct(s->remote_key)) ++ls.stats.registered_writes;
+      if (MemoryDomain* d = domain_of(peer); d && d->direct(s->remote_key)) ++ls.stats.registered_writes;
     }
     ls.stats.bytes_sent += granted;
-    FrameHeader d = make_header(FrameType::kDone, peer);
-    d.length = granted;
-    d.addr = s->len;  // the whole message, so the receiver can report truncation
-    d.send_id = s->id;
-    d.recv_id = s->remote_id;
-    d.key = s->remote_key;
-    send_or_queue(ls, d, nullptr);
-    complete(s);
+    send_done(ls, s, s->striped ? kFlagStripe : 0, granted);  // on the stripe's own link: after its bytes
+    if (--s->stripes_left == 0) complete(s);
+  } else if (s->striped && st == PutStatus::kBadLocal) {
+    // This stripe's bytes could not be moved: its DONE says so, and the
+    // receive fails once every stripe is accounted for; the link stays.
+    send_done(ls, s, kFlagStripe | kFlagFailed, granted);
+    s->status.error = Error::kProtocol;
+    if (--s->stripes_left == 0) complete(s);
+  } else if (s->striped) {
+    // A striped put goes only over links that can put: any other answer
+    // means the link or the peer failed.
+    fail_peer(peer, st == PutStatus::kPeerGone ? Error::kPeerDead : Error::kProtocol,
+              ls.link->describe() + ": a stripe's put failed (" + put_status_name(st) + ")");
   } else if (st == PutStatus::kUnsupported) {
     s->state = State::kStreaming;
     s->offset = 0;
@@ -117,13 +148,7 @@ void Engine::Impl::finish_put(LinkState& ls, Request* s, PutStatus st) {
     // or the receive's): it fails on both sides, the link stays.
     std::fprintf(stderr, "meshmp: rank %d: a %zu-byte message to rank %d could not be written (bad buffer address); "
                  "it fails on both ends\n", e.rank_, s->len, peer);
-    FrameHeader d = make_header(FrameType::kDone, peer);
-    d.flags = kFlagFailed;
-    d.addr = s->len;
-    d.send_id = s->id;
-    d.recv_id = s->remote_id;
-    d.key = s->remote_key;
-    send_or_queue(ls, d, nullptr);
+    send_done(ls, s, kFlagFailed, 0);
     s->status.error = Error::kProtocol;
     complete(s);
   } else {
@@ -149,8 +174,9 @@ bool Engine::Impl::progress_puts(LinkState& ls) {
   }
   while (!ls.put_queue.empty()) {
     Request* s = ls.put_queue.front();
-    const iovec iov{s->buf, s->granted};
-    const PutStatus st = ls.link->put(&iov, 1, s->put_addr, s->remote_key, s->id);
+    const int i = stripe_of(ls, s);
+    const iovec iov = stripe_iov(s, i);
+    const PutStatus st = ls.link->put(&iov, 1, s->put_addr + (i ? s->stripe_len[0] : 0), s->remote_key, s->id);
     if (st == PutStatus::kNoResource) break;
     ls.put_queue.pop_front();
     any = true;
@@ -191,6 +217,15 @@ bool Engine::Impl::on_cts(LinkState& ls, const FrameHeader& h, const char*) {
   return true;
 }
 
+// The sender could not write its `bytes`-byte message (kFlagFailed): this receive fails.
+void Engine::Impl::fail_unwritten(Request* r, int src, std::uint64_t bytes) {
+  std::fprintf(stderr, "meshmp: rank %d: rank %d could not write its %llu-byte message into our receive\n", e.rank_,
+               src, static_cast<unsigned long long>(bytes));
+  r->status.bytes = 0;
+  r->status.error = Error::kProtocol;
+  complete(r);
+}
+
 bool Engine::Impl::on_done(LinkState&, const FrameHeader& h, const char*) {
   const int src = h.src;
   Request* r = rendezvous_target(h.recv_id, src);
@@ -198,16 +233,24 @@ bool Engine::Impl::on_done(LinkState&, const FrameHeader& h, const char*) {
     fail_peer(src, Error::kProtocol, "DONE for an unknown receive or a wrong key/length");
     return true;
   }
-  if (h.flags & kFlagFailed) {  // the sender could not write it: this receive fails
-    std::fprintf(stderr, "meshmp: rank %d: rank %d could not write its %llu-byte message into our receive\n",
-                 e.rank_, src, static_cast<unsigned long long>(h.addr));
-    r->status.bytes = 0;
-    r->status.error = Error::kProtocol;
-    complete(r);
+  if ((h.flags & kFlagFailed) && !(h.flags & kFlagStripe)) {  // the sender could not write it: this receive fails
+    fail_unwritten(r, src, h.addr);
+    return true;
+  }
+  r->msg_len = h.addr;
+  if (h.flags & kFlagStripe) {
+    if (h.length > r->granted - r->offset) {
+      fail_peer(src, Error::kProtocol, "stripe DONEs for more bytes than were granted");
+      return true;
+    }
+    r->offset += h.length;
+    r->stripe_failed |= (h.flags & kFlagFailed) != 0;
+    if (r->offset < r->granted) return true;
+    if (!r->stripe_failed) return finish_rendezvous_recv(r), true;
+    fail_unwritten(r, src, h.addr);
     return true;
   }
   r->granted = h.length;
-  r->msg_len = h.addr;
   if (!(h.flags & kFlagStreamed) || r->offset >= r->granted) finish_rendezvous_recv(r);
   else r->done_seen = true;  // the last DATA frames are still on their way
   return true;

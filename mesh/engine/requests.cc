@@ -48,9 +48,12 @@ void Engine::Impl::release_frame(PendingFrame* f) {
 // The key a CTS or RECV_READY announces for a receive buffer: names the
 // registered region holding it (a writer then needs no system call), plus
 // a nonce DONE/DATA must echo.
-std::uint64_t Engine::Impl::registration_key(const char* buf, std::size_t len) {
+std::uint64_t Engine::Impl::registration_key(Request* r, const char* buf, std::size_t len, int peer) {
   const auto nonce = static_cast<std::uint32_t>(rng());
-  return domain ? domain->remote_key(buf, len, nonce) : std::uint64_t{nonce} | 1;
+  MemoryDomain* d = domain_of(peer);
+  if (r->reg_domain) r->reg_domain->forget(r->reg_key);  // (a channel receive announces once per start)
+  r->reg_domain = d;
+  return d ? d->remote_key(buf, len, nonce, peer) : std::uint64_t{nonce} | 1;
 }
 
 }  // namespace meshmp::mesh

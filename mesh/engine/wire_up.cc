@@ -2,13 +2,16 @@
 // vector (each peer's provider and locality), the neighbour links, finalize.
 #include "mesh/engine/engine_impl.h"
 
+#include <sys/epoll.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
 #include "mesh/config.h"
+#include "mesh/host_identity.h"
 #include "mesh/launch_env.h"
 
 namespace meshmp::mesh {
@@ -33,11 +36,8 @@ long env_long(const char* name, long dflt, long lo, long hi) {
 // same peer over links #0 and #1. The lower rank of a pair offers the
 // link, the higher joins it once the address cards are exchanged.
 void Engine::Impl::wire_up() {
-  for (auto& pv : providers) {
+  for (auto& pv : providers)
     if (!domain && pv->caps().registered_memory) domain = pv->memory_domain();
-    if (!waiter) waiter = pv.get();
-  }
-  if (providers.size() > 1) waiter = nullptr;  // no common sleep yet: short naps
   const Torus& t = e.torus_;
   struct Want { int dir, peer, index; };
   std::vector<Want> wants;
@@ -49,8 +49,15 @@ void Engine::Impl::wire_up() {
   }
   std::vector<std::pair<Want, std::unique_ptr<Link>>> made;
   // Every rank's address cards, through the bootstrap (which only ranks
-  // holding the job's secret can reach).
+  // holding the job's secret can reach); from them each provider knows whom
+  // it reaches and who shares this host.
   for (auto& pv : providers) boot->put(pv->name(), pv->address_card());
+  boot->fence();
+  for (auto& pv : providers) {
+    std::vector<std::string> cards;
+    for (int r = 0; r < e.size_; ++r) cards.push_back(boot->get(r, pv->name()));
+    pv->attach(cards);
+  }
   for (int p = 0; p < e.size_; ++p) {
     if (p == e.rank_) continue;
     for (auto& pv : providers)
@@ -87,11 +94,6 @@ void Engine::Impl::wire_up() {
       throw std::runtime_error("bootstrap: malformed host card from rank " + std::to_string(r));
     host_ids[r] = id;
   }
-  for (auto& pv : providers) {
-    std::vector<std::string> cards;
-    for (int r = 0; r < e.size_; ++r) cards.push_back(boot->get(r, pv->name()));
-    pv->attach(cards);
-  }
   for (const Want& w : wants)
     if (e.rank_ > w.peer) made.emplace_back(w, peers[w.peer].provider->join_link(w.peer, w.index));
   // Links #0 first, so peers[p].links[0] is the envelope link.
@@ -99,6 +101,7 @@ void Engine::Impl::wire_up() {
   for (auto& [w, l] : made) by_direction[w.dir] = add_link(std::move(l));
   boot->fence();
   for (auto& pv : providers) pv->wired();
+  setup_idle_wait();
   // The host-local combine serves collectives over the whole job, so only
   // where every rank shares this host.
   bool one_host = true;
@@ -106,6 +109,33 @@ void Engine::Impl::wire_up() {
   if (one_host)
     for (int p = 0; p < e.size_ && !host; ++p)
       if (p != e.rank_ && peers[p].provider->caps().host_combine) host = peers[p].provider->host_combine();
+}
+
+// Idle waiting blocks in one place (ARCHITECTURE.md §3 "Progress"): the
+// provider's own sleep where one provider serves every peer, else an epoll
+// over the wait descriptors of those in use (shm's FIFO doorbell, tcp's
+// epoll) -- no busy loop either way.
+void Engine::Impl::setup_idle_wait() {
+  std::vector<Provider*> used;
+  for (int p = 0; p < e.size_; ++p)
+    if (p != e.rank_ && peers[p].provider &&
+        std::find(used.begin(), used.end(), peers[p].provider) == used.end())
+      used.push_back(peers[p].provider);
+  if (used.size() == 1) {
+    waiter = used[0];
+    return;
+  }
+  waiters = used;
+  wait_epoll = ::epoll_create1(EPOLL_CLOEXEC);
+  if (wait_epoll < 0) throw std::runtime_error(std::string("epoll_create1: ") + std::strerror(errno));
+  for (Provider* pv : used) {
+    const int fd = pv->wait_fd();
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.ptr = pv;
+    if (fd < 0 || ::epoll_ctl(wait_epoll, EPOLL_CTL_ADD, fd, &ev) != 0)
+      throw std::runtime_error(std::string("provider ") + pv->name() + " offers no descriptor to wait on");
+  }
 }
 
 void Engine::Impl::print_stats() {
@@ -162,9 +192,13 @@ Engine& Engine::init() {
   // balanced 3-D factorisation (ARCHITECTURE.md §2).
   std::vector<int> dims;
   std::vector<bool> periodic;
+  std::vector<std::string> interfaces;
+  bool mesh_fabric = false;
   const char* cfg_path = std::getenv(env::kConfig);
   if (cfg_path && *cfg_path) {
     MeshConfig cfg = load_config(cfg_path);
+    interfaces.assign(cfg.interfaces.begin(), cfg.interfaces.end());
+    mesh_fabric = cfg.fabric == Fabric::kMesh;
     dims = cfg.torus.dims();
     periodic = cfg.torus.periodic();
     setup.options.eager_limit = cfg.eager_limit;
@@ -204,7 +238,14 @@ Engine& Engine::init() {
     ps.payload = setup.options.eager_limit;
     ps.cma = setup.options.cma;
     ps.registered_limit = setup.options.registered_limit;
+    ps.secret = setup.bootstrap->secret();
+    ps.host = host_identity();
     const char* which = std::getenv(env::kProvider);
+    ps.forced = which && *which && std::strcmp(which, "auto") != 0;
+    ps.torus = setup.torus;
+    ps.mesh_fabric = mesh_fabric;
+    ps.interfaces = interfaces;
+    ps.timeout_ms = static_cast<int>(env_long(env::kTcpTimeout, ps.timeout_ms, 1000, 3600 * 1000));
     setup.providers = open_providers(which ? which : "", ps);
   }
   std::unique_ptr<Engine> eng = create(std::move(setup));

@@ -50,6 +50,8 @@ struct LoopbackFabric::Shared {
   std::map<std::tuple<int, int, int>, std::deque<PutCompletion>> completions;  // (from, to, index)
   // Bootstrap.
   std::vector<std::map<std::string, std::string>> staged, visible;
+  std::function<std::unique_ptr<mesh::Provider>(int)> make_provider;
+  mesh::Torus torus;
   int fence_arrived = 0;
   std::uint64_t fence_generation = 0;
 
@@ -93,7 +95,7 @@ class LoopbackLink final : public mesh::Link {
     *payload = slot.payload.data();
     return &slot.h;
   }
-  void end_send() override {
+  void end_send(std::size_t) override {
     std::lock_guard<std::mutex> g(s_->mu);
     auto& slot = send_->ring[send_->published % s_->slots];
     slot.h.seq = send_->published++;
@@ -201,7 +203,7 @@ class LoopbackProvider final : public mesh::Provider {
   }
   std::string check_peer(int) override { return ""; }
   void report_closed(int) override {}
-  void take_closed(std::vector<int>*) override {}
+  void take_failures(std::vector<mesh::LinkFailure>*) override {}
   std::uint32_t arm() override {
     std::lock_guard<std::mutex> g(s_->mu);
     return s_->doorbell[me_];
@@ -211,6 +213,8 @@ class LoopbackProvider final : public mesh::Provider {
     s_->cv.wait_for(g, std::chrono::milliseconds(timeout_ms), [&] { return s_->doorbell[me_] != seen; });
   }
   void disarm() override {}
+  int wait_fd() override { return -1; }
+  void drain_wait_fd() override {}
   mesh::MemoryDomain* memory_domain() override { return nullptr; }
   mesh::HostCombine* host_combine() override { return nullptr; }
 
@@ -250,6 +254,7 @@ class LoopbackBootstrap final : public mesh::Bootstrap {
     return it->second;
   }
   int local_ranks() const override { return s_->nranks; }
+  const std::string& secret() const override { return secret_; }
   void abort(int code, const std::string& message) override {
     throw std::runtime_error("loopback bootstrap: abort " + std::to_string(code) + ": " + message);
   }
@@ -257,6 +262,7 @@ class LoopbackBootstrap final : public mesh::Bootstrap {
  private:
   std::shared_ptr<LoopbackFabric::Shared> s_;
   int me_;
+  std::string secret_ = LoopbackFabric::kSecret;
 };
 
 }  // namespace
@@ -297,13 +303,13 @@ std::vector<std::string> LoopbackFabric::run(const std::function<void(mesh::Engi
         mesh::EngineSetup s;
         s.rank = r;
         s.size = n;
-        s.torus = mesh::Torus({n});
+        s.torus = s_->make_provider ? s_->torus : mesh::Torus({n});
         s.options.eager_limit = s_->payload;
         s.options.credits = 8;
         s.options.spin = 50;
         s.options.mesh_fabric_config = mesh_fabric_config;
         s.bootstrap = bootstrap(r);
-        s.providers.push_back(provider(r));
+        s.providers.push_back(s_->make_provider ? s_->make_provider(r) : provider(r));
         std::unique_ptr<mesh::Engine> e = mesh::Engine::create(std::move(s));
         body(*e, r);
         e->shutdown();
@@ -313,6 +319,17 @@ std::vector<std::string> LoopbackFabric::run(const std::function<void(mesh::Engi
     });
   for (auto& t : threads) t.join();
   return errors;
+}
+
+void LoopbackFabric::use_providers(std::function<std::unique_ptr<mesh::Provider>(int)> make, mesh::Torus torus) {
+  s_->make_provider = std::move(make);
+  s_->torus = std::move(torus);
+}
+
+std::string LoopbackFabric::published(int rank, const std::string& key) {
+  std::lock_guard<std::mutex> g(s_->mu);
+  auto it = s_->visible.at(rank).find(key);
+  return it == s_->visible.at(rank).end() ? "" : it->second;
 }
 
 void LoopbackFabric::set_neighbours_only(bool on) {

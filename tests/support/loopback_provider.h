@@ -39,6 +39,14 @@ class LoopbackFabric {
   std::vector<std::string> run(const std::function<void(mesh::Engine&, int)>& body,
                                const std::string& mesh_fabric_config = "");
 
+  /// For tests of a real provider: run() builds each rank's engine over
+  /// make(rank) instead of this fabric's links (the bootstrap stays this
+  /// fabric's, whose secret() is kSecret), on `torus` (default: a ring).
+  static constexpr const char* kSecret = "loopback-job-secret";
+  void use_providers(std::function<std::unique_ptr<mesh::Provider>(int rank)> make, mesh::Torus torus);
+  /// What `rank` put under `key` before the last fence ("" if nothing).
+  std::string published(int rank, const std::string& key);
+
   enum class PutMode {
     kImmediate,   ///< put copies at once: kDone
     kDeferred,    ///< put returns kInProgress; complete_deferred() copies and completes

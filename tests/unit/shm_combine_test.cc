@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "mesh/host_identity.h"
 #include "mesh/providers/shm/shm_provider.h"
 
 namespace meshmp::mesh {
@@ -25,8 +26,9 @@ class ShmCombine : public ::testing::Test {
     job_ = "t" + std::to_string(::getpid()) + "x" + std::to_string(std::random_device{}());
     for (int r = 0; r < 3; ++r) {
       tokens_.push_back("c0ffee" + std::to_string(r));
-      ranks_.push_back(
-          std::make_unique<ShmProvider>(ShmProvider::Options{job_, tokens_[r], "deadbe" + std::to_string(r), r, 3}));
+      ShmProvider::Options o{job_, tokens_[r], "deadbe" + std::to_string(r), r, 3};
+      o.host = host_identity();
+      ranks_.push_back(std::make_unique<ShmProvider>(o));
     }
     // The provider seam's wire-up, with the bootstrap's card exchange done here.
     std::vector<std::string> cards;

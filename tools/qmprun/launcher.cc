@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -123,6 +124,8 @@ class Job {
 
  private:
   void resolve_geometry();
+  void place_in_namespaces();
+  void enter_namespace(int r);  // in the child, before exec
   void open_socket();
   void start_guardian();
   void spawn();
@@ -140,6 +143,7 @@ class Job {
   int n_ = 0;
   std::string geometry_;
   std::string config_abs_;
+  std::vector<std::string> netns_paths_;  // by rank (--netns)
   std::string job_id_;
   std::string secret_;  // what a HELLO must carry; only our children get it
   std::string dir_, sock_path_;
@@ -161,6 +165,18 @@ class Job {
   Clock::time_point timeout_at_{};
   sigset_t old_mask_{};
 };
+
+void Job::enter_namespace(int r) {
+  if (netns_paths_.empty()) return;
+  const int fd = ::open(netns_paths_[r].c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || ::setns(fd, CLONE_NEWNET) != 0) {
+    const std::string msg = "qmprun: rank " + std::to_string(r) + ": cannot enter network namespace " +
+                            netns_paths_[r] + ": " + std::strerror(errno) + "\n";
+    (void)!::write(2, msg.data(), msg.size());
+    ::_exit(127);
+  }
+  ::close(fd);
+}
 
 void Job::resolve_geometry() {
   std::vector<int> dims;
@@ -187,6 +203,27 @@ void Job::resolve_geometry() {
     throw std::runtime_error("geometry " + (opt_.geometry.empty() ? mesh::Torus(dims).to_string() : opt_.geometry) +
                              " has " + std::to_string(product) + " nodes but -n is " + std::to_string(n_));
   if (!opt_.geometry.empty()) geometry_ = opt_.geometry;
+  if (!opt_.netns.empty()) place_in_namespaces();
+}
+
+// qmprun --netns: rank r runs in node r / ranks_per_node's namespace.
+void Job::place_in_namespaces() {
+  int nodes = 0;
+  while (::access(("/run/netns/" + opt_.netns + "-n" + std::to_string(nodes)).c_str(), F_OK) == 0) ++nodes;
+  if (nodes == 0)
+    throw std::runtime_error("--netns " + opt_.netns + ": no testbed of that name (qmp-mesh net up CONFIG --name " +
+                             opt_.netns + " builds one)");
+  int per = opt_.ranks_per_node;
+  if (per == 0) {
+    if (n_ % nodes != 0)
+      throw std::runtime_error("--netns " + opt_.netns + " has " + std::to_string(nodes) + " nodes, which do not divide " +
+                               std::to_string(n_) + " ranks evenly; give --ranks-per-node");
+    per = n_ / nodes;
+  }
+  if (static_cast<long long>(per) * nodes < n_)
+    throw std::runtime_error("--netns " + opt_.netns + ": " + std::to_string(nodes) + " nodes x " + std::to_string(per) +
+                             " ranks per node hold fewer than " + std::to_string(n_) + " ranks");
+  for (int r = 0; r < n_; ++r) netns_paths_.push_back("/run/netns/" + opt_.netns + "-n" + std::to_string(r / per));
 }
 
 void Job::open_socket() {
@@ -259,12 +296,13 @@ void Job::spawn() {
         ::dup2(out[1], 1);
         ::dup2(err[1], 2);
       }
+      enter_namespace(r);
       ::setenv(mesh::env::kRank, std::to_string(r).c_str(), 1);
       ::setenv(mesh::env::kSize, std::to_string(n_).c_str(), 1);
       ::setenv(mesh::env::kJob, job_id_.c_str(), 1);
       ::setenv(mesh::env::kSecret, secret_.c_str(), 1);
       ::setenv(mesh::env::kBootstrap, sock_path_.c_str(), 1);
-      ::setenv(mesh::env::kProvider, opt_.provider.c_str(), 1);
+      if (!opt_.provider.empty()) ::setenv(mesh::env::kProvider, opt_.provider.c_str(), 1);
       if (!geometry_.empty()) ::setenv(mesh::env::kGeometry, geometry_.c_str(), 1);
       if (!config_abs_.empty()) ::setenv(mesh::env::kConfig, config_abs_.c_str(), 1);
       ::execvp(argv[0], argv.data());

@@ -17,7 +17,7 @@ struct LaunchOptions {
   int nranks = 0;                 ///< 0: from the config's node count
   std::string geometry;           ///< "2x2x2"; empty: config or balanced
   std::string config;             ///< mesh config file
-  std::string provider = "shm";
+  std::string provider;            ///< MESHMP_PROVIDER for the ranks; empty: inherited (default auto)
   bool tag_output = false;        ///< prefix every output line with "[rank] "
   double timeout_s = 0;           ///< 0: none
   /// A rank stopped (SIGSTOP, ^Z, a debugger) this long is named on stderr;
@@ -26,6 +26,10 @@ struct LaunchOptions {
   /// Most ranks started on this host; a larger job (a config of 10^6 nodes
   /// without -n) is refused before anything is forked.
   int max_ranks = kDefaultMaxRanks;
+  /// Testbed (tools/qmp-mesh) whose namespaces the ranks run in: rank r in
+  /// "<netns>-n<r / ranks_per_node>", so each namespace is a host.
+  std::string netns;
+  int ranks_per_node = 0;  ///< 0: -n divided by the testbed's node count
   std::vector<std::string> command;  ///< program and its arguments
 };
 

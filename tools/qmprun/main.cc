@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1 << 16));
   app.add_option("--geometry", opt.geometry, "torus shape, e.g. 2x2x2 (product = N)");
   app.add_option("--config", opt.config, "mesh config file (configs/*.toml)")->check(CLI::ExistingFile);
-  app.add_option("--provider", opt.provider, "link provider")->check(CLI::IsMember({"shm"}));
+  app.add_option("--provider", opt.provider, "links: auto (shm on one host, tcp between hosts; the default), shm or tcp")->check(CLI::IsMember({"auto", "shm", "tcp"}));
   app.add_flag("--tag-output", opt.tag_output, "prefix each output line with [rank]");
   app.add_option("--timeout", opt.timeout_s, "kill the job after this many seconds")->check(CLI::PositiveNumber);
   app.add_option("--stopped-warning", opt.stopped_warning_s,
@@ -34,6 +34,10 @@ int main(int argc, char** argv) {
                  "start at most this many ranks on this host (default " +
                      std::to_string(meshmp::tools::kDefaultMaxRanks) + ")")
       ->check(CLI::Range(1, 1 << 24));
+  app.add_option("--netns", opt.netns,
+                 "run rank r in network namespace NAME-n<r / ranks per node> of a qmp-mesh testbed (root)");
+  app.add_option("--ranks-per-node", opt.ranks_per_node, "with --netns: ranks per namespace (default: -n / nodes)")
+      ->check(CLI::Range(1, 1 << 16));
   app.prefix_command();
   try {
     app.parse(args);

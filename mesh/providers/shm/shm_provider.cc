@@ -1,9 +1,11 @@
 #include "mesh/providers/shm/shm_provider.h"
 
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <linux/membarrier.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -14,8 +16,10 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 #include <stdexcept>
 
+#include "mesh/host_identity.h"
 #include "mesh/providers/shm/shm_segment.h"
 #include "mesh/providers/shm/slot_ring.h"
 
@@ -36,6 +40,10 @@ std::string segment_error(const char* what, const std::string& name) {
 constexpr std::uint32_t kControlMagic = 0x6d73'6843;  // "Chsm"
 constexpr std::uint32_t kLinkMagic = 0x6d73'684c;     // "Lhsm"
 constexpr std::uint32_t kLinkVersion = 1;
+// ShmControl::sleeping: awake, asleep on the futex, asleep in an epoll
+// beside other providers (wake through the FIFO, wait_fd()).
+constexpr std::uint32_t kSleepsOnFutex = 1;
+constexpr std::uint32_t kSleepsInEpoll = 2;
 
 long membarrier(int cmd) { return ::syscall(SYS_membarrier, cmd, 0u, 0); }
 
@@ -118,7 +126,7 @@ class ShmLink final : public Link {
     *payload = send_.payload(send_seq_);
     return send_.header(send_seq_);
   }
-  void end_send() override {
+  void end_send(std::size_t) override {
     send_.header(send_seq_)->seq = send_seq_;
     send_.publish(send_seq_++);
     prov_->wake(peer_);
@@ -190,6 +198,9 @@ class ShmLink final : public Link {
 ShmProvider::ShmProvider(const Options& o) : o_(o), registry_(o.job, o.rank, o.arena_token, o.registered_limit) {
   tokens_.assign(o.nranks, "");
   tokens_[o.rank] = o.token;
+  hosts_.assign(o.nranks, "");
+  hosts_[o.rank] = o.host;
+  peer_fifos_.assign(o.nranks, -1);
   // Yama may restrict process_vm_writev to ancestors; allow our peers.
   ::prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
   asymmetric_fence_ = register_asymmetric_fence();
@@ -212,6 +223,12 @@ ShmProvider::ShmProvider(const Options& o) : o_(o), registry_(o.job, o.rank, o.a
 
 ShmProvider::~ShmProvider() {
   if (own_name_linked_) ::shm_unlink(control_name(o_.rank).c_str());
+  if (wake_fifo_ >= 0) {
+    ::close(wake_fifo_);
+    ::unlink(("/dev/shm" + wake_fifo_name(o_.rank)).c_str());
+  }
+  for (int fd : peer_fifos_)
+    if (fd >= 0) ::close(fd);
   for (ShmControl* c : controls_)
     if (c) ::munmap(c, control_bytes_);
 }
@@ -226,8 +243,19 @@ std::string ShmProvider::link_name(int a, int b, int index) const {
          std::to_string(index);
 }
 
+std::string ShmProvider::wake_fifo_name(int rank) const {
+  return "/meshmp-" + o_.job + "-" + (rank == o_.rank ? o_.arena_token : arena_tokens_.at(rank)) + "-w" +
+         std::to_string(rank);
+}
+
 std::string ShmProvider::address_card() const {
-  return std::to_string(::getpid()) + " " + o_.token + " " + o_.arena_token;
+  return std::to_string(::getpid()) + " " + o_.token + " " + o_.arena_token + " " + o_.host;
+}
+
+bool ShmProvider::reachable(int peer) const {
+  if (peer == o_.rank) return true;
+  if (o_.forced) return kernel_of(hosts_.at(peer)) == kernel_of(o_.host);
+  return same_host(peer);
 }
 
 void ShmProvider::attach(const std::vector<std::string>& cards) {
@@ -237,22 +265,26 @@ void ShmProvider::attach(const std::vector<std::string>& cards) {
   std::vector<std::string> arena_tokens;
   const std::size_t n = o_.token.size();
   for (int r = 0; r < o_.nranks; ++r) {
-    // A peer's word: "<pid> <token> <arena token>", tokens of our length in lower-case hex.
+    // A peer's word: "<pid> <token> <arena token> <host>", tokens of our
+    // length in lower-case hex, the host a boot id and a namespace inode.
     const std::string& b = cards[r];
-    char* end = nullptr;
-    const long pid = std::strtol(b.c_str(), &end, 10);
-    const std::size_t t = static_cast<std::size_t>(end - b.c_str()) + 1;
-    if (pid <= 0 || pid > (1L << 30) || b.size() != t + 2 * n + 1 || b[t - 1] != ' ' || b[t + n] != ' ' ||
-        b.find_first_not_of("0123456789abcdef", t) != t + n ||
-        b.find_first_not_of("0123456789abcdef", t + n + 1) != std::string::npos)
+    std::istringstream in(b);
+    std::string pid, token, arena, host, extra;
+    const auto hex = [](const std::string& s) { return s.find_first_not_of("0123456789abcdef") == std::string::npos; };
+    if (b.size() > 512 || !(in >> pid >> token >> arena >> host) || (in >> extra) ||
+        pid.find_first_not_of("0123456789") != std::string::npos || pid.size() > 9 || std::stol(pid) <= 0 ||
+        token.size() != n || !hex(token) || arena.size() > 64 || !hex(arena) ||
+        host.find_first_not_of("0123456789abcdef-/") != std::string::npos)
       throw std::runtime_error("shm: malformed address card from rank " + std::to_string(r));
-    pids_[r] = static_cast<int>(pid);
-    tokens_[r] = b.substr(t, n);
-    arena_tokens.push_back(b.substr(t + n + 1));
+    pids_[r] = static_cast<int>(std::stol(pid));
+    tokens_[r] = token;
+    arena_tokens.push_back(arena);
+    hosts_[r] = host;
   }
+  arena_tokens_ = arena_tokens;
   registry_.set_peer_tokens(arena_tokens);
   for (int r = 0; r < o_.nranks; ++r) {
-    if (r == o_.rank) continue;
+    if (r == o_.rank || !reachable(r)) continue;
     std::size_t mapped = 0;
     void* p = map_segment(control_name(r), 0, false, &mapped);
     if (!p) throw std::runtime_error(segment_error("attach", control_name(r)));
@@ -343,8 +375,7 @@ std::unique_ptr<Link> ShmProvider::connect(int peer) {
   c->requests()[o_.rank].store(1, std::memory_order_release);
   c->connect_pending.store(1, std::memory_order_release);
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  c->doorbell.fetch_add(1);
-  ::syscall(SYS_futex, &c->doorbell, FUTEX_WAKE, 1, nullptr, nullptr, 0);
+  ring(peer);
   return link;
 }
 
@@ -375,17 +406,16 @@ void ShmProvider::report_closed(int peer) {
   c->closed(static_cast<std::uint32_t>(o_.nranks))[o_.rank].store(kClosedRejected, std::memory_order_release);
   c->closed_pending.store(1, std::memory_order_release);
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  c->doorbell.fetch_add(1);
-  ::syscall(SYS_futex, &c->doorbell, FUTEX_WAKE, 1, nullptr, nullptr, 0);
+  ring(peer);
 }
 
-void ShmProvider::take_closed(std::vector<int>* peers) {
+void ShmProvider::take_failures(std::vector<LinkFailure>* failures) {
   if (!own_->closed_pending.load(std::memory_order_acquire)) return;
   own_->closed_pending.store(0, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_seq_cst);
   for (int r = 0; r < o_.nranks; ++r)
     if (own_->closed(static_cast<std::uint32_t>(o_.nranks))[r].exchange(0, std::memory_order_acq_rel))
-      peers->push_back(r);
+      failures->push_back({r, false, "closed the link: it rejected data this rank sent"});
 }
 
 ProviderCaps ShmProvider::caps() const {
@@ -396,7 +426,7 @@ ProviderCaps ShmProvider::caps() const {
   return c;
 }
 
-std::uint64_t ShmProvider::remote_key(const void* buf, std::size_t len, std::uint32_t nonce) const {
+std::uint64_t ShmProvider::remote_key(const void* buf, std::size_t len, std::uint32_t nonce, int) {
   return make_registration_key(registry_.region_of(buf, len), nonce);
 }
 
@@ -440,7 +470,7 @@ HostCombine::State ShmProvider::result(std::uint64_t seq, void* out, std::size_t
 }
 
 std::uint32_t ShmProvider::arm() {
-  own_->sleeping.store(1, std::memory_order_seq_cst);
+  own_->sleeping.store(wake_fifo_ >= 0 ? kSleepsInEpoll : kSleepsOnFutex, std::memory_order_seq_cst);
   // Every sender either sees `sleeping` or has its last publish visible to
   // the re-poll that follows (a barrier on every CPU running a peer).
   if (!asymmetric_fence_ || membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) != 0)
@@ -461,9 +491,51 @@ void ShmProvider::wake(int peer) {
   // membarrier provides for us (see arm()), or a full fence.
   if (asymmetric_fence_) std::atomic_signal_fence(std::memory_order_seq_cst);
   else std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (c->sleeping.load(std::memory_order_seq_cst)) {
-    c->doorbell.fetch_add(1, std::memory_order_seq_cst);
+  if (c->sleeping.load(std::memory_order_seq_cst)) ring(peer);
+}
+
+void ShmProvider::ring(int peer) {
+  ShmControl* c = controls_[peer];
+  c->doorbell.fetch_add(1, std::memory_order_seq_cst);
+  if (c->sleeping.load(std::memory_order_seq_cst) != kSleepsInEpoll) {
     ::syscall(SYS_futex, &c->doorbell, FUTEX_WAKE, 1, nullptr, nullptr, 0);
+    return;
+  }
+  int& fd = peer_fifos_[peer];
+  if (fd < 0) {
+    fd = ::open(("/dev/shm" + wake_fifo_name(peer)).c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+    struct stat st {};
+    if (fd >= 0 && (::fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode) || st.st_uid != ::geteuid() ||
+                    (st.st_mode & 077) != 0)) {
+      ::close(fd);  // not the peer's FIFO: it will wake from its timeout
+      fd = -1;
+    }
+    if (fd < 0) return;
+  }
+  const char b = 1;
+  (void)!::write(fd, &b, 1);  // a full FIFO already wakes the reader
+}
+
+int ShmProvider::wait_fd() {
+  if (wake_fifo_ >= 0) return wake_fifo_;
+  const std::string path = "/dev/shm" + wake_fifo_name(o_.rank);
+  if (::mkfifo(path.c_str(), 0600) != 0) {
+    throw std::runtime_error(segment_error("create", path));
+  }
+  wake_fifo_ = ::open(path.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+  struct stat st {};
+  if (wake_fifo_ < 0 || ::fstat(wake_fifo_, &st) != 0 || !S_ISFIFO(st.st_mode) || st.st_uid != ::geteuid()) {
+    const int e = errno;
+    ::unlink(path.c_str());
+    errno = e;
+    throw std::runtime_error(segment_error("open", path));
+  }
+  return wake_fifo_;
+}
+
+void ShmProvider::drain_wait_fd() {
+  char buf[256];
+  while (wake_fifo_ >= 0 && ::read(wake_fifo_, buf, sizeof buf) > 0) {
   }
 }
 

@@ -43,6 +43,10 @@ class ShmProvider final : public Provider, public MemoryDomain, public HostCombi
     std::size_t payload = 16384;  ///< bytes per slot (>= eager limit)
     bool cma = true;              ///< use process_vm_writev for RDMA write
     std::size_t registered_limit = 0;  ///< bytes of registered memory (the engine's option)
+    std::string host;    ///< host_identity() of this rank (mesh/host_identity.h)
+    /// Reach every rank on this kernel, also in other network namespaces
+    /// (MESHMP_PROVIDER=shm); else only those on this host (auto).
+    bool forced = false;
   };
 
   explicit ShmProvider(const Options& o);
@@ -56,17 +60,19 @@ class ShmProvider final : public Provider, public MemoryDomain, public HostCombi
   /// Creates the segment of link #index to `peer` (the lower rank's side).
   /// The link is up once the peer has opened it.
   std::unique_ptr<Link> offer_link(int peer, int index) override { return create_link(peer, index); }
-  /// "<pid> <token> <arena token>": what a peer needs to find this rank's
-  /// segments (the names carry the tokens) and to check it is alive.
+  /// "<pid> <token> <arena token> <host>": what a peer needs to find this
+  /// rank's segments (the names carry the tokens), to check it is alive and
+  /// to know whether it shares this host.
   std::string address_card() const override;
-  /// Checks every card and maps every rank's control block. Throws
-  /// std::runtime_error naming the rank or the segment.
+  /// Checks every card and maps the control block of every rank it reaches.
+  /// Throws std::runtime_error naming the rank or the segment.
   void attach(const std::vector<std::string>& cards) override;
   std::unique_ptr<Link> join_link(int peer, int index) override;
   /// Removes this rank's control block name: every rank has attached.
   void wired() override { unlink_own_control(); }
-  bool reachable(int) const override { return true; }   // every rank of a shm job is on this host
-  bool same_host(int) const override { return true; }
+  /// Ranks on this host (auto); with `forced`, every rank on this kernel.
+  bool reachable(int peer) const override;
+  bool same_host(int peer) const override { return hosts_.at(peer) == o_.host; }
   /// On-demand connection to a non-neighbour: creates link #0 (or opens it if
   /// the peer created it first) and asks the peer to open it.
   std::unique_ptr<Link> connect(int peer) override;
@@ -77,7 +83,7 @@ class ShmProvider final : public Provider, public MemoryDomain, public HostCombi
   /// Marks the link closed in the peer's control block -- which needs no
   /// token and no working ring -- and wakes it.
   void report_closed(int peer) override;
-  void take_closed(std::vector<int>* peers) override;
+  void take_failures(std::vector<LinkFailure>* failures) override;
   /// Doorbell. arm() announces that this rank is about to sleep and returns
   /// the doorbell value to sleep on; the caller re-polls its links, then
   /// sleep()s unless something arrived, then disarm()s. The store-load
@@ -89,12 +95,18 @@ class ShmProvider final : public Provider, public MemoryDomain, public HostCombi
   std::uint32_t arm() override;
   void sleep(std::uint32_t seen, int timeout_ms) override;
   void disarm() override;
+  /// A FIFO "/dev/shm/meshmp-<job>-<arena token>-w<rank>" (0600, made
+  /// O_EXCL-like by mkfifo): while this rank sleeps in an epoll beside
+  /// other providers, a peer that would ring the futex doorbell also writes
+  /// a byte into it. Peers open it on first use, checking owner and type.
+  int wait_fd() override;
+  void drain_wait_fd() override;
   MemoryDomain* memory_domain() override { return this; }
   HostCombine* host_combine() override { return this; }
 
   // ---- MemoryDomain: the registry (shm_registry.h) ----
   /// make_registration_key(the registered region holding the buffer, or 0; nonce).
-  std::uint64_t remote_key(const void* buf, std::size_t len, std::uint32_t nonce) const override;
+  std::uint64_t remote_key(const void* buf, std::size_t len, std::uint32_t nonce, int peer) override;
   /// A key naming a registered region: the put is a memcpy into a mapping.
   bool direct(std::uint64_t rkey) const override { return registered_region_of(rkey) != 0; }
   void* allocate(std::size_t bytes, std::size_t alignment) override { return registry_.allocate(bytes, alignment); }
@@ -144,6 +156,13 @@ class ShmProvider final : public Provider, public MemoryDomain, public HostCombi
   std::unique_ptr<Link> open_link(int peer, int index);
   void unlink_own_control();
   std::string control_name(int rank) const;
+  std::string wake_fifo_name(int rank) const;
+  /// Rings `peer`'s doorbell: the futex, and its FIFO if it sleeps in an epoll.
+  void ring(int peer);
+  std::vector<std::string> hosts_;        ///< every rank's host identity (own only, before attach)
+  std::vector<std::string> arena_tokens_;
+  int wake_fifo_ = -1;                    ///< own FIFO (read end), once wait_fd() made it
+  std::vector<int> peer_fifos_;           ///< peers' FIFOs (write ends), opened on first use
   std::string link_name(int a, int b, int index) const;
   std::vector<std::string> tokens_;  ///< every rank's name token (own only, before attach)
 
