@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Jobs on a testbed of network namespaces (tools/qmp-mesh, issue 17), each
+# namespace a host. Usage: netns_test.sh CASE QMP_MESH QMPRUN CONFIGS... -- PROGRAMS...
+#   mesh      2x2x2 mesh of veth cables, one rank per node: neighbour traffic
+#             (1 MiB to all six neighbours at once), a non-neighbour send
+#             fails naming the fabric, and the lattice-QCD job gives the
+#             plaquette history of a one-host shm run, bit for bit
+#   switched  2x2x2 on one bridge, one rank per node: the core, QMP and MPI
+#             tests, every pair connected directly over tcp
+#   mixed     4 nodes on a bridge, 2 ranks per node: shm inside, tcp across
+# The testbed gets a unique name and is removed whatever happens (trap).
+set -uo pipefail
+case_=$1 qmp_mesh=$2 qmprun=$3
+mesh_cfg=$4 switched_cfg=$5 switched4_cfg=$6
+shift 7  # ... and "--"
+traffic=$1 collectives=$2 qmp_api=$3 mpi_p2p=$4 mpi_coll=$5 lqcd=$6
+unset TEST_PREMATURE_EXIT_FILE XML_OUTPUT_FILE GTEST_OUTPUT
+
+if [ "$(id -u)" != 0 ]; then echo "netns_test: needs root (network namespaces)"; exit 1; fi
+name="t$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')"
+export MESHMP_JOB_PREFIX="nt$(od -An -N5 -tx1 /dev/urandom | tr -d ' \n')"
+work=$(mktemp -d)
+cleanup() {
+  "$qmp_mesh" net down "$name" >/dev/null 2>&1
+  rm -rf "$work"
+  if ls /run/netns 2>/dev/null | grep -q "^$name-"; then echo "netns_test: namespaces left behind" >&2; exit 1; fi
+}
+trap cleanup EXIT
+fail=0
+run() {  # run DESCRIPTION qmprun-args...
+  local what=$1; shift
+  if ! "$qmprun" --timeout 120 --tag-output "$@" > "$work/out" 2>&1; then
+    echo "FAILED: $what"; tail -40 "$work/out"; fail=1
+  else
+    echo "ok: $what"
+  fi
+}
+left_in_shm() {
+  if ls /dev/shm | grep -q "^meshmp-$MESHMP_JOB_PREFIX"; then echo "FAILED: shared memory left behind"; fail=1; fi
+}
+
+case $case_ in
+mesh)
+  "$qmp_mesh" net up "$mesh_cfg" --name "$name" || exit 1
+  "$qmp_mesh" net show "$name" > "$work/show" 2>&1
+  grep -q "198.18.0.0/31" "$work/show" || { echo "FAILED: net show lists no cable address"; cat "$work/show"; fail=1; }
+  run "1 MiB to all six neighbours at once over the cables" -n 8 --config "$mesh_cfg" --netns "$name" \
+    "$traffic" --gtest_filter=Traffic.AllNeighboursBothDirectionsAtOnce:Traffic.EagerDoesNotOvertakeRendezvous
+  # A non-neighbour on a mesh fabric: the send fails (the test's check of
+  # the message fails) within the timeout, and the error names the fabric.
+  start=$(date +%s)
+  "$qmprun" --timeout 60 --tag-output -n 8 --config "$mesh_cfg" --netns "$name" "$traffic" \
+    --gtest_filter=Traffic.AllPairsIncludingNonNeighbours > "$work/out" 2>&1
+  rc=$?
+  if [ $rc = 0 ] || ! grep -q 'fabric = "mesh"' "$work/out" || [ $(( $(date +%s) - start )) -ge 60 ]; then
+    echo "FAILED: a non-neighbour send on the mesh fabric (rc $rc):"; tail -20 "$work/out"; fail=1
+  else
+    echo "ok: a non-neighbour send on the mesh fabric fails, naming the fabric"
+  fi
+  # The lattice-QCD job: the same plaquette history as on one host (shm).
+  args=(--lattice 4x4x4x8 --grid 2x2x2x1 --start hot --seed 7 --therm 2 --sweeps 2 --or-per-hb 1 --kappa 0.115 --cg-tol 1e-9)
+  "$qmprun" --timeout 300 -n 8 --config "$mesh_cfg" "$lqcd" "${args[@]}" > "$work/shm.txt" 2>&1
+  "$qmprun" --timeout 300 -n 8 --config "$mesh_cfg" --netns "$name" "$lqcd" "${args[@]}" > "$work/tcp.txt" 2>&1
+  # Every sweep's plaquette and link trace, the average, and the CG's
+  # iterations and residual -- all but the timings.
+  results() { awk '/^sweep/ {print $1, $2, $3, $5, $8} /^  plaquette|iterations, true residual/' "$1"; }
+  results "$work/shm.txt" > "$work/shm.plaq"
+  results "$work/tcp.txt" > "$work/tcp.plaq"
+  if [ ! -s "$work/shm.plaq" ] || ! cmp -s "$work/shm.plaq" "$work/tcp.plaq"; then
+    echo "FAILED: lqcd plaquette history differs between shm and the netns mesh:"; diff "$work/shm.plaq" "$work/tcp.plaq"
+    tail -5 "$work/tcp.txt"; fail=1
+  else
+    echo "ok: lqcd on the netns mesh: $(wc -l < "$work/tcp.plaq") plaquette lines identical to shm"
+  fi
+  ;;
+switched|mixed)
+  if [ "$case_" = switched ]; then
+    "$qmp_mesh" net up "$switched_cfg" --name "$name" || exit 1
+    job=(-n 8 --config "$switched_cfg" --netns "$name")
+  else
+    "$qmp_mesh" net up "$switched4_cfg" --name "$name" || exit 1
+    job=(-n 8 --geometry 2x2x2 --netns "$name" --ranks-per-node 2)
+  fi
+  run "core traffic" "${job[@]}" "$traffic"
+  run "core collectives" "${job[@]}" "$collectives"
+  run "QMP API" "${job[@]}" "$qmp_api"
+  run "MPI point-to-point" "${job[@]}" "$mpi_p2p"
+  run "MPI collectives" "${job[@]}" "$mpi_coll"
+  ;;
+*) echo "netns_test: unknown case $case_"; exit 2 ;;
+esac
+left_in_shm
+exit $fail

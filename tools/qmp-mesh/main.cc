@@ -1,0 +1,187 @@
+// qmp-mesh: the cluster a mesh config describes, built on this host out of
+// network namespaces and veth cables (issue 17) -- so meshmp's tcp provider
+// and, later, its routing can be tested on a real mesh of links.
+//
+//   qmp-mesh net up CONFIG --name NAME   build it (root); an interrupted or
+//                                        failed `up` removes what it made
+//   qmp-mesh net show NAME               list its namespaces and addresses
+//   qmp-mesh net down NAME               remove everything it made
+//
+// Addresses: net_plan.h. Jobs run on it with `qmprun --netns NAME`.
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "mesh/config.h"
+#include "tools/qmp-mesh/net_plan.h"
+
+extern char** environ;
+
+namespace {
+
+using meshmp::tools::NetPlan;
+
+std::atomic<bool> g_interrupted{false};
+void on_signal(int) { g_interrupted = true; }
+
+// Runs `ip ARGS...` (iproute2, never a shell); throws with the command on failure.
+void ip(std::vector<std::string> args, bool quiet = false) {
+  if (g_interrupted) throw std::runtime_error("interrupted");
+  args.insert(args.begin(), "ip");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  if (quiet) posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, "ip", &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) throw std::runtime_error(std::string("cannot run ip (iproute2): ") + std::strerror(rc));
+  int st = 0;
+  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+    std::string cmd;
+    for (auto& a : args) cmd += (cmd.empty() ? "" : " ") + a;
+    throw std::runtime_error("failed: " + cmd);
+  }
+}
+
+// The namespaces of testbed `name` that exist ("<name>-n<i>", "<name>-hub").
+std::vector<std::string> namespaces_of(const std::string& name) {
+  std::vector<std::string> v;
+  DIR* d = ::opendir("/run/netns");
+  if (!d) return v;
+  const std::string node = name + "-n", hub = name + "-hub";
+  while (dirent* e = ::readdir(d)) {
+    const std::string s = e->d_name;
+    const bool is_node = s.rfind(node, 0) == 0 && s.size() > node.size() &&
+                         s.find_first_not_of("0123456789", node.size()) == std::string::npos;
+    if (is_node || s == hub) v.push_back(s);
+  }
+  ::closedir(d);
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+int net_down(const std::string& name) {
+  int failed = 0;
+  for (const std::string& ns : namespaces_of(name)) {  // deleting a namespace deletes its veth ends
+    try {
+      ip({"netns", "delete", ns});
+    } catch (const std::exception& e) {
+      std::cerr << "qmp-mesh net down: " << e.what() << "\n";
+      ++failed;
+    }
+  }
+  return failed ? 1 : 0;
+}
+
+void build(const NetPlan& p) {
+  using meshmp::tools::dotted;
+  for (int i = 0; i < p.nodes; ++i) {
+    ip({"netns", "add", p.node_ns(i)});
+    ip({"-n", p.node_ns(i), "link", "set", "lo", "up"});
+  }
+  if (p.switched) {
+    ip({"netns", "add", p.hub_ns()});
+    ip({"-n", p.hub_ns(), "link", "add", "br0", "type", "bridge"});
+    ip({"-n", p.hub_ns(), "link", "set", "br0", "up"});
+    for (int i = 0; i < p.nodes; ++i) {
+      const std::string port = "n" + std::to_string(i);
+      ip({"link", "add", "eth0", "netns", p.node_ns(i), "type", "veth", "peer", "name", port, "netns", p.hub_ns()});
+      ip({"-n", p.hub_ns(), "link", "set", port, "master", "br0", "up"});
+      ip({"-n", p.node_ns(i), "addr", "add", dotted(p.node_addr[i]) + "/16", "dev", "eth0"});
+      ip({"-n", p.node_ns(i), "link", "set", "eth0", "up"});
+    }
+    return;
+  }
+  for (int i = 0; i < p.nodes; ++i) ip({"-n", p.node_ns(i), "addr", "add", dotted(p.node_addr[i]) + "/32", "dev", "lo"});
+  for (const auto& c : p.cables) {
+    ip({"link", "add", c.if_a, "netns", p.node_ns(c.a), "type", "veth", "peer", "name", c.if_b, "netns",
+        p.node_ns(c.b)});
+    ip({"-n", p.node_ns(c.a), "addr", "add", dotted(c.addr_a) + "/31", "dev", c.if_a});
+    ip({"-n", p.node_ns(c.b), "addr", "add", dotted(c.addr_b) + "/31", "dev", c.if_b});
+    ip({"-n", p.node_ns(c.a), "link", "set", c.if_a, "up"});
+    ip({"-n", p.node_ns(c.b), "link", "set", c.if_b, "up"});
+  }
+}
+
+int net_up(const std::string& config, const std::string& name) {
+  if (std::string why = meshmp::tools::check_name(name); !why.empty()) throw std::runtime_error(why);
+  if (::geteuid() != 0) throw std::runtime_error("needs root: it creates network namespaces and veth cables");
+  const NetPlan plan = meshmp::tools::make_plan(meshmp::mesh::load_config(config), name);
+  if (!namespaces_of(name).empty())
+    throw std::runtime_error("namespaces of testbed \"" + name + "\" exist already (" + namespaces_of(name)[0] +
+                             " ...): choose another --name or run `qmp-mesh net down " + name + "` first");
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(s, &sa, nullptr);
+  try {
+    build(plan);
+  } catch (...) {
+    net_down(name);  // nothing half-built stays behind
+    throw;
+  }
+  std::cout << "qmp-mesh: testbed " << name << ": " << plan.nodes << " namespaces " << plan.node_ns(0) << ".."
+            << plan.node_ns(plan.nodes - 1) << ", "
+            << (plan.switched ? "one bridge in " + plan.hub_ns() : std::to_string(plan.cables.size()) + " cables")
+            << "\n";
+  return 0;
+}
+
+int net_show(const std::string& name) {
+  const auto v = namespaces_of(name);
+  if (v.empty()) {
+    std::cerr << "qmp-mesh net show: no testbed \"" << name << "\"\n";
+    return 1;
+  }
+  for (const std::string& ns : v) {
+    std::cout << ns << ":\n" << std::flush;
+    ip({"-n", ns, "-brief", "address", "show"});
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"qmp-mesh: a meshmp cluster built of network namespaces on this host"};
+  app.require_subcommand(1);
+  CLI::App* net = app.add_subcommand("net", "the namespace testbed");
+  net->require_subcommand(1);
+  std::string config, name;
+  CLI::App* up = net->add_subcommand("up", "build the cluster CONFIG describes (root)");
+  up->add_option("config", config, "mesh config file (configs/*.toml)")->required()->check(CLI::ExistingFile);
+  up->add_option("--name", name, "testbed name: 1-8 lower-case letters and digits")->required();
+  CLI::App* show = net->add_subcommand("show", "list a testbed's namespaces and addresses");
+  show->add_option("name", name, "testbed name")->required();
+  CLI::App* down = net->add_subcommand("down", "remove a testbed");
+  down->add_option("name", name, "testbed name")->required();
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (*up) return net_up(config, name);
+    if (*show) return net_show(name);
+    if (*down) {
+      if (std::string why = meshmp::tools::check_name(name); !why.empty()) throw std::runtime_error(why);
+      return net_down(name);
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "qmp-mesh net: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

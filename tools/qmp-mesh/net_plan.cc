@@ -1,0 +1,54 @@
+#include "tools/qmp-mesh/net_plan.h"
+
+#include <stdexcept>
+
+namespace meshmp::tools {
+
+std::string dotted(std::uint32_t a) {
+  return std::to_string(a >> 24) + "." + std::to_string((a >> 16) & 255) + "." + std::to_string((a >> 8) & 255) +
+         "." + std::to_string(a & 255);
+}
+
+std::string check_name(const std::string& name) {
+  if (name.empty() || name.size() > 8 || name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789") != std::string::npos)
+    return "--name " + name + ": expected 1 to 8 lower-case letters and digits";
+  return "";
+}
+
+NetPlan make_plan(const mesh::MeshConfig& cfg, const std::string& name) {
+  NetPlan p;
+  p.name = name;
+  p.nodes = cfg.torus.size();
+  p.switched = cfg.fabric == mesh::Fabric::kSwitched;
+  if (p.nodes > kMaxNodes)
+    throw std::runtime_error(cfg.file + ": " + std::to_string(p.nodes) + " nodes; the testbed's address plan (198.19.0.0/16) holds " +
+                             std::to_string(kMaxNodes));
+  for (int i = 0; i < p.nodes; ++i) p.node_addr.push_back(kNodeBase + static_cast<std::uint32_t>(i) + 1);
+  if (p.switched) return p;
+  const mesh::Torus& t = cfg.torus;
+  for (int i = 0; i < p.nodes; ++i)
+    for (int axis = 0; axis < t.ndims(); ++axis) {
+      const int j = t.neighbour(i, axis, +1);
+      if (j < 0 || j == i) continue;
+      const mesh::Direction plus{axis, +1}, minus{axis, -1};
+      Cable c;
+      c.a = i;
+      c.b = j;
+      c.if_a = cfg.interfaces[static_cast<std::size_t>(plus.index())];
+      c.if_b = cfg.interfaces[static_cast<std::size_t>(minus.index())];
+      if (c.if_a.empty() || c.if_b.empty())
+        throw std::runtime_error(cfg.file + ": [interfaces] names no interface for \"" +
+                                 mesh::direction_key(c.if_a.empty() ? plus : minus) +
+                                 "\", which a mesh testbed needs for every cabled direction");
+      if (static_cast<int>(p.cables.size()) >= kMaxCables)
+        throw std::runtime_error(cfg.file + ": more than " + std::to_string(kMaxCables) +
+                                 " cables; the testbed's address plan (198.18.0.0/16, a /31 each) holds no more");
+      const std::uint32_t k = static_cast<std::uint32_t>(p.cables.size());
+      c.addr_a = kCableBase + 2 * k;
+      c.addr_b = kCableBase + 2 * k + 1;
+      p.cables.push_back(c);
+    }
+  return p;
+}
+
+}  // namespace meshmp::tools
