@@ -14,7 +14,7 @@ const char* error_name(Error e) {
   switch (e) {
     case Error::kOk: return "success";
     case Error::kTruncate: return "message truncated";
-    case Error::kPeerDead: return "peer process died";
+    case Error::kPeerDead: return "peer or link gone";
     case Error::kProtocol: return "malformed data from peer";
     case Error::kUnreachable: return "no link reaches the peer";
   }

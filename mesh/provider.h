@@ -127,7 +127,7 @@ struct ProviderSetup {
   /// The interface carrying each direction (Direction::index()), "" where
   /// the config names none: tcp connects a neighbour link over its cable.
   std::vector<std::string> interfaces;
-  int timeout_ms = 5000;      ///< tcp: a silent peer or cable fails its links after this long
+  int timeout_ms = 3000;      ///< tcp: a silent peer or cable fails its links after this long
 };
 
 /// The providers MESHMP_PROVIDER names: "shm", "tcp", or "auto"/empty (shm

@@ -17,7 +17,7 @@ inline constexpr int kTagUb = (1 << 30) - 1;
 enum class Error : std::uint8_t {
   kOk = 0,
   kTruncate,   ///< message longer than the receive buffer (MPI_ERR_TRUNCATE)
-  kPeerDead,   ///< the peer process exited or was killed
+  kPeerDead,   ///< the peer process exited or was killed, or the link to it broke (tcp: reset, timeout)
   kProtocol,   ///< the peer sent malformed frames; the link was closed
   kUnreachable,  ///< no link reaches the peer: on a mesh fabric it is not a torus neighbour and
                  ///< no provider can link to it directly (no routing yet)

@@ -125,7 +125,7 @@ int class_of(mesh::Error e) {
 int code_of(mesh::Error e, const char* call) {
   if (e == mesh::Error::kOk) return MPI_SUCCESS;
   const char* why = e == mesh::Error::kTruncate   ? "message longer than the receive buffer"
-                    : e == mesh::Error::kPeerDead ? "the peer process died"
+                    : e == mesh::Error::kPeerDead ? "the peer process died or the link to it broke"
                     : e == mesh::Error::kUnreachable ? "no link reaches the peer (a mesh fabric without routing)"
                                                   : "the peer sent malformed data; the link was closed";
   return remember(class_of(e), std::string(call) + ": " + why);

@@ -8,12 +8,16 @@
 #   switched  2x2x2 on one bridge, one rank per node: the core, QMP and MPI
 #             tests, every pair connected directly over tcp
 #   mixed     4 nodes on a bridge, 2 ranks per node: shm inside, tcp across
+#   loss      2x2x2 mesh: a cable cut (ip link set down) while ranks 0 and 1
+#             exchange messages over it makes their calls fail, naming the
+#             link and the peer, within 5 s; a killed rank ends the job
+#             with a non-zero status naming it, leaving no process or segment
 # The testbed gets a unique name and is removed whatever happens (trap).
 set -uo pipefail
 case_=$1 qmp_mesh=$2 qmprun=$3
 mesh_cfg=$4 switched_cfg=$5 switched4_cfg=$6
 shift 7  # ... and "--"
-traffic=$1 collectives=$2 qmp_api=$3 mpi_p2p=$4 mpi_coll=$5 lqcd=$6
+traffic=$1 collectives=$2 qmp_api=$3 mpi_p2p=$4 mpi_coll=$5 lqcd=$6 link_loss=$7
 unset TEST_PREMATURE_EXIT_FILE XML_OUTPUT_FILE GTEST_OUTPUT
 
 if [ "$(id -u)" != 0 ]; then echo "netns_test: needs root (network namespaces)"; exit 1; fi
@@ -86,6 +90,50 @@ switched|mixed)
   run "QMP API" "${job[@]}" "$qmp_api"
   run "MPI point-to-point" "${job[@]}" "$mpi_p2p"
   run "MPI collectives" "${job[@]}" "$mpi_coll"
+  ;;
+loss)
+  "$qmp_mesh" net up "$mesh_cfg" --name "$name" || exit 1
+  start_job() {  # runs the exchange in the background; waits until ranks 0 and 1 are in it
+    "$qmprun" --timeout 120 --tag-output -n 8 --config "$mesh_cfg" --netns "$name" "$link_loss" > "$work/out" 2>&1 &
+    job=$!
+    for _ in $(seq 300); do
+      [ "$(grep -c 'rank [01] ready' "$work/out")" = 2 ] && break
+      sleep 0.1
+    done
+    sleep 1  # the exchange is under way
+  }
+  # Rank 0's x+ cable (eth1 in node 0) carries link #0 to rank 1.
+  start_job
+  t0=$(date +%s%N)
+  ip -n "$name-n0" link set eth1 down
+  wait $job; rc=$?
+  took=$(( ($(date +%s%N) - t0) / 1000000 ))
+  echo "cable cut: the job ended after ${took} ms with status $rc"
+  if [ $rc != 0 ] || [ "$(grep -c 'the exchange failed' "$work/out")" != 2 ] ||
+     ! grep -q 'rank 0: rank 1: tcp 0<->1 #' "$work/out" || [ "$took" -gt 5000 ]; then
+    echo "FAILED: a cut cable"; tail -30 "$work/out"; fail=1
+  else
+    echo "ok: a cut cable fails the calls on it on both ends: $(grep -m1 'rank 0: rank 1: tcp' "$work/out")"
+  fi
+  ip -n "$name-n0" link set eth1 up
+  # A rank killed during the exchange.
+  start_job
+  victim=""
+  for p in $(pgrep -P $job); do
+    [ "$(readlink /proc/$p/exe)" = "$(readlink -f "$link_loss")" ] && victim=$p
+  done
+  t0=$(date +%s%N)
+  kill -9 $victim
+  wait $job; rc=$?
+  took=$(( ($(date +%s%N) - t0) / 1000000 ))
+  echo "killed rank: the job ended after ${took} ms with status $rc"
+  left=$(for p in $(pgrep -f "$link_loss"); do readlink /proc/$p/exe; done | grep -c "$(readlink -f "$link_loss")")
+  if [ -z "$victim" ] || [ $rc = 0 ] || ! grep -q "pid $victim" "$work/out" || [ "$left" != 0 ] ||
+     [ "$took" -gt 5000 ]; then
+    echo "FAILED: a killed rank (pid $victim, $left processes left)"; tail -30 "$work/out"; fail=1
+  else
+    echo "ok: a killed rank ends the job: $(grep -m1 "pid $victim" "$work/out")"
+  fi
   ;;
 *) echo "netns_test: unknown case $case_"; exit 2 ;;
 esac

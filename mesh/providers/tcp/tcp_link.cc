@@ -1,5 +1,7 @@
 #include "mesh/providers/tcp/tcp_link.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -8,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "mesh/providers/tcp/tcp_card.h"
 #include "mesh/providers/tcp/tcp_provider.h"
 
 namespace meshmp::mesh {
@@ -104,6 +107,10 @@ void TcpLink::adopt(int fd) {
   }
   fd_ = fd;
   state_ = State::kUp;
+  sockaddr_in from{};
+  socklen_t len = sizeof from;
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&from), &len) == 0)  // for messages: where the peer is
+    where_ = "from " + tcp::ip_string(ntohl(from.sin_addr.s_addr));
   epoll_event ev{};
   ev.events = EPOLLIN | EPOLLRDHUP | EPOLLET;
   ev.data.ptr = this;

@@ -276,7 +276,7 @@ void TcpProvider::admit(int fd, const tcp::Challenge& sent, const tcp::Hello& h)
     if (mine) {
       target = mine;  // ours loses: take the peer's into the same link
     } else {
-      made = std::make_unique<TcpLink>(this, peer, 0, s_.slots, s_.payload, "accepted");
+      made = std::make_unique<TcpLink>(this, peer, 0, s_.slots, s_.payload, "");
       links_.push_back(made.get());
       target = made.get();
       on_demand_[peer] = target;

@@ -1,0 +1,45 @@
+// A cable or a rank lost while ranks 0 and 1 exchange messages over tcp
+// (tests/netns/netns_test.sh cuts the cable, or kills a rank, during the
+// exchange). The exchange runs up to 60 s; every call must either complete
+// or fail with an error -- never hang. The other ranks only wait at the end.
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+#include "tests/mp/rank_main.h"
+
+namespace meshmp {
+namespace {
+
+using mesh::Error;
+using mesh::Status;
+using testing::engine;
+
+TEST(LinkLoss, ExchangesCompleteOrFailNeverHang) {
+  mesh::Engine& e = engine();
+  std::printf("rank %d ready\n", e.rank());
+  std::fflush(stdout);
+  if (e.rank() > 1) return;
+  const int other = 1 - e.rank();
+  std::vector<char> out(100000, 'x'), in(100000);  // rendezvous-sized: puts over both cables
+  const auto start = std::chrono::steady_clock::now();
+  long rounds = 0;
+  while (std::chrono::steady_clock::now() - start < std::chrono::seconds(60)) {
+    Status ss, rs;
+    mesh::Request* r = e.irecv(in.data(), in.size(), other, 1, 0);
+    e.send(out.data(), out.size(), other, 1, 0, mesh::SendMode::kStandard, &ss);
+    e.wait(r, &rs);
+    if (ss.error != Error::kOk || rs.error != Error::kOk) {
+      std::printf("rank %d: the exchange failed after %ld rounds: %s\n", e.rank(), rounds,
+                  mesh::error_name(ss.error != Error::kOk ? ss.error : rs.error));
+      return;
+    }
+    ++rounds;
+  }
+  ADD_FAILURE() << "the link never failed in 60 s (" << rounds << " rounds)";
+}
+
+}  // namespace
+}  // namespace meshmp
+
+MESHMP_RANK_TEST_MAIN()
