@@ -47,6 +47,12 @@ class Torus {
   /// wrapping on periodic axes; -1 past the edge of an open axis.
   int neighbour(int rank, int axis, int sign) const;
   int neighbour(int rank, Direction d) const { return neighbour(rank, d.axis, d.sign); }
+  /// Which link to the neighbour in direction d: 1 for the - direction of a
+  /// periodic axis of size 2 (whose + and - links reach the same peer), else
+  /// 0 (ARCHITECTURE.md §3).
+  int link_index(Direction d) const {
+    return dims_[d.axis] == 2 && periodic_[d.axis] && d.sign < 0 ? 1 : 0;
+  }
   /// Number of link hops between two ranks: the sum over axes of
   /// min(|d|, dim-|d|) on periodic axes and |d| on open ones.
   int hop_distance(int a, int b) const;

@@ -45,7 +45,7 @@ void Engine::Impl::wire_up() {
     Direction dir = Direction::from_index(d);
     int p = t.neighbour(e.rank_, dir);
     if (p < 0 || p == e.rank_) continue;
-    wants.push_back({d, p, (t.dims()[dir.axis] == 2 && dir.sign < 0) ? 1 : 0});
+    wants.push_back({d, p, t.link_index(dir)});
   }
   std::vector<std::pair<Want, std::unique_ptr<Link>>> made;
   // Every rank's address cards, through the bootstrap (which only ranks
@@ -99,9 +99,17 @@ void Engine::Impl::wire_up() {
   // Links #0 first, so peers[p].links[0] is the envelope link.
   std::stable_sort(made.begin(), made.end(), [](auto& a, auto& b) { return a.first.index < b.first.index; });
   for (auto& [w, l] : made) by_direction[w.dir] = add_link(std::move(l));
+  setup_idle_wait();
+  // The neighbour links come up here, while every rank is in this loop to
+  // serve the handshakes a provider may need (tcp); a link that cannot
+  // come up fails its peer (the provider's deadline) instead of waiting.
+  block_until([&] {
+    for (auto& ls : links)
+      if (!ls->up && peers[ls->peer].failed == Error::kOk) return false;
+    return true;
+  });
   boot->fence();
   for (auto& pv : providers) pv->wired();
-  setup_idle_wait();
   // The host-local combine serves collectives over the whole job, so only
   // where every rank shares this host.
   bool one_host = true;

@@ -187,9 +187,8 @@ void TcpLink::advance_handshake() {
 bool TcpLink::up() {
   if (state_ == State::kUp) return true;
   if (state_ == State::kConnecting || state_ == State::kChallenge || state_ == State::kWelcome) advance_handshake();
-  if (state_ != State::kUp && state_ != State::kFailed && state_ != State::kAwaiting &&
-      std::chrono::steady_clock::now() > deadline_)
-    fail(true, "no connection after 30 s");
+  if (state_ != State::kUp && state_ != State::kFailed && std::chrono::steady_clock::now() > deadline_)
+    fail(true, state_ == State::kAwaiting ? "the peer did not connect within 30 s" : "no connection after 30 s");
   return state_ == State::kUp;
 }
 
