@@ -1,6 +1,6 @@
 // The baseline for the tcp provider (issue 17): the same ping-pong as
 // bench/pingpong, but two processes on a plain TCP socket (TCP_NODELAY,
-// blocking send/recv, no framing) -- what the wire and the kernel cost by
+// non-blocking send/recv polled flat out, no framing) -- what the wire and the kernel cost by
 // themselves. Output lines match bench/pingpong's:
 //   pingpong bytes=N latency_us=HALF_RTT bandwidth_MBps=B
 // Latency is half a round trip; bandwidth streams windows of 16 messages
@@ -14,6 +14,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <stdexcept>
@@ -22,9 +23,13 @@
 
 namespace {
 
+// Non-blocking calls retried at once: the socket polled flat out, as MPI
+// libraries (and meshmp, before it sleeps) poll -- blocking calls would
+// add the scheduler's wake-up to every message.
 void io(int fd, char* p, std::size_t n, bool out) {
   while (n) {
-    const ssize_t r = out ? ::send(fd, p, n, MSG_NOSIGNAL) : ::recv(fd, p, n, 0);
+    const ssize_t r = out ? ::send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT) : ::recv(fd, p, n, MSG_DONTWAIT);
+    if (r < 0 && (errno == EAGAIN || errno == EINTR)) continue;
     if (r <= 0) throw std::runtime_error("connection lost");
     p += r;
     n -= static_cast<std::size_t>(r);

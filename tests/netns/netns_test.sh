@@ -46,6 +46,24 @@ left_in_shm() {
 case $case_ in
 mesh)
   "$qmp_mesh" net up "$mesh_cfg" --name "$name" || exit 1
+  # Refusals, each with a message saying why: the name is taken, the config
+  # is beyond the address plan, the caller is not root.
+  refused() {  # refused WHAT EXPECTED-TEXT COMMAND...
+    local what=$1 text=$2; shift 2
+    if "$@" > "$work/refusal" 2>&1 || ! grep -q "$text" "$work/refusal"; then
+      echo "FAILED: $what was not refused clearly:"; cat "$work/refusal"; fail=1
+    else
+      echo "ok: $what refused: $(head -1 "$work/refusal")"
+    fi
+  }
+  refused "a taken name" "exist already" "$qmp_mesh" net up "$mesh_cfg" --name "$name"
+  printf '[mesh]\ndims = [8, 8, 8, 8, 4]\nfabric = "mesh"\n[interfaces]\n' > "$work/big.toml"
+  for k in x y z t u; do printf '"%s+" = "p%s"\n"%s-" = "m%s"\n' $k $k $k $k >> "$work/big.toml"; done
+  refused "a config beyond the address plan" "address plan" "$qmp_mesh" net up "$work/big.toml" --name "${name}b"
+  chmod 755 "$work" && cp "$qmp_mesh" "$work/qmp-mesh" && chmod 755 "$work/qmp-mesh" && cp "$mesh_cfg" "$work/m.toml" &&
+    chmod 644 "$work/m.toml"
+  refused "a user who is not root" "needs root" setpriv --reuid=65534 --regid=65534 --clear-groups \
+    "$work/qmp-mesh" net up "$work/m.toml" --name "${name}c"
   "$qmp_mesh" net show "$name" > "$work/show" 2>&1
   grep -q "198.18.0.0/31" "$work/show" || { echo "FAILED: net show lists no cable address"; cat "$work/show"; fail=1; }
   run "1 MiB to all six neighbours at once over the cables" -n 8 --config "$mesh_cfg" --netns "$name" \

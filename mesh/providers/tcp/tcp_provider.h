@@ -123,6 +123,7 @@ class TcpProvider final : public Provider, public MemoryDomain {
   std::vector<LinkFailure> failures_;
   std::vector<TcpLink*> links_;  // every live link, for report_closed
   char listener_tag_ = 0, pending_tag_ = 0;  // epoll data of the listener and of pending handshakes
+  unsigned rounds_ = 0;                       // accept() calls: progress rounds
 
   struct Registration {
     std::uintptr_t base = 0;
