@@ -1,9 +1,10 @@
 // The bootstrap seam (ARCHITECTURE.md §2 "The seams", §6): how a rank finds
 // the rest of its job. Address cards are exchanged by put / fence / get, as
 // PMIx does (Put, Commit + Fence, Get); a rank can end the whole job; and it
-// learns how many ranks share its host. The engine knows only this
-// interface: qmprun's socket (mesh/bootstrap_client.h) implements it today,
-// PMIx next (issue 18).
+// learns its rank, the job's size and how many ranks share its host. The
+// engine knows only this interface. Two implement it: qmprun's socket
+// (mesh/bootstrap_client.h) and PMIx (mesh/bootstrap_pmix.h: Slurm's
+// `srun --mpi=pmix`, Open MPI's `mpirun`).
 #pragma once
 
 #include <memory>
@@ -14,6 +15,20 @@ namespace meshmp::mesh {
 class Bootstrap {
  public:
   virtual ~Bootstrap() = default;
+
+  /// This rank, 0..size()-1, and the number of ranks in the job.
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  /// The job's id: up to 64 lower-case letters and digits, the same on
+  /// every rank and different for every job. It names the job's
+  /// shared-memory segments, which any user can list: not a secret.
+  virtual const std::string& job() const = 0;
+  /// The host `rank` runs on as the launcher knows it, for checking a
+  /// config's node list; "" where the launcher does not say (qmprun, whose
+  /// ranks all run on its host).
+  virtual std::string host_of(int rank) const { (void)rank; return ""; }
+  /// What started the job, for messages: "qmprun", "PMIx".
+  virtual const char* kind() const = 0;
 
   /// Publishes `value` (bytes, any content) under `key` for this rank; other
   /// ranks see it after the next fence(). A second put of a key replaces it.
@@ -36,10 +51,19 @@ class Bootstrap {
   virtual void abort(int code, const std::string& message) = 0;
 };
 
-/// The bootstrap the launch environment provides: qmprun's socket
-/// (MESHMP_BOOTSTRAP, authenticated with MESHMP_SECRET, which is removed
-/// from the environment once used). Throws std::runtime_error if there is
-/// none ("start the job with qmprun") or it cannot be reached.
-std::unique_ptr<Bootstrap> connect_bootstrap(int rank, int size);
+/// The bootstrap the launch environment provides (ARCHITECTURE.md §6):
+/// - PMIx, when the environment shows a PMIx server (PMIX_NAMESPACE,
+///   PMIX_RANK and a PMIX_SERVER_URI*: `srun --mpi=pmix`, Open MPI's
+///   `mpirun`, PRRTE);
+/// - else qmprun's socket (MESHMP_BOOTSTRAP, authenticated with
+///   MESHMP_SECRET, which is removed from the environment once used), for a
+///   job of MESHMP_SIZE > 1 ranks;
+/// - else none (nullptr): a job of one rank. Started by srun without
+///   `--mpi=pmix` (SLURM_NTASKS > 1), each task is such a job; one line on
+///   stderr says so.
+/// Throws std::runtime_error, saying which launcher and why, if the
+/// environment is inconsistent (MESHMP_SIZE > 1 without a launcher socket,
+/// a rank out of range) or the launcher / PMIx server cannot be reached.
+std::unique_ptr<Bootstrap> connect_bootstrap();
 
 }  // namespace meshmp::mesh

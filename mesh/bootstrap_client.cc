@@ -4,17 +4,16 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
 #include "mesh/bootstrap_protocol.h"
-#include "mesh/launch_env.h"
 
 namespace meshmp::mesh {
 
-LauncherBootstrap::LauncherBootstrap(const std::string& path, int rank, int size, const std::string& secret)
-    : size_(size), secret_(secret) {
+LauncherBootstrap::LauncherBootstrap(const std::string& path, int rank, int size, const std::string& job,
+                                     const std::string& secret)
+    : rank_(rank), size_(size), job_(job), secret_(secret) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   if (path.size() >= sizeof addr.sun_path)
@@ -70,17 +69,6 @@ const std::string& LauncherBootstrap::get(int rank, const std::string& key) cons
 
 void LauncherBootstrap::abort(int code, const std::string& message) {
   bootstrap::send_frame(fd_, bootstrap::Msg::kAbort, bootstrap::encode_abort(code, message));
-}
-
-std::unique_ptr<Bootstrap> connect_bootstrap(int rank, int size) {
-  const char* sock = std::getenv(env::kBootstrap);
-  const char* secret = std::getenv(env::kSecret);
-  if (!sock || !secret)
-    throw std::runtime_error(std::string(env::kSize) + " > 1 but no launcher: start the job with qmprun");
-  auto boot = std::make_unique<LauncherBootstrap>(sock, rank, size, secret);
-  // The secret has done its work: the program and its children need not see it.
-  ::unsetenv(env::kSecret);
-  return boot;
 }
 
 }  // namespace meshmp::mesh

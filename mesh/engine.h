@@ -93,8 +93,9 @@ class Engine {
   static Engine* get();
   /// Drops one init; the last completes outstanding link traffic,
   /// synchronises with every rank and releases all resources. Without a
-  /// running engine it does nothing.
-  static void finalize();
+  /// running engine it does nothing. Never throws: returns "" or why the
+  /// last synchronisation failed (a rank has gone), also printed on stderr.
+  static std::string finalize();
   /// An engine from an explicit setup, not the process's shared one (get()
   /// does not return it): in-process tests of the protocols over providers
   /// of their own (tests/support/loopback_provider.h). Wires up the links

@@ -5,9 +5,14 @@
 
 namespace meshmp::mesh::env {
 
+/// The integer in environment variable `name`, `dflt` when unset or empty.
+/// Throws std::runtime_error "NAME=VALUE: expected an integer in LO..HI".
+long number(const char* name, long dflt, long lo, long hi);
+
 inline constexpr const char* kRank = "MESHMP_RANK";            ///< this rank, 0..size-1
 inline constexpr const char* kSize = "MESHMP_SIZE";            ///< number of ranks
 inline constexpr const char* kJob = "MESHMP_JOB";              ///< job id (shm names; visible, not a secret)
+inline constexpr const char* kJobPrefix = "MESHMP_JOB_PREFIX"; ///< begins the job id (test harnesses), any launcher
 inline constexpr const char* kSecret = "MESHMP_SECRET";        ///< per-job secret the launcher checks (never in a name)
 inline constexpr const char* kBootstrap = "MESHMP_BOOTSTRAP";  ///< launcher's Unix socket
 inline constexpr const char* kGeometry = "MESHMP_GEOMETRY";    ///< torus, e.g. 2x2x2

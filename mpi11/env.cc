@@ -82,10 +82,12 @@ MESHMP_MPI_FN(int, Finalize, (void)) {
   if (!check_init("MPI_Finalize", &err)) return err;
   State& s = state();
   finish_requests();
-  mesh::Engine::finalize();
+  const std::string failure = mesh::Engine::finalize();
   s.finalized = true;
   s.engine = nullptr;
-  return MPI_SUCCESS;
+  // The engine is gone, so no error handler can run: the failure (printed
+  // by the engine: a rank has gone) is only returned.
+  return failure.empty() ? MPI_SUCCESS : MPI_ERR_OTHER;
 } MESHMP_MPI_END(Finalize)
 
 // MPI-2 §8.7: meshmp's progress runs in the calling thread, so SINGLE and

@@ -18,15 +18,28 @@ namespace meshmp::mesh {
 
 namespace {
 
-long env_long(const char* name, long dflt, long lo, long hi) {
-  const char* s = std::getenv(name);
-  if (!s || !*s) return dflt;
-  char* end = nullptr;
-  long v = std::strtol(s, &end, 10);
-  if (*end || v < lo || v > hi)
-    throw std::runtime_error(std::string(name) + "=" + s + ": expected an integer in " +
-                             std::to_string(lo) + ".." + std::to_string(hi));
-  return v;
+using env::number;
+
+// Host names as a config and a resource manager write them: equal, or equal
+// up to the first dot where one of them is a short name ("n01" and
+// "n01.cluster").
+bool same_host_name(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  if (a.find('.') != std::string::npos && b.find('.') != std::string::npos) return false;
+  return a.substr(0, a.find('.')) == b.substr(0, b.find('.'));
+}
+
+// A config's node list against the hosts the launcher reports (PMIx), on
+// every rank alike so that all of them stop with the same message.
+void check_config_hosts(const MeshConfig& cfg, const Bootstrap& boot) {
+  for (int r = 0; r < static_cast<int>(cfg.hosts.size()); ++r) {
+    const std::string actual = boot.host_of(r);
+    if (actual.empty() || cfg.hosts[r].empty()) continue;
+    if (!same_host_name(cfg.hosts[r], actual))
+      throw std::runtime_error(cfg.file + ": node " + std::to_string(r) + " is host \"" + cfg.hosts[r] + "\" but " +
+                               boot.kind() + " started rank " + std::to_string(r) + " on \"" + actual +
+                               "\" (the config's node list must follow the job's rank order)");
+  }
 }
 
 }  // namespace
@@ -191,13 +204,14 @@ Engine& Engine::init() {
     return *g_engine;
   }
   EngineSetup setup;
-  setup.rank = static_cast<int>(env_long(env::kRank, 0, 0, 1 << 24));
-  setup.size = static_cast<int>(env_long(env::kSize, 1, 1, 1 << 24));
-  if (setup.rank >= setup.size)
-    throw std::runtime_error(std::string(env::kRank) + " must be below " + env::kSize);
+  // Who started us: PMIx (srun, mpirun), qmprun's socket, or nobody.
+  std::unique_ptr<Bootstrap> boot = connect_bootstrap();
+  setup.rank = boot ? boot->rank() : 0;
+  setup.size = boot ? boot->size() : 1;
 
-  // Geometry: the launcher's --geometry, else the config's torus, else a
-  // balanced 3-D factorisation (ARCHITECTURE.md §2).
+  // Geometry, under any launcher: MESHMP_GEOMETRY (qmprun --geometry), else
+  // the config's torus (MESHMP_CONFIG), else a balanced 3-D factorisation
+  // (ARCHITECTURE.md §2). QMP's -qmp-geom then describes the machine on top.
   std::vector<int> dims;
   std::vector<bool> periodic;
   std::vector<std::string> interfaces;
@@ -212,6 +226,11 @@ Engine& Engine::init() {
     setup.options.eager_limit = cfg.eager_limit;
     setup.options.credits = static_cast<std::uint32_t>(cfg.credits);
     if (cfg.fabric == Fabric::kMesh) setup.options.mesh_fabric_config = cfg_path;
+    if (cfg.torus.size() != setup.size)
+      throw std::runtime_error(std::string(cfg_path) + ": the torus " + cfg.torus.to_string() + " has " +
+                               std::to_string(cfg.torus.size()) + " nodes but " + (boot ? boot->kind() : "the launcher") +
+                               " started " + std::to_string(setup.size) + " ranks");
+    if (boot) check_config_hosts(cfg, *boot);
   }
   if (const char* g = std::getenv(env::kGeometry); g && *g) {
     dims = parse_dims(g);
@@ -219,42 +238,39 @@ Engine& Engine::init() {
   }
   if (dims.empty()) dims = balanced_dims(setup.size, 3);
   setup.torus = Torus(dims, periodic);
-  if (setup.torus.size() != setup.size)  // before the launcher is contacted (create() checks again)
+  if (setup.torus.size() != setup.size)  // create() checks again
     throw std::runtime_error("geometry " + setup.torus.to_string() + " has " + std::to_string(setup.torus.size()) +
                              " nodes but the job has " + std::to_string(setup.size) + " ranks");
 
-  setup.options.eager_limit = static_cast<std::size_t>(env_long(env::kEagerLimit, static_cast<long>(setup.options.eager_limit), 64, 1 << 20));
-  setup.options.credits = static_cast<std::uint32_t>(env_long(env::kCredits, setup.options.credits, 4, 1024));
-  setup.options.cma = env_long(env::kShmCma, 1, 0, 1) != 0;
-  setup.options.spin = static_cast<int>(env_long(env::kSpin, setup.options.spin, 0, 1 << 30));
-  // All ranks share this host (shm): more ranks than CPUs means oversubscribed.
-  setup.options.yield = env_long(env::kYield, setup.size > static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)), 0, 1) != 0;
-  setup.options.unexpected_limit = static_cast<std::size_t>(env_long(env::kUnexpectedLimit, static_cast<long>(setup.options.unexpected_limit), 0, 1L << 40));
-  setup.options.registered_limit = static_cast<std::size_t>(env_long(env::kRegisteredLimit, static_cast<long>(setup.options.registered_limit), 0, 1L << 40));
+  setup.options.eager_limit = static_cast<std::size_t>(number(env::kEagerLimit, static_cast<long>(setup.options.eager_limit), 64, 1 << 20));
+  setup.options.credits = static_cast<std::uint32_t>(number(env::kCredits, setup.options.credits, 4, 1024));
+  setup.options.cma = number(env::kShmCma, 1, 0, 1) != 0;
+  setup.options.spin = static_cast<int>(number(env::kSpin, setup.options.spin, 0, 1 << 30));
+  // More ranks on this host than CPUs means oversubscribed.
+  const int here = boot ? boot->local_ranks() : 1;
+  setup.options.yield = number(env::kYield, here > static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)), 0, 1) != 0;
+  setup.options.unexpected_limit = static_cast<std::size_t>(number(env::kUnexpectedLimit, static_cast<long>(setup.options.unexpected_limit), 0, 1L << 40));
+  setup.options.registered_limit = static_cast<std::size_t>(number(env::kRegisteredLimit, static_cast<long>(setup.options.registered_limit), 0, 1L << 40));
 
   if (setup.size > 1) {
-    const char* job = std::getenv(env::kJob);
-    if (!job) throw std::runtime_error(std::string(env::kSize) + " > 1 but no launcher: start the job with qmprun");
-    if (!*job || std::strspn(job, "0123456789abcdefghijklmnopqrstuvwxyz") != std::strlen(job) || std::strlen(job) > 64)
-      throw std::runtime_error(std::string(env::kJob) + "=" + job + ": expected up to 64 lower-case letters and digits");
-    setup.bootstrap = connect_bootstrap(setup.rank, setup.size);
     ProviderSetup ps;
-    ps.job = job;
+    ps.job = boot->job();
     ps.rank = setup.rank;
     ps.nranks = setup.size;
     ps.slots = setup.options.credits;
     ps.payload = setup.options.eager_limit;
     ps.cma = setup.options.cma;
     ps.registered_limit = setup.options.registered_limit;
-    ps.secret = setup.bootstrap->secret();
+    ps.secret = boot->secret();
     ps.host = host_identity();
     const char* which = std::getenv(env::kProvider);
     ps.forced = which && *which && std::strcmp(which, "auto") != 0;
     ps.torus = setup.torus;
     ps.mesh_fabric = mesh_fabric;
     ps.interfaces = interfaces;
-    ps.timeout_ms = static_cast<int>(env_long(env::kTcpTimeout, ps.timeout_ms, 1000, 3600 * 1000));
+    ps.timeout_ms = static_cast<int>(number(env::kTcpTimeout, ps.timeout_ms, 1000, 3600 * 1000));
     setup.providers = open_providers(which ? which : "", ps);
+    setup.bootstrap = std::move(boot);
   }
   std::unique_ptr<Engine> eng = create(std::move(setup));
   g_engine = eng.release();
@@ -301,15 +317,24 @@ void Engine::shutdown() {
   if (im.boot) im.boot->fence();
 }
 
-void Engine::finalize() {
+std::string Engine::finalize() {
   Engine* e = g_engine;
-  if (!e || --g_engine_users > 0) return;
-  e->shutdown();
+  if (!e || --g_engine_users > 0) return {};
+  // The last fence fails if a rank has gone (PMIx: "a rank of the job is
+  // gone"); this rank still releases everything and says so.
+  std::string failure;
+  try {
+    e->shutdown();
+  } catch (const std::exception& ex) {
+    failure = ex.what();
+    std::fprintf(stderr, "meshmp: rank %d: finalize: %s\n", e->rank(), failure.c_str());
+  }
   Impl& im = *e->impl_;
   const char* stats = std::getenv(env::kStats);
   if (stats && std::strcmp(stats, "1") == 0) im.print_stats();
   g_engine = nullptr;
   delete e;
+  return failure;
 }
 
 void Engine::abort(int code, const std::string& message) {

@@ -123,6 +123,16 @@ TEST(Qmprun, PassesRankSizeAndGeometry) {
     EXPECT_NE(r.out.find("rank " + std::to_string(k) + " of 4 on 2x2"), std::string::npos) << r.out;
 }
 
+// qmprun started by an outer PMIx launcher (srun --mpi=pmix -n 1 qmprun
+// ...): its ranks are qmprun's, not the outer job's.
+TEST(Qmprun, RanksIgnoreAnOuterPmixJob) {
+  Result r = run_program({"/usr/bin/env", "PMIX_NAMESPACE=outer.job", "PMIX_RANK=0",
+                          "PMIX_SERVER_URI41=outer;tcp4://127.0.0.1:1", g_qmprun, "-n", "4", g_probe, "env"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  for (int k = 0; k < 4; ++k)
+    EXPECT_NE(r.out.find("rank " + std::to_string(k) + " of 4"), std::string::npos) << r.out << r.err;
+}
+
 TEST(Qmprun, MpirunSpellingAndTaggedOutput) {
   Result r = run({"-np", "2", "--tag-output", g_probe, "env"});
   EXPECT_EQ(r.status, 0) << r.err;

@@ -53,4 +53,5 @@ def rank_program(name, srcs, deps = []):
         testonly = True,
         srcs = srcs,
         deps = ["//tests/mp:rank_main"] + deps,
+        visibility = ["//tests:__subpackages__"],
     )

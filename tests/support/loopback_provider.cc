@@ -229,6 +229,10 @@ class LoopbackProvider final : public mesh::Provider {
 class LoopbackBootstrap final : public mesh::Bootstrap {
  public:
   LoopbackBootstrap(std::shared_ptr<LoopbackFabric::Shared> s, int me) : s_(std::move(s)), me_(me) {}
+  int rank() const override { return me_; }
+  int size() const override { return s_->nranks; }
+  const std::string& job() const override { return job_; }
+  const char* kind() const override { return "loopback"; }
   void put(const std::string& key, const std::string& value) override {
     std::lock_guard<std::mutex> g(s_->mu);
     s_->staged[me_][key] = value;
@@ -263,6 +267,7 @@ class LoopbackBootstrap final : public mesh::Bootstrap {
   std::shared_ptr<LoopbackFabric::Shared> s_;
   int me_;
   std::string secret_ = LoopbackFabric::kSecret;
+  std::string job_ = "loopback";
 };
 
 }  // namespace

@@ -76,7 +76,7 @@ std::function<void(int)> two_rank_fence(const std::string& other, std::string* h
 TEST(LauncherBootstrap, PutFenceGetExchangesCards) {
   std::string hello;
   FakeLauncher launcher(two_rank_fence(bs::encode_blobs({"shm", "4242 ab cd", "tcp", "198.18.0.2:7000"}), &hello));
-  LauncherBootstrap boot(launcher.path(), 0, 2, kSecret);
+  LauncherBootstrap boot(launcher.path(), 0, 2, "testjob", kSecret);
   boot.put("shm", "17 ef 01");
   boot.put("empty", "");
   boot.fence();
@@ -102,7 +102,7 @@ TEST(LauncherBootstrap, MalformedCardsFromTheLauncherAreAnError) {
   std::string hello;
   // Rank 1's blob is three strings: a key without its value.
   FakeLauncher launcher(two_rank_fence(bs::encode_blobs({"shm", "1 2 3", "dangling"}), &hello));
-  LauncherBootstrap boot(launcher.path(), 0, 2, kSecret);
+  LauncherBootstrap boot(launcher.path(), 0, 2, "testjob", kSecret);
   try {
     boot.fence();
     ADD_FAILURE() << "malformed cards were accepted";
@@ -117,13 +117,13 @@ TEST(LauncherBootstrap, ALauncherThatGoesAwayIsAnError) {
     std::string body;
     bs::recv_frame(fd, &type, &body);  // the HELLO; then close
   });
-  LauncherBootstrap boot(launcher.path(), 1, 2, kSecret);
+  LauncherBootstrap boot(launcher.path(), 1, 2, "testjob", kSecret);
   EXPECT_THROW(boot.fence(), std::runtime_error);
 }
 
 TEST(LauncherBootstrap, NoLauncherNamesTheSocket) {
   try {
-    LauncherBootstrap boot("/tmp/meshmp-no-such-dir/sock", 0, 2, kSecret);
+    LauncherBootstrap boot("/tmp/meshmp-no-such-dir/sock", 0, 2, "testjob", kSecret);
     ADD_FAILURE() << "connected to nothing";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("cannot connect to the launcher at /tmp/meshmp-no-such-dir/sock"),

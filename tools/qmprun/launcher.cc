@@ -297,6 +297,11 @@ void Job::spawn() {
         ::dup2(err[1], 2);
       }
       enter_namespace(r);
+      // qmprun may itself run under a PMIx launcher (srun --mpi=pmix -n 1
+      // qmprun ...); its ranks are its own job, so they must not see the
+      // outer job's server (mesh/bootstrap.h picks PMIx first).
+      ::unsetenv("PMIX_NAMESPACE");
+      ::unsetenv("PMIX_RANK");
       ::setenv(mesh::env::kRank, std::to_string(r).c_str(), 1);
       ::setenv(mesh::env::kSize, std::to_string(n_).c_str(), 1);
       ::setenv(mesh::env::kJob, job_id_.c_str(), 1);

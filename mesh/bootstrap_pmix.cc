@@ -1,0 +1,167 @@
+#include "mesh/bootstrap_pmix.h"
+
+#include <pmix.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+#include "mesh/launch_env.h"
+#include "mesh/random_token.h"
+
+namespace meshmp::mesh {
+
+namespace {
+
+constexpr const char* kJobKey = "job";  // rank 0's "<job id> <secret in hex>"
+
+[[noreturn]] void fail(const char* call, pmix_status_t rc, const std::string& what = "") {
+  std::string why = PMIx_Error_string(rc);
+  if (rc == PMIX_ERR_PARTIAL_SUCCESS || rc == PMIX_ERR_PROC_ABORTED || rc == PMIX_ERR_LOST_CONNECTION)
+    why += ": a rank of the job has gone (exited or killed) before reaching it";
+  else if (rc == PMIX_ERR_TIMEOUT)
+    why += ": not every rank reached it within the resource manager's timeout";
+  else if (rc == PMIX_ERR_UNREACH)
+    why += ": the PMIx server cannot be reached";
+  throw std::runtime_error(std::string(call) + " failed" + (what.empty() ? "" : " (" + what + ")") + ": " + why);
+}
+
+// A job-level value of the namespace as an unsigned number.
+unsigned long job_number(const pmix_proc_t& wild, const char* key) {
+  pmix_value_t* v = nullptr;
+  const pmix_status_t rc = PMIx_Get(&wild, key, nullptr, 0, &v);
+  if (rc != PMIX_SUCCESS) fail("PMIx_Get", rc, key);
+  unsigned long n = 0;
+  bool ok = true;
+  switch (v->type) {
+    case PMIX_UINT32: n = v->data.uint32; break;
+    case PMIX_UINT16: n = v->data.uint16; break;
+    case PMIX_UINT64: n = v->data.uint64; break;
+    default: ok = false;
+  }
+  PMIX_VALUE_RELEASE(v);
+  if (!ok) throw std::runtime_error(std::string("PMIx_Get(") + key + "): not an unsigned number");
+  return n;
+}
+
+bool valid_job_id(const std::string& s) {
+  return !s.empty() && s.size() <= 64 && s.find_first_not_of("0123456789abcdefghijklmnopqrstuvwxyz") == std::string::npos;
+}
+
+}  // namespace
+
+bool pmix_environment() {
+  if (!std::getenv("PMIX_NAMESPACE") || !std::getenv("PMIX_RANK")) return false;
+  for (const char* uri : {"PMIX_SERVER_URI4", "PMIX_SERVER_URI41", "PMIX_SERVER_URI3", "PMIX_SERVER_URI2",
+                          "PMIX_SERVER_URI21"})
+    if (std::getenv(uri)) return true;
+  return false;
+}
+
+PmixBootstrap::PmixBootstrap() {
+  pmix_proc_t me;
+  if (const pmix_status_t rc = PMIx_Init(&me, nullptr, 0); rc != PMIX_SUCCESS)
+    fail("PMIx_Init", rc, std::string("PMIX_NAMESPACE=") + (std::getenv("PMIX_NAMESPACE") ?: ""));
+  nspace_ = me.nspace;
+  pmix_proc_t wild;
+  PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
+  try {
+    const unsigned long size = job_number(wild, PMIX_JOB_SIZE);
+    if (size < 1 || size > (1u << 24) || me.rank >= size)
+      throw std::runtime_error("PMIx: rank " + std::to_string(me.rank) + " of a job of " + std::to_string(size) +
+                               " ranks (namespace " + nspace_ + ") is out of range");
+    size_ = static_cast<int>(size);
+    rank_ = static_cast<int>(me.rank);
+    local_ = static_cast<int>(job_number(wild, PMIX_LOCAL_SIZE));
+    // The job id and secret: made by rank 0, handed to the others through
+    // the resource manager's key-value store (which only this job's
+    // processes reach), never a constant.
+    const char* prefix = std::getenv(env::kJobPrefix);
+    std::string id = prefix ? prefix : "";
+    if (id.size() > 24 || id.find_first_not_of("0123456789abcdefghijklmnopqrstuvwxyz") != std::string::npos)
+      throw std::runtime_error(std::string(env::kJobPrefix) + "=" + id +
+                               ": expected up to 24 lower-case letters and digits");
+    if (rank_ == 0 || size_ == 1) {
+      job_ = id + random_hex(8);
+      secret_ = random_hex(32);
+    }
+    if (size_ > 1) {
+      if (rank_ == 0) put(kJobKey, job_ + " " + secret_);
+      fence();
+      const std::string& v = get(0, kJobKey);
+      const std::size_t sp = v.find(' ');
+      if (sp == std::string::npos || !valid_job_id(v.substr(0, sp)) || v.size() - sp - 1 != 64)
+        throw std::runtime_error("PMIx: rank 0 published a malformed job id and secret");
+      job_ = v.substr(0, sp);
+      secret_ = v.substr(sp + 1);
+    }
+  } catch (...) {
+    PMIx_Finalize(nullptr, 0);
+    throw;
+  }
+}
+
+PmixBootstrap::~PmixBootstrap() { PMIx_Finalize(nullptr, 0); }
+
+std::string PmixBootstrap::host_of(int rank) const {
+  pmix_proc_t p;
+  PMIX_LOAD_PROCID(&p, nspace_.c_str(), static_cast<pmix_rank_t>(rank));
+  pmix_value_t* v = nullptr;
+  if (PMIx_Get(&p, PMIX_HOSTNAME, nullptr, 0, &v) != PMIX_SUCCESS) return "";
+  std::string host = v->type == PMIX_STRING && v->data.string ? v->data.string : "";
+  PMIX_VALUE_RELEASE(v);
+  return host;
+}
+
+void PmixBootstrap::put(const std::string& key, const std::string& value) {
+  const std::string k = "meshmp." + key;
+  if (k.size() > PMIX_MAX_KEYLEN) throw std::invalid_argument("PMIx key too long: " + k);
+  pmix_value_t v;
+  PMIX_VALUE_CONSTRUCT(&v);
+  v.type = PMIX_BYTE_OBJECT;
+  v.data.bo.bytes = const_cast<char*>(value.data());  // PMIx_Put copies
+  v.data.bo.size = value.size();
+  if (const pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, k.c_str(), &v); rc != PMIX_SUCCESS) fail("PMIx_Put", rc, k);
+}
+
+void PmixBootstrap::fence() {
+  if (const pmix_status_t rc = PMIx_Commit(); rc != PMIX_SUCCESS) fail("PMIx_Commit", rc);
+  pmix_proc_t wild;
+  PMIX_LOAD_PROCID(&wild, nspace_.c_str(), PMIX_RANK_WILDCARD);
+  pmix_info_t info;
+  bool collect = true;
+  PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+  const pmix_status_t rc = PMIx_Fence(&wild, 1, &info, 1);
+  PMIX_INFO_DESTRUCT(&info);
+  if (rc != PMIX_SUCCESS) fail("PMIx_Fence", rc, "namespace " + nspace_);
+  got_.clear();
+}
+
+const std::string& PmixBootstrap::get(int rank, const std::string& key) const {
+  auto [it, fresh] = got_.try_emplace({rank, key});
+  if (!fresh) return it->second;
+  pmix_proc_t p;
+  PMIX_LOAD_PROCID(&p, nspace_.c_str(), static_cast<pmix_rank_t>(rank));
+  pmix_info_t info;
+  bool optional = true;
+  PMIX_INFO_LOAD(&info, PMIX_OPTIONAL, &optional, PMIX_BOOL);
+  pmix_value_t* v = nullptr;
+  const std::string k = "meshmp." + key;
+  const pmix_status_t rc = PMIx_Get(&p, k.c_str(), &info, 1, &v);
+  PMIX_INFO_DESTRUCT(&info);
+  if (rc != PMIX_SUCCESS || v->type != PMIX_BYTE_OBJECT) {
+    if (v) PMIX_VALUE_RELEASE(v);
+    got_.erase(it);
+    throw std::runtime_error("bootstrap (PMIx): rank " + std::to_string(rank) + " published no \"" + key + "\"" +
+                             (rc != PMIX_SUCCESS ? std::string(": ") + PMIx_Error_string(rc) : ""));
+  }
+  it->second.assign(v->data.bo.bytes, v->data.bo.size);
+  PMIX_VALUE_RELEASE(v);
+  return it->second;
+}
+
+void PmixBootstrap::abort(int code, const std::string& message) {
+  PMIx_Abort(code, message.c_str(), nullptr, 0);
+}
+
+}  // namespace meshmp::mesh
