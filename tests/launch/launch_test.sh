@@ -8,17 +8,19 @@
 #            -qmp-geom native, a config whose node list names this host;
 #            refused clearly: a config naming other hosts, a config of
 #            another size, srun without --mpi=pmix; a rank leaving early
-#            fails the others' last fence with a message; a killed rank
-#            and QMP_abort end the job through srun
+#            fails the others' last fence with a message; a killed rank,
+#            QMP_abort and MPI_Abort end the job through srun
 #   openmpi  the same programs under Open MPI 4.1's `mpirun --oversubscribe
-#            -n 4` (its own PMIx server), a killed rank and QMP_abort
+#            -n 4` (its own PMIx server), a killed rank, QMP_abort and
+#            MPI_Abort
 # Every daemon the test starts is stopped by PID, whatever happens (trap);
 # every job has a hard timeout; no process or segment may be left behind.
-# Usage: launch_test.sh CASE QMPRUN -- QMP_API MPI_P2P MPI_COLL LQCD LINK_LOSS ABORT_PROBE EARLY_EXIT_PROBE
+# Usage: launch_test.sh CASE QMPRUN -- QMP_API MPI_P2P MPI_COLL LQCD LINK_LOSS QMP_ABORT_PROBE
+#          MPI_ABORT_PROBE EARLY_EXIT_PROBE
 set -uo pipefail
 case_=$1 qmprun=$2
 shift 3  # ... and "--"
-qmp_api=$1 mpi_p2p=$2 mpi_coll=$3 lqcd=$4 link_loss=$5 abort_probe=$6 early_exit=$7
+qmp_api=$1 mpi_p2p=$2 mpi_coll=$3 lqcd=$4 link_loss=$5 abort_probe=$6 mpi_abort_probe=$7 early_exit=$8
 here=$(dirname "$0")
 unset TEST_PREMATURE_EXIT_FILE XML_OUTPUT_FILE GTEST_OUTPUT
 
@@ -28,7 +30,7 @@ work=$(mktemp -d)
 chmod 755 "$work"
 # shellcheck source=slurm_local.sh
 source "$here/slurm_local.sh"
-programs=("$qmp_api" "$mpi_p2p" "$mpi_coll" "$lqcd" "$link_loss" "$abort_probe" "$early_exit")
+programs=("$qmp_api" "$mpi_p2p" "$mpi_coll" "$lqcd" "$link_loss" "$abort_probe" "$mpi_abort_probe" "$early_exit")
 cleanup() {
   local p exe left=0
   slurm_down || left=1
@@ -173,6 +175,7 @@ JOB
   fi
   killed_rank "srun: a killed rank" "${srun[@]}" -n 4
   refused "srun: QMP_abort on node 1" "aborts the job (code 7)" "${srun[@]}" -n 4 "$abort_probe" abort 7
+  refused "srun: MPI_Abort on rank 1" "MPI_Abort(errorcode=9)" "${srun[@]}" -n 4 "$mpi_abort_probe" abort 9
   ;;
 openmpi)
   mpirun=(mpirun --allow-run-as-root --oversubscribe -n 4)
@@ -183,6 +186,7 @@ openmpi)
   same_as_qmprun "mpirun -n 4: lattice-QCD job" 4 "$work/mpirun.txt"
   killed_rank "mpirun: a killed rank" "${mpirun[@]}"
   refused "mpirun: QMP_abort on node 1" "aborts the job (code 7)" "${mpirun[@]}" "$abort_probe" abort 7
+  refused "mpirun: MPI_Abort on rank 1" "MPI_Abort(errorcode=9)" "${mpirun[@]}" "$mpi_abort_probe" abort 9
   ;;
 *)
   echo "launch_test: unknown case $case_"; exit 2 ;;

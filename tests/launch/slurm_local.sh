@@ -102,9 +102,9 @@ slurm_down() {
   for (( i = ${#slurm_pids[@]} - 1; i >= 0; i-- )); do
     pid=${slurm_pids[$i]}
     kill -TERM "$pid" 2>/dev/null || continue
-    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done || true
+    kill -KILL "$pid" 2>/dev/null || true  # (safe under set -e: it has usually exited)
+    wait "$pid" 2>/dev/null || true
   done
   local left=0
   for pid in "${slurm_pids[@]}"; do
