@@ -94,6 +94,14 @@ TEST(TcpCard, ALinkGoesOverTheCableOfItsDirection) {
   ASSERT_TRUE(d);
   EXPECT_EQ(d->dst, ip("198.18.0.3"));
   EXPECT_EQ(d->src, ip("198.18.0.2"));
+  // A non-neighbour on a mesh (no cable, no shared subnet): its node
+  // address, from this node's, which the kernel routes hop by hop.
+  tcp::TcpCard far;
+  far.addrs = {{ip("198.18.0.9"), 31, "eth3"}, {ip("198.19.0.8"), 32, "lo"}};
+  d = tcp::choose_dial(me, far, "");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->dst, ip("198.19.0.8"));
+  EXPECT_EQ(d->src, ip("198.19.0.1"));
   // A switched fabric: any shared subnet.
   tcp::TcpCard a, b;
   a.addrs = {{ip("198.19.0.1"), 16, "eth0"}};

@@ -1,15 +1,18 @@
 // qmp-mesh: the cluster a mesh config describes, built on this host out of
 // network namespaces and veth cables (issue 17) -- so meshmp's tcp provider
-// and, later, its routing can be tested on a real mesh of links.
+// and its routing can be tested on a real mesh of links. On a mesh fabric
+// every node forwards IPv4 and holds kernel routes along the SDF route to
+// every other node's address (kernel_forwarder/, issue 19).
 //
 //   qmp-mesh net up CONFIG --name NAME   build it (root); an interrupted or
 //                                        failed `up` removes what it made
 //   qmp-mesh net show NAME               list its namespaces and addresses
 //   qmp-mesh net down NAME               remove everything it made
 //
-// Addresses: net_plan.h. Jobs run on it with `qmprun --netns NAME`.
+// Addresses: kernel_forwarder/address_plan.h. Jobs run on it with `qmprun --netns NAME`.
 #include <dirent.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -24,14 +27,17 @@
 #include <string>
 #include <vector>
 
+#include "kernel_forwarder/address_plan.h"
+#include "kernel_forwarder/netlink_routes.h"
+#include "kernel_forwarder/route_plan.h"
 #include "mesh/config.h"
-#include "tools/qmp-mesh/net_plan.h"
+#include "routing/route_table.h"
 
 extern char** environ;
 
 namespace {
 
-using meshmp::tools::NetPlan;
+using meshmp::kernel_forwarder::NetPlan;
 
 std::atomic<bool> g_interrupted{false};
 void on_signal(int) { g_interrupted = true; }
@@ -90,8 +96,46 @@ int net_down(const std::string& name) {
   return failed ? 1 : 0;
 }
 
+// Runs fn() with this thread in network namespace `ns` (/run/netns/NS),
+// then returns to the one it was in.
+template <class Fn>
+void in_namespace(const std::string& ns, Fn fn) {
+  const int home = ::open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+  const int there = ::open(("/run/netns/" + ns).c_str(), O_RDONLY | O_CLOEXEC);
+  if (home < 0 || there < 0 || ::setns(there, CLONE_NEWNET) != 0) {
+    const int err = errno;
+    if (home >= 0) ::close(home);
+    if (there >= 0) ::close(there);
+    throw std::runtime_error("cannot enter network namespace " + ns + ": " + std::strerror(err));
+  }
+  ::close(there);
+  try {
+    fn();
+  } catch (...) {
+    ::setns(home, CLONE_NEWNET);
+    ::close(home);
+    throw;
+  }
+  if (::setns(home, CLONE_NEWNET) != 0) throw std::runtime_error("cannot return to this host's network namespace");
+  ::close(home);
+}
+
+// Every node forwards, with a /32 route along the SDF route to each other
+// node's address (kernel_forwarder/route_plan.h).
+void install_kernel_routes(const NetPlan& p, const meshmp::mesh::Torus& t) {
+  namespace kf = meshmp::kernel_forwarder;
+  const meshmp::routing::RouteTables tables(t, {});
+  for (int i = 0; i < p.nodes; ++i) {
+    if (g_interrupted) throw std::runtime_error("interrupted");
+    in_namespace(p.node_ns(i), [&] {
+      kf::enable_forwarding();
+      kf::install_routes(kf::node_routes(p, tables, t, i));
+    });
+  }
+}
+
 void build(const NetPlan& p) {
-  using meshmp::tools::dotted;
+  using meshmp::kernel_forwarder::dotted;
   for (int i = 0; i < p.nodes; ++i) {
     ip({"netns", "add", p.node_ns(i)});
     ip({"-n", p.node_ns(i), "link", "set", "lo", "up"});
@@ -121,9 +165,10 @@ void build(const NetPlan& p) {
 }
 
 int net_up(const std::string& config, const std::string& name) {
-  if (std::string why = meshmp::tools::check_name(name); !why.empty()) throw std::runtime_error(why);
+  if (std::string why = meshmp::kernel_forwarder::check_name(name); !why.empty()) throw std::runtime_error(why);
   if (::geteuid() != 0) throw std::runtime_error("needs root: it creates network namespaces and veth cables");
-  const NetPlan plan = meshmp::tools::make_plan(meshmp::mesh::load_config(config), name);
+  const meshmp::mesh::MeshConfig cfg = meshmp::mesh::load_config(config);
+  const NetPlan plan = meshmp::kernel_forwarder::make_plan(cfg, name);
   if (!namespaces_of(name).empty())
     throw std::runtime_error("namespaces of testbed \"" + name + "\" exist already (" + namespaces_of(name)[0] +
                              " ...): choose another --name or run `qmp-mesh net down " + name + "` first");
@@ -132,6 +177,7 @@ int net_up(const std::string& config, const std::string& name) {
   for (int s : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(s, &sa, nullptr);
   try {
     build(plan);
+    if (!plan.switched) install_kernel_routes(plan, cfg.torus);
   } catch (...) {
     net_down(name);  // nothing half-built stays behind
     throw;
@@ -176,7 +222,7 @@ int main(int argc, char** argv) {
     if (*up) return net_up(config, name);
     if (*show) return net_show(name);
     if (*down) {
-      if (std::string why = meshmp::tools::check_name(name); !why.empty()) throw std::runtime_error(why);
+      if (std::string why = meshmp::kernel_forwarder::check_name(name); !why.empty()) throw std::runtime_error(why);
       return net_down(name);
     }
   } catch (const std::exception& e) {

@@ -85,6 +85,12 @@ std::vector<InterfaceAddress> local_addresses() {
   return v;
 }
 
+std::optional<std::uint32_t> node_address(const TcpCard& c) {
+  for (const auto& a : c.addrs)
+    if (a.ifname == "lo" && a.prefix == 32) return a.addr;
+  return std::nullopt;
+}
+
 std::optional<Dial> choose_dial(const TcpCard& mine, const TcpCard& peer, const std::string& ifname) {
   if (!ifname.empty())
     for (const auto& m : mine.addrs)
@@ -95,6 +101,8 @@ std::optional<Dial> choose_dial(const TcpCard& mine, const TcpCard& peer, const 
     if (m.ifname != "lo")
       for (const auto& p : peer.addrs)
         if (same_subnet(m, p.addr) && m.prefix >= 8) return Dial{p.addr, 0};
+  if (auto to = node_address(peer))
+    if (auto from = node_address(mine)) return Dial{*to, *from};
   if (peer.addrs.empty()) return std::nullopt;
   return Dial{peer.addrs.front().addr, 0};
 }

@@ -9,7 +9,9 @@
 // point-to-point subnet) the link for a direction goes to the neighbour's
 // address in the subnet of this node's interface for that direction, from
 // that interface's address; on a switched fabric to an address sharing any
-// subnet with this node; else to the peer's first address.
+// subnet with this node; else to the peer's node address (a /32 on its
+// loopback, which the kernel routes hop by hop on an IP mesh: ARCHITECTURE.md
+// §4, kernel_forwarder/), from this node's; else to its first address.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +38,10 @@ std::string encode_card(const TcpCard& c);
 TcpCard parse_card(const std::string& text, int rank);
 /// This namespace's IPv4 addresses, except 127.0.0.0/8 (getifaddrs).
 std::vector<InterfaceAddress> local_addresses();
+
+/// The node address on a card: its first /32 on interface "lo" (the
+/// loopback's own 127.0.0.0/8 is never on a card). nullopt if none.
+std::optional<std::uint32_t> node_address(const TcpCard& c);
 
 struct Dial {
   std::uint32_t dst = 0;  ///< where to connect (host byte order)

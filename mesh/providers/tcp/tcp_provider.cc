@@ -97,7 +97,7 @@ bool TcpProvider::reachable(int peer) const {
   if (!s_.mesh_fabric || same_host(peer)) return true;
   for (int d = 0; d < 2 * s_.torus.ndims(); ++d)
     if (s_.torus.neighbour(s_.rank, Direction::from_index(d)) == peer) return true;
-  return false;
+  return tcp::node_address(mine_).has_value() && tcp::node_address(cards_.at(peer)).has_value();
 }
 
 std::string TcpProvider::interface_for(int peer, int index) const {

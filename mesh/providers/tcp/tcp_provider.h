@@ -55,8 +55,10 @@ class TcpProvider final : public Provider, public MemoryDomain {
   /// Dials the lower rank's link #index over the cable of its direction.
   std::unique_ptr<Link> join_link(int peer, int index) override;
   void wired() override {}
-  /// Every rank on a switched fabric or on this host; on a mesh fabric only
-  /// the torus neighbours (their cables), until routing lands (issue 19).
+  /// Every rank on a switched fabric or on this host; on a mesh fabric the
+  /// torus neighbours (their cables), and every rank when both this node and
+  /// the peer have a node address (a /32 on loopback), which the kernel
+  /// routes along the SDF route (kernel_forwarder/, issue 19).
   bool reachable(int peer) const override;
   bool same_host(int peer) const override { return cards_.at(peer).host == mine_.host; }
   std::unique_ptr<Link> connect(int peer) override;

@@ -1,8 +1,8 @@
-#include "tools/qmp-mesh/net_plan.h"
+#include "kernel_forwarder/address_plan.h"
 
 #include <stdexcept>
 
-namespace meshmp::tools {
+namespace meshmp::kernel_forwarder {
 
 std::string dotted(std::uint32_t a) {
   return std::to_string(a >> 24) + "." + std::to_string((a >> 16) & 255) + "." + std::to_string((a >> 8) & 255) +
@@ -34,6 +34,7 @@ NetPlan make_plan(const mesh::MeshConfig& cfg, const std::string& name) {
       Cable c;
       c.a = i;
       c.b = j;
+      c.axis = axis;
       c.if_a = cfg.interfaces[static_cast<std::size_t>(plus.index())];
       c.if_b = cfg.interfaces[static_cast<std::size_t>(minus.index())];
       if (c.if_a.empty() || c.if_b.empty())
@@ -51,4 +52,4 @@ NetPlan make_plan(const mesh::MeshConfig& cfg, const std::string& name) {
   return p;
 }
 
-}  // namespace meshmp::tools
+}  // namespace meshmp::kernel_forwarder

@@ -1,6 +1,7 @@
-// The plan of a namespace testbed (tools/qmp-mesh, issue 17): from a mesh
-// config, which network namespaces, veth cables and addresses make its
-// cluster on one host. Pure: qmp-mesh turns it into `ip` commands.
+// The address plan of an IP mesh (ARCHITECTURE.md §4): from a mesh config,
+// which cables and addresses make its cluster -- and, in the namespace
+// testbed (tools/qmp-mesh, issue 17), which network namespaces. Pure:
+// qmp-mesh turns it into `ip` commands, the kernel forwarder into routes.
 //
 // One namespace per node, "<name>-n<i>". On fabric = "mesh" one veth pair
 // per cable -- node i's interface for direction (axis, +) to its
@@ -18,10 +19,11 @@
 
 #include "mesh/config.h"
 
-namespace meshmp::tools {
+namespace meshmp::kernel_forwarder {
 
 struct Cable {
   int a = 0, b = 0;             ///< nodes: a's + end, b's - end
+  int axis = 0;                 ///< the torus axis it runs along
   std::string if_a, if_b;       ///< interface names inside each node's namespace
   std::uint32_t addr_a = 0, addr_b = 0;  ///< host byte order, /31
 };
@@ -50,4 +52,4 @@ NetPlan make_plan(const mesh::MeshConfig& cfg, const std::string& name);
 
 std::string dotted(std::uint32_t addr);
 
-}  // namespace meshmp::tools
+}  // namespace meshmp::kernel_forwarder
