@@ -1,6 +1,6 @@
 // NetPIPE-style point-to-point benchmark through the core API (not a test):
-// half round-trip latency and streaming bandwidth between ranks 0 and 1 for
-// 8 B .. 4 MiB. Run: qmprun -n 2 bench/pingpong. One line per size:
+// half round-trip latency and streaming bandwidth between ranks 0 and 1 (or
+// --peer R) for 8 B .. 4 MiB. Run: qmprun -n 2 bench/pingpong. One line per size:
 //   pingpong bytes=N latency_us=L bandwidth_MBps=B
 // bench/mpi_pingpong.c measures the same with MPI, for bench/compare.
 #include <CLI/CLI.hpp>
@@ -29,11 +29,12 @@ int iterations_for(std::size_t n, int base) {
 int main(int argc, char** argv) {
   CLI::App app{"Ping-pong latency and streaming bandwidth between ranks 0 and 1 (core API)."};
   std::size_t min_bytes = 8, max_bytes = 4u << 20;
-  int base_iters = 20000, window = 16;
+  int base_iters = 20000, window = 16, peer = 1;
   app.add_option("--min", min_bytes, "smallest message, bytes");
   app.add_option("--max", max_bytes, "largest message, bytes");
   app.add_option("--iters", base_iters, "round trips for small messages (fewer for large)");
   app.add_option("--window", window, "messages in flight in the bandwidth run");
+  app.add_option("--peer", peer, "the rank rank 0 measures against (the others wait)");
   CLI11_PARSE(app, argc, argv);
 
   Engine& e = Engine::init();
@@ -42,12 +43,16 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int me = e.rank();
+  if (peer < 1 || peer >= e.size()) {
+    std::fprintf(stderr, "pingpong: --peer must be in 1..%d\n", e.size() - 1);
+    return 2;
+  }
   std::vector<char> buf(max_bytes), ack(4);
   std::vector<Request*> reqs(window);
   if (me == 0) std::printf("# meshmp core pingpong, eager limit %zu bytes\n", e.options().eager_limit);
   for (std::size_t n = min_bytes; n <= max_bytes; n *= 2) {
-    if (me > 1) continue;
-    const int other = 1 - me;
+    if (me != 0 && me != peer) continue;
+    const int other = me == 0 ? peer : 0;
     const int iters = iterations_for(n, base_iters);
     // Latency: round trips, after a warm-up.
     double t0 = 0;

@@ -14,12 +14,16 @@
 #             exchange messages over it makes their calls fail, naming the
 #             link and the peer, within 5 s; a killed rank ends the job
 #             with a non-zero status naming it, leaving no process or segment
+#   reroute   2x2x2 mesh: every rank streams to its non-neighbours while a
+#             cable on their routes is cut and restored; meshrouted moves
+#             the kernel routes off it within 5 s and back within 5 s, and
+#             every message arrives once, in order, intact
 # The testbed gets a unique name and is removed whatever happens (trap).
 set -uo pipefail
 case_=$1 qmp_mesh=$2 qmprun=$3
 mesh_cfg=$4 switched_cfg=$5 switched4_cfg=$6
 shift 7  # ... and "--"
-traffic=$1 collectives=$2 qmp_api=$3 mpi_p2p=$4 mpi_coll=$5 lqcd=$6 link_loss=$7
+traffic=$1 collectives=$2 qmp_api=$3 mpi_p2p=$4 mpi_coll=$5 lqcd=$6 link_loss=$7 reroute=$8
 unset TEST_PREMATURE_EXIT_FILE XML_OUTPUT_FILE GTEST_OUTPUT
 
 if [ "$(id -u)" != 0 ]; then echo "netns_test: needs root (network namespaces)"; exit 1; fi
@@ -30,6 +34,7 @@ cleanup() {
   "$qmp_mesh" net down "$name" >/dev/null 2>&1
   rm -rf "$work"
   if ls /run/netns 2>/dev/null | grep -q "^$name-"; then echo "netns_test: namespaces left behind" >&2; exit 1; fi
+  if pgrep -f "meshmp-net/$name/" > /dev/null; then echo "netns_test: meshrouted left behind" >&2; exit 1; fi
 }
 trap cleanup EXIT
 fail=0
@@ -40,6 +45,17 @@ run() {  # run DESCRIPTION qmprun-args...
   else
     echo "ok: $what"
   fi
+}
+# background_job PROGRAM READY COUNT: an 8-rank job of PROGRAM on the mesh
+# testbed, in the background (PID in $job, output in $work/out); returns
+# once COUNT output lines match READY (at most 30 s).
+background_job() {
+  "$qmprun" --timeout 120 --tag-output -n 8 --config "$mesh_cfg" --netns "$name" "$1" > "$work/out" 2>&1 &
+  job=$!
+  for _ in $(seq 300); do
+    [ "$(grep -c "$2" "$work/out")" = "$3" ] && break
+    sleep 0.1
+  done
 }
 left_in_shm() {
   if ls /dev/shm | grep -q "^meshmp-$MESHMP_JOB_PREFIX"; then echo "FAILED: shared memory left behind"; fail=1; fi
@@ -118,15 +134,41 @@ switched|mixed)
   run "MPI point-to-point" "${job[@]}" "$mpi_p2p"
   run "MPI collectives" "${job[@]}" "$mpi_coll"
   ;;
+reroute)
+  "$qmp_mesh" net up "$mesh_cfg" --name "$name" || exit 1
+  background_job "$reroute" 'rank [0-7] ready' 8
+  sleep 1.5  # the streams are under way
+  # wait_route NODE ADDRESS PATTERN: until `ip route get` in NODE matches
+  # PATTERN (at most 5 s); prints the milliseconds it took, or "never".
+  wait_route() {
+    local t0; t0=$(date +%s%N)
+    for _ in $(seq 500); do
+      if ip -n "$name-n$1" route get "$2" 2>/dev/null | grep -q "$3"; then
+        echo $(( ($(date +%s%N) - t0) / 1000000 )); return 0
+      fi
+      sleep 0.01
+    done
+    echo never; return 1
+  }
+  # Node 0's x+ cable (eth1) carries its SDF route to node 7.
+  ip -n "$name-n0" link set eth1 down
+  away=$(wait_route 0 198.19.0.8 "dev eth[2-6]")
+  sleep 1
+  ip -n "$name-n0" link set eth1 up
+  back=$(wait_route 0 198.19.0.8 "dev eth1")
+  wait $job; rc=$?
+  intact=$(grep -c "rounds with 4 non-neighbours intact" "$work/out")
+  if [ "$away" = never ] || [ "$back" = never ] || [ $rc != 0 ] || [ "$intact" != 8 ]; then
+    echo "FAILED: a cable cut under the streams (rerouted: $away, back: $back, status $rc, $intact ranks intact)"
+    tail -30 "$work/out"; cat /run/meshmp-net/"$name"/n0.log; fail=1
+  else
+    echo "ok: cable cut: routes moved off it in $away ms and back in $back ms; every message of 8 ranks arrived once, in order"
+  fi
+  ;;
 loss)
   "$qmp_mesh" net up "$mesh_cfg" --name "$name" || exit 1
   start_job() {  # runs the exchange in the background; waits until ranks 0 and 1 are in it
-    "$qmprun" --timeout 120 --tag-output -n 8 --config "$mesh_cfg" --netns "$name" "$link_loss" > "$work/out" 2>&1 &
-    job=$!
-    for _ in $(seq 300); do
-      [ "$(grep -c 'rank [01] ready' "$work/out")" = 2 ] && break
-      sleep 0.1
-    done
+    background_job "$link_loss" 'rank [01] ready' 2
     sleep 1  # the exchange is under way
   }
   # A rank killed during the exchange.

@@ -32,6 +32,7 @@
 #include "kernel_forwarder/route_plan.h"
 #include "mesh/config.h"
 #include "routing/route_table.h"
+#include "tools/qmp-mesh/routers.h"
 
 extern char** environ;
 
@@ -84,7 +85,8 @@ std::vector<std::string> namespaces_of(const std::string& name) {
 }
 
 int net_down(const std::string& name) {
-  int failed = 0;
+  int failed = meshmp::tools::stop_routers(name);
+  if (failed) std::cerr << "qmp-mesh net down: " << failed << " meshrouted daemon(s) would not stop\n";
   for (const std::string& ns : namespaces_of(name)) {  // deleting a namespace deletes its veth ends
     try {
       ip({"netns", "delete", ns});
@@ -164,11 +166,15 @@ void build(const NetPlan& p) {
   }
 }
 
-int net_up(const std::string& config, const std::string& name) {
+int net_up(const std::string& config, const std::string& name, std::string meshrouted) {
   if (std::string why = meshmp::kernel_forwarder::check_name(name); !why.empty()) throw std::runtime_error(why);
   if (::geteuid() != 0) throw std::runtime_error("needs root: it creates network namespaces and veth cables");
   const meshmp::mesh::MeshConfig cfg = meshmp::mesh::load_config(config);
   const NetPlan plan = meshmp::kernel_forwarder::make_plan(cfg, name);
+  if (!plan.switched && meshrouted.empty()) meshrouted = meshmp::tools::default_meshrouted();
+  if (!plan.switched && (meshrouted.empty() || ::access(meshrouted.c_str(), X_OK) != 0))
+    throw std::runtime_error("a mesh testbed runs meshrouted in every node, and there is none next to qmp-mesh: "
+                             "give its path with --meshrouted");
   if (!namespaces_of(name).empty())
     throw std::runtime_error("namespaces of testbed \"" + name + "\" exist already (" + namespaces_of(name)[0] +
                              " ...): choose another --name or run `qmp-mesh net down " + name + "` first");
@@ -177,14 +183,19 @@ int net_up(const std::string& config, const std::string& name) {
   for (int s : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(s, &sa, nullptr);
   try {
     build(plan);
-    if (!plan.switched) install_kernel_routes(plan, cfg.torus);
+    if (!plan.switched) {
+      install_kernel_routes(plan, cfg.torus);
+      meshmp::tools::start_routers(plan, config, meshrouted);
+    }
   } catch (...) {
     net_down(name);  // nothing half-built stays behind
     throw;
   }
   std::cout << "qmp-mesh: testbed " << name << ": " << plan.nodes << " namespaces " << plan.node_ns(0) << ".."
             << plan.node_ns(plan.nodes - 1) << ", "
-            << (plan.switched ? "one bridge in " + plan.hub_ns() : std::to_string(plan.cables.size()) + " cables")
+            << (plan.switched ? "one bridge in " + plan.hub_ns()
+                              : std::to_string(plan.cables.size()) + " cables, a meshrouted in each node (" +
+                                    meshmp::tools::routers_dir(name) + ")")
             << "\n";
   return 0;
 }
@@ -213,13 +224,15 @@ int main(int argc, char** argv) {
   CLI::App* up = net->add_subcommand("up", "build the cluster CONFIG describes (root)");
   up->add_option("config", config, "mesh config file (configs/*.toml)")->required()->check(CLI::ExistingFile);
   up->add_option("--name", name, "testbed name: 1-8 lower-case letters and digits")->required();
+  std::string meshrouted;
+  up->add_option("--meshrouted", meshrouted, "the meshrouted program (default: the one next to qmp-mesh)");
   CLI::App* show = net->add_subcommand("show", "list a testbed's namespaces and addresses");
   show->add_option("name", name, "testbed name")->required();
   CLI::App* down = net->add_subcommand("down", "remove a testbed");
   down->add_option("name", name, "testbed name")->required();
   CLI11_PARSE(app, argc, argv);
   try {
-    if (*up) return net_up(config, name);
+    if (*up) return net_up(config, name, meshrouted);
     if (*show) return net_show(name);
     if (*down) {
       if (std::string why = meshmp::kernel_forwarder::check_name(name); !why.empty()) throw std::runtime_error(why);
