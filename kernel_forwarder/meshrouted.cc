@@ -190,7 +190,7 @@ class Daemon {
     const double t0 = now_ms();
     const meshmp::routing::CableSet dead = db_.dead(t_);
     const meshmp::routing::RouteTables tables(t_, dead);
-    const auto routes = kf::node_routes(plan_, tables, t_, node_);
+    const auto routes = kf::node_routes(plan_, tables, t_, node_, dead);
     kf::install_routes(routes);
     std::fprintf(stderr, "meshrouted: node %d: %s: %zu dead cable(s), %zu routes installed in %.1f ms\n", node_, why,
                  dead.size(), routes.size(), now_ms() - t0);

@@ -27,9 +27,13 @@ struct KernelRoute {
 };
 
 /// Node `node`'s routes to every other node `tables` reaches, in node
-/// order (unreachable nodes get none). `plan` must be a mesh plan of the
-/// torus the tables were built for; std::invalid_argument otherwise.
+/// order (unreachable nodes get none); then, for each cable in `dead` (the
+/// set the tables were built around), a /32 to each of its two end
+/// addresses along the route to the node at that end -- a link between
+/// neighbours connects over its cable's addresses, and so survives the cut.
+/// `plan` must be a mesh plan of the torus the tables were built for;
+/// std::invalid_argument otherwise.
 std::vector<KernelRoute> node_routes(const NetPlan& plan, const routing::RouteTables& tables, const mesh::Torus& t,
-                                     int node);
+                                     int node, const routing::CableSet& dead = {});
 
 }  // namespace meshmp::kernel_forwarder

@@ -1,10 +1,11 @@
-// A cable cut under a stream between non-neighbours (issue 19; run by
+// A cable cut under streams between every pair (issue 19; run by
 // tests/netns/netns_test.sh, case reroute, on the 2x2x2 mesh): every rank
-// exchanges 600 rounds of one 64 KiB message with each rank that is not its
-// torus neighbour, 10 ms apart (6 s or more), while the script cuts a cable
-// and restores it. The kernel switches these messages, meshrouted moves the
-// routes off the dead cable and back, and TCP retransmits: every message
-// must arrive once, in order, intact.
+// exchanges 600 rounds of one 64 KiB message with every other rank, 10 ms
+// apart (6 s or more), while the script cuts a cable and restores it. The
+// kernel switches the non-neighbours' messages; meshrouted moves the routes
+// -- to the node addresses, and to the dead cable's own two addresses, which
+// the neighbours' links use -- off the cable and back, and TCP retransmits:
+// every message must arrive once, in order, intact.
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -20,14 +21,14 @@ using mesh::Request;
 using mesh::Status;
 using testing::engine;
 
-TEST(Reroute, NonNeighbourStreamsSurviveACableCut) {
+TEST(Reroute, EveryPairsStreamSurvivesACableCut) {
   mesh::Engine& e = engine();
   const mesh::Torus& t = e.torus();
   const int me = e.rank();
-  std::vector<int> far;
+  std::vector<int> far;  // everyone else, neighbours and not
   for (int p = 0; p < e.size(); ++p)
-    if (p != me && t.hop_distance(me, p) > 1) far.push_back(p);
-  ASSERT_FALSE(far.empty());
+    if (p != me) far.push_back(p);
+  ASSERT_GT(t.size(), 1);
   constexpr int kRounds = 600;
   constexpr std::size_t kBytes = 64 << 10;
   auto byte = [](int src, int dst, int round, std::size_t i) {
@@ -61,7 +62,7 @@ TEST(Reroute, NonNeighbourStreamsSurviveACableCut) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   EXPECT_EQ(bad, 0) << "corrupted bytes";
-  std::printf("rank %d: %d rounds with %zu non-neighbours intact\n", me, kRounds, far.size());
+  std::printf("rank %d: %d rounds with %zu ranks intact\n", me, kRounds, far.size());
 }
 
 }  // namespace

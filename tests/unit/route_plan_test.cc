@@ -35,8 +35,18 @@ TEST(RoutePlan, NodeZeroOfTheTestMesh) {
   // With the x+ cable dead, node 1 is reached over the other x cable.
   CableSet dead;
   dead.add(cfg.torus, {0, {0, +1}});
-  const auto detour = node_routes(plan, RouteTables(cfg.torus, dead), cfg.torus, 0);
+  const auto detour = node_routes(plan, RouteTables(cfg.torus, dead), cfg.torus, 0, dead);
   EXPECT_EQ(detour[0], (KernelRoute{ip(198, 19, 0, 2), ip(198, 18, 0, 6), "eth2", me}));
+  // ... and so is the far end of the dead cable (node 1's 198.18.0.1), for
+  // the link between nodes 0 and 1 that connected over it; node 0's own end
+  // needs no route.
+  ASSERT_EQ(detour.size(), 8u);
+  EXPECT_EQ(detour[7], (KernelRoute{ip(198, 18, 0, 1), ip(198, 18, 0, 6), "eth2", me}));
+  // Node 1 reaches node 0's end, 198.18.0.0, the other way round too.
+  const auto from_one = node_routes(plan, RouteTables(cfg.torus, dead), cfg.torus, 1, dead);
+  ASSERT_EQ(from_one.size(), 8u);
+  EXPECT_EQ(from_one[7].dst, ip(198, 18, 0, 0));
+  EXPECT_NE(from_one[7].dev, "eth2") << "not over the dead cable (node 1's end of it is eth2)";
 }
 
 TEST(RoutePlan, ASwitchedPlanIsRefused) {
