@@ -14,6 +14,9 @@
 #             0 and 1 exchange messages makes their calls fail, naming the
 #             link and the peer, within 5 s; a killed rank ends the job
 #             with a non-zero status naming it, leaving no process or segment
+#   mesh64    4x4x4 mesh, 64 namespaces and ranks: node 0 to node 42 is 6
+#             hops (ping TTL), every pair 8 B to 1 MiB in order, and the
+#             reroute test below with 4 KiB messages
 #   reroute   2x2x2 mesh: every rank streams to every other while a cable
 #             is cut and restored; meshrouted moves the kernel routes off it
 #             within 5 s and back within 5 s, and every message -- over the
@@ -21,8 +24,8 @@
 # The testbed gets a unique name and is removed whatever happens (trap).
 set -uo pipefail
 case_=$1 qmp_mesh=$2 qmprun=$3
-mesh_cfg=$4 switched_cfg=$5 switched4_cfg=$6
-shift 7  # ... and "--"
+mesh_cfg=$4 switched_cfg=$5 switched4_cfg=$6 mesh64_cfg=$7
+shift 8  # ... and "--"
 traffic=$1 collectives=$2 qmp_api=$3 mpi_p2p=$4 mpi_coll=$5 lqcd=$6 link_loss=$7 reroute=$8
 unset TEST_PREMATURE_EXIT_FILE XML_OUTPUT_FILE GTEST_OUTPUT
 
@@ -134,9 +137,35 @@ switched|mixed)
   run "MPI point-to-point" "${job[@]}" "$mpi_p2p"
   run "MPI collectives" "${job[@]}" "$mpi_coll"
   ;;
-reroute)
-  "$qmp_mesh" net up "$mesh_cfg" --name "$name" || exit 1
-  background_job "$reroute" 'rank [0-7] ready' 8
+reroute|mesh64)
+  if [ "$case_" = mesh64 ]; then
+    cfg=$mesh64_cfg ranks=64 far=198.19.0.43 far_hops=6
+    export REROUTE_ROUNDS=300 REROUTE_BYTES=4096 REROUTE_PAUSE_MS=20
+  else
+    cfg=$mesh_cfg ranks=8 far=198.19.0.8 far_hops=3
+  fi
+  "$qmp_mesh" net up "$cfg" --name "$name" || exit 1
+  if [ "$case_" = mesh64 ]; then
+    # Node 0 to the far corner (node 42, or the node 7 of a 2x2x2): TTL
+    # far_hops arrives, one less dies on the way.
+    ip netns exec "$name-n0" ping -c1 -W2 -t $((far_hops - 1)) $far > "$work/ping.short" 2>&1
+    if ip netns exec "$name-n0" ping -c1 -W2 -t $far_hops $far > "$work/ping" 2>&1 &&
+       grep -q "Time to live exceeded" "$work/ping.short"; then
+      echo "ok: node 0 to $far is $far_hops hops"
+    else
+      echo "FAILED: hops to $far"; cat "$work/ping" "$work/ping.short"; fail=1
+    fi
+    "$qmprun" --timeout 600 --tag-output -n $ranks --config "$cfg" --netns "$name" "$traffic" \
+      --gtest_filter=Traffic.AllPairsOfEverySizeInOrder > "$work/out" 2>&1 &&
+      echo "ok: all pairs of $ranks ranks, 8 B to 1 MiB, in order" ||
+      { echo "FAILED: all pairs of $ranks ranks"; tail -30 "$work/out"; fail=1; }
+  fi
+  "$qmprun" --timeout 300 --tag-output -n $ranks --config "$cfg" --netns "$name" "$reroute" > "$work/out" 2>&1 &
+  job=$!
+  for _ in $(seq 600); do
+    [ "$(grep -c 'ready$' "$work/out")" = $ranks ] && break
+    sleep 0.1
+  done
   sleep 1.5  # the streams are under way
   # wait_route NODE ADDRESS PATTERN: until `ip route get` in NODE matches
   # PATTERN (at most 5 s); prints the milliseconds it took, or "never".
@@ -150,19 +179,19 @@ reroute)
     done
     echo never; return 1
   }
-  # Node 0's x+ cable (eth1) carries its SDF route to node 7.
+  # Node 0's x+ cable (eth1) carries its SDF route to the far corner.
   ip -n "$name-n0" link set eth1 down
-  away=$(wait_route 0 198.19.0.8 "dev eth[2-6]")
+  away=$(wait_route 0 $far "dev eth[2-6]")
   sleep 1
   ip -n "$name-n0" link set eth1 up
-  back=$(wait_route 0 198.19.0.8 "dev eth1")
+  back=$(wait_route 0 $far "dev eth1")
   wait $job; rc=$?
-  intact=$(grep -c "rounds with 7 ranks intact" "$work/out")
-  if [ "$away" = never ] || [ "$back" = never ] || [ $rc != 0 ] || [ "$intact" != 8 ]; then
+  intact=$(grep -c "rounds with $((ranks - 1)) ranks intact" "$work/out")
+  if [ "$away" = never ] || [ "$back" = never ] || [ $rc != 0 ] || [ "$intact" != $ranks ]; then
     echo "FAILED: a cable cut under the streams (rerouted: $away, back: $back, status $rc, $intact ranks intact)"
     tail -30 "$work/out"; cat /run/meshmp-net/"$name"/n0.log; fail=1
   else
-    echo "ok: cable cut: routes moved off it in $away ms and back in $back ms; every message between 8 ranks arrived once, in order"
+    echo "ok: cable cut: routes moved off it in $away ms and back in $back ms; every message between $ranks ranks arrived once, in order"
   fi
   ;;
 loss)

@@ -1,13 +1,15 @@
 // A cable cut under streams between every pair (issue 19; run by
 // tests/netns/netns_test.sh, case reroute, on the 2x2x2 mesh): every rank
 // exchanges 600 rounds of one 64 KiB message with every other rank, 10 ms
-// apart (6 s or more), while the script cuts a cable and restores it. The
+// apart (6 s or more), while the script cuts a cable and restores it
+// (REROUTE_ROUNDS, REROUTE_BYTES and REROUTE_PAUSE_MS change the three). The
 // kernel switches the non-neighbours' messages; meshrouted moves the routes
 // -- to the node addresses, and to the dead cable's own two addresses, which
 // the neighbours' links use -- off the cable and back, and TCP retransmits:
 // every message must arrive once, in order, intact.
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -29,8 +31,14 @@ TEST(Reroute, EveryPairsStreamSurvivesACableCut) {
   for (int p = 0; p < e.size(); ++p)
     if (p != me) far.push_back(p);
   ASSERT_GT(t.size(), 1);
-  constexpr int kRounds = 600;
-  constexpr std::size_t kBytes = 64 << 10;
+  auto setting = [](const char* name, long dflt) {
+    const char* v = std::getenv(name);
+    return v ? std::atol(v) : dflt;
+  };
+  const int kRounds = static_cast<int>(setting("REROUTE_ROUNDS", 600));
+  const std::size_t kBytes = static_cast<std::size_t>(setting("REROUTE_BYTES", 64 << 10));
+  const int pause_ms = static_cast<int>(setting("REROUTE_PAUSE_MS", 10));
+  ASSERT_GE(kBytes, sizeof(int));
   auto byte = [](int src, int dst, int round, std::size_t i) {
     return static_cast<unsigned char>(src * 37 + dst * 11 + round * 7 + i * 3 + (i >> 9));
   };
@@ -59,7 +67,7 @@ TEST(Reroute, EveryPairsStreamSurvivesACableCut) {
       ASSERT_EQ(got, r) << "from " << far[k] << ": a message out of order, lost or twice";
       for (std::size_t i = sizeof r; i < kBytes; ++i) bad += in[k][i] != byte(far[k], me, r, i);
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
   }
   EXPECT_EQ(bad, 0) << "corrupted bytes";
   std::printf("rank %d: %d rounds with %zu ranks intact\n", me, kRounds, far.size());
