@@ -4,7 +4,8 @@
 #   mesh      2x2x2 mesh of veth cables, one rank per node: neighbour traffic
 #             (1 MiB to all six neighbours at once), every pair (8 B to
 #             1 MiB; non-neighbours switched by the kernel along the SDF
-#             route, which ping's TTL and `ip route get` confirm), and the
+#             route, which ping's TTL and `ip route get` confirm, while the
+#             intermediate ranks' links receive no frame), and the
 #             lattice-QCD job gives the plaquette history of a one-host shm
 #             run, bit for bit
 #   switched  2x2x2 on one bridge, one rank per node: the core, QMP and MPI
@@ -26,7 +27,7 @@ set -uo pipefail
 case_=$1 qmp_mesh=$2 qmprun=$3
 mesh_cfg=$4 switched_cfg=$5 switched4_cfg=$6 mesh64_cfg=$7
 shift 8  # ... and "--"
-traffic=$1 collectives=$2 qmp_api=$3 mpi_p2p=$4 mpi_coll=$5 lqcd=$6 link_loss=$7 reroute=$8
+traffic=$1 collectives=$2 qmp_api=$3 mpi_p2p=$4 mpi_coll=$5 lqcd=$6 link_loss=$7 reroute=$8 pingpong=$9
 unset TEST_PREMATURE_EXIT_FILE XML_OUTPUT_FILE GTEST_OUTPUT
 
 if [ "$(id -u)" != 0 ]; then echo "netns_test: needs root (network namespaces)"; exit 1; fi
@@ -106,6 +107,20 @@ mesh)
     echo "ok: node 0 to node 7 takes 3 hops leaving by eth1: $(head -1 "$work/route")"
   else
     echo "FAILED: the route from node 0 to node 7:"; cat "$work/ping3" "$work/ping2" "$work/route"; fail=1
+  fi
+  # No process on the intermediate nodes (1 and 3: x, then y, then z)
+  # handles the messages between ranks 0 and 7: their links receive no frame
+  # while rank 0's direct tcp link to 7 carries the whole ping-pong.
+  MESHMP_STATS=1 "$qmprun" --timeout 120 --tag-output -n 8 --config "$mesh_cfg" --netns "$name" "$pingpong" \
+    --peer 7 --min 8 --max 65536 --iters 2000 > "$work/stats" 2>&1
+  moved=$(grep -E '^\[0\] meshmp stats: rank 0 tcp 0<->7 ' "$work/stats" | sed -E 's/.*frames sent ([0-9]+) received ([0-9]+).*/\1 \2/')
+  relayed=$(grep -E '^\[(1|3)\] meshmp stats: rank [13] tcp ' "$work/stats" | grep -cv 'received 0,')
+  links13=$(grep -cE '^\[(1|3)\] meshmp stats: rank [13] tcp ' "$work/stats")
+  if [ -z "$moved" ] || [ "${moved%% *}" -lt 1000 ] || [ "$links13" -lt 12 ] || [ "$relayed" != 0 ]; then
+    echo "FAILED: frames between ranks 0 and 7 (sent/received by 0: '$moved'; links of 1 and 3 that received: $relayed of $links13)"
+    grep "stats" "$work/stats" | head -40; fail=1
+  else
+    echo "ok: rank 0 sent/received $moved frames to/from rank 7; the $links13 links of ranks 1 and 3 on the route received none"
   fi
   # The lattice-QCD job: the same plaquette history as on one host (shm).
   args=(--lattice 4x4x4x8 --grid 2x2x2x1 --start hot --seed 7 --therm 2 --sweeps 2 --or-per-hb 1 --kappa 0.115 --cg-tol 1e-9)
