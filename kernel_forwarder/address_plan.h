@@ -6,11 +6,13 @@
 // One namespace per node, "<name>-n<i>". On fabric = "mesh" one veth pair
 // per cable -- node i's interface for direction (axis, +) to its
 // neighbour's interface for (axis, -), named as the config's [interfaces]
-// table says -- with a /31 from 198.18.0.0/16 (cable k: .2k on the + end,
-// .2k+1 on the - end), and the node address 198.19.0.0 + i + 1 on the
-// node's loopback (seed 003 §3: six point-to-point cables per node). On
-// fabric = "switched" every node's "eth0" is cabled to one bridge in the
-// namespace "<name>-hub", with its node address as a /16 there.
+// table says -- with a /31 from the config's [addresses] cables block
+// (default 198.18.0.0/16; cable k: base + 2k on the + end, + 2k + 1 on the
+// - end), and the node address nodes block + i + 1 (default 198.19.0.0/16)
+// on the node's loopback (seed 003 §3: six point-to-point cables per node).
+// Cables are numbered node by node, axis by axis. On fabric = "switched"
+// every node's "eth0" is cabled to one bridge in the namespace
+// "<name>-hub", with its node address as a /16 there.
 #pragma once
 
 #include <cstdint>
@@ -38,10 +40,10 @@ struct NetPlan {
   std::string hub_ns() const { return name + "-hub"; }
 };
 
-inline constexpr std::uint32_t kCableBase = (198u << 24) | (18u << 16);  // 198.18.0.0/16
-inline constexpr std::uint32_t kNodeBase = (198u << 24) | (19u << 16);   // 198.19.0.0/16
-inline constexpr int kMaxCables = 32768;
-inline constexpr int kMaxNodes = 65534;
+/// The block a namespace testbed's addresses must stay in: 198.18.0.0/15
+/// (RFC 2544's benchmarking range), never anything routed elsewhere.
+inline constexpr std::uint32_t kTestbedBlock = (198u << 24) | (18u << 16);
+inline constexpr int kTestbedPrefix = 15;
 
 /// A testbed name: 1-8 lower-case letters and digits (namespace names must
 /// stay short and unambiguous). "" if fine, else why not.
@@ -51,5 +53,7 @@ std::string check_name(const std::string& name);
 NetPlan make_plan(const mesh::MeshConfig& cfg, const std::string& name);
 
 std::string dotted(std::uint32_t addr);
+/// "10.1.0.0/16".
+std::string block_text(const mesh::Ipv4Block& b);
 
 }  // namespace meshmp::kernel_forwarder

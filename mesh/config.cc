@@ -1,5 +1,6 @@
 #include "mesh/config.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -230,6 +231,40 @@ void parse_interfaces(const toml::value& root, MeshConfig& cfg) {
   }
 }
 
+// "a.b.c.d/len": the address by inet_pton, the length 8..30, no host bits set.
+Ipv4Block parse_block(const toml::value& v, const std::string& key) {
+  const std::string text = get_string(v, key);
+  const std::size_t slash = text.find('/');
+  in_addr a{};
+  if (slash == std::string::npos || ::inet_pton(AF_INET, text.substr(0, slash).c_str(), &a) != 1)
+    fail(v, key, "expected an IPv4 block like \"10.1.0.0/16\", got '" + text + "'");
+  const std::string len = text.substr(slash + 1);
+  if (len.empty() || len.size() > 2 || len.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoi(len) < 8 || std::stoi(len) > 30)
+    fail(v, key, "the prefix length must be 8..30, got '" + len + "'");
+  Ipv4Block b{ntohl(a.s_addr), std::stoi(len)};
+  if (b.base & ~(~std::uint32_t{0} << (32 - b.prefix)))
+    fail(v, key, "'" + text + "' has host bits set; the block starts at a multiple of its size");
+  return b;
+}
+
+void parse_addresses(const toml::value& root, MeshConfig& cfg) {
+  if (!root.contains("addresses")) return;
+  const toml::value& a = get_table(root, "addresses", "addresses");
+  reject_unknown_keys(a, "addresses.", {"nodes", "cables"});
+  if (a.contains("nodes")) cfg.node_block = parse_block(a.at("nodes"), "addresses.nodes");
+  if (a.contains("cables")) cfg.cable_block = parse_block(a.at("cables"), "addresses.cables");
+  const std::uint64_t node_room = (std::uint64_t{1} << (32 - cfg.node_block.prefix)) - 2;
+  if (static_cast<std::uint64_t>(cfg.torus.size()) > node_room)
+    fail(a.at("nodes"), "addresses.nodes",
+         "holds " + std::to_string(node_room) + " node addresses, the mesh has " + std::to_string(cfg.torus.size()) +
+             " nodes");
+  const std::uint64_t n = cfg.node_block.base, c = cfg.cable_block.base;
+  const std::uint64_t n_end = n + (std::uint64_t{1} << (32 - cfg.node_block.prefix));
+  const std::uint64_t c_end = c + (std::uint64_t{1} << (32 - cfg.cable_block.prefix));
+  if (n < c_end && c < n_end) fail(a, "addresses", "the nodes and cables blocks overlap");
+}
+
 }  // namespace
 
 std::string direction_key(Direction d) {
@@ -249,7 +284,7 @@ MeshConfig parse_config(const std::string& text, const std::string& name) {
     if (first.rfind("[error] ", 0) == 0) first = first.substr(8);
     throw ConfigError(name + ":" + std::to_string(e.location().line()) + ": syntax error: " + first);
   }
-  reject_unknown_keys(root, "", {"mesh", "nodes", "node", "interfaces"});
+  reject_unknown_keys(root, "", {"mesh", "nodes", "node", "interfaces", "addresses"});
   if (!root.contains("mesh")) throw ConfigError(name + ":1: mesh: missing [mesh] table");
   const toml::value& mesh = get_table(root, "mesh", "mesh");
   reject_unknown_keys(mesh, "mesh.", {"dims", "periodic", "fabric", "eager_limit", "credits"});
@@ -259,6 +294,7 @@ MeshConfig parse_config(const std::string& text, const std::string& name) {
   parse_mesh_options(mesh, cfg);
   parse_nodes(root, cfg);
   parse_interfaces(root, cfg);
+  parse_addresses(root, cfg);
   return cfg;
 }
 

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -28,6 +29,12 @@ inline constexpr std::size_t kDefaultEagerLimit = 16384;
 /// Default receive slots (tokens) per link direction.
 inline constexpr int kDefaultCredits = 32;
 
+/// An IPv4 block "a.b.c.d/len" (host byte order).
+struct Ipv4Block {
+  std::uint32_t base = 0;
+  int prefix = 32;
+};
+
 struct MeshConfig {
   std::string file;                   ///< where it came from
   Torus torus;                        ///< [mesh] dims, periodic
@@ -35,6 +42,12 @@ struct MeshConfig {
   std::size_t eager_limit = kDefaultEagerLimit;  ///< [mesh] eager_limit, bytes
   int credits = kDefaultCredits;      ///< [mesh] credits, slots per link
   std::vector<std::string> hosts;     ///< host of each rank (empty: not given)
+  /// [addresses] of an IP mesh (kernel_forwarder/address_plan.h): node i's
+  /// address is nodes.base + i + 1 (a /32 on its loopback); cable k's two
+  /// ends are cables.base + 2k and + 2k + 1 (a /31). Defaults: the
+  /// testbed's 198.19.0.0/16 and 198.18.0.0/16.
+  Ipv4Block node_block{(198u << 24) | (19u << 16), 16};
+  Ipv4Block cable_block{(198u << 24) | (18u << 16), 16};
   /// Interface carrying each direction (index Direction::index()); empty
   /// string where the config gives none (allowed only on switched fabrics).
   std::array<std::string, 2 * kMaxDims> interfaces{};

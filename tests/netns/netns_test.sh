@@ -82,6 +82,9 @@ mesh)
   printf '[mesh]\ndims = [8, 8, 8, 8, 4]\nfabric = "mesh"\n[interfaces]\n' > "$work/big.toml"
   for k in x y z t u; do printf '"%s+" = "p%s"\n"%s-" = "m%s"\n' $k $k $k $k >> "$work/big.toml"; done
   refused "a config beyond the address plan" "address plan" "$qmp_mesh" net up "$work/big.toml" --name "${name}b"
+  { cat "$mesh_cfg"; printf '[addresses]\nnodes = "10.1.0.0/16"\n'; } > "$work/routed.toml"
+  refused "addresses outside the testbed's block" "outside 198.18.0.0/15" \
+    "$qmp_mesh" net up "$work/routed.toml" --name "${name}d"
   chmod 755 "$work" && cp "$qmp_mesh" "$work/qmp-mesh" && chmod 755 "$work/qmp-mesh" && cp "$mesh_cfg" "$work/m.toml" &&
     chmod 644 "$work/m.toml"
   refused "a user who is not root" "needs root" setpriv --reuid=65534 --regid=65534 --clear-groups \

@@ -118,7 +118,19 @@ INSTANTIATE_TEST_SUITE_P(
                 "[mesh]\ndims = [2, 2]\n[interfaces]\n\"x+\" = \"eth1\"\n\"x-\" = \"eth2\"\n\"y+\" = \"eth3\"\n",
                 "interfaces.y-: missing: a mesh fabric needs an interface"},
         BadCase{"interface_type", "[mesh]\ndims = [2]\n[interfaces]\n\"x+\" = 1\n\"x-\" = \"e\"\n",
-                "bad.toml:4: interfaces.x+: expected a string, found an integer"}),
+                "bad.toml:4: interfaces.x+: expected a string, found an integer"},
+        BadCase{"block_syntax", "[mesh]\ndims = [2]\nfabric = \"switched\"\n[addresses]\nnodes = \"10.1.0.0\"\n",
+                "bad.toml:5: addresses.nodes: expected an IPv4 block like"},
+        BadCase{"block_prefix", "[mesh]\ndims = [2]\nfabric = \"switched\"\n[addresses]\ncables = \"10.2.0.0/31\"\n",
+                "bad.toml:5: addresses.cables: the prefix length must be 8..30, got '31'"},
+        BadCase{"block_host_bits", "[mesh]\ndims = [2]\nfabric = \"switched\"\n[addresses]\nnodes = \"10.1.0.1/16\"\n",
+                "bad.toml:5: addresses.nodes: '10.1.0.1/16' has host bits set"},
+        BadCase{"block_too_small", "[mesh]\ndims = [8]\nfabric = \"switched\"\n[addresses]\nnodes = \"10.1.0.0/30\"\n",
+                "bad.toml:5: addresses.nodes: holds 2 node addresses, the mesh has 8 nodes"},
+        BadCase{"blocks_overlap", "[mesh]\ndims = [2]\nfabric = \"switched\"\n[addresses]\nnodes = \"10.0.0.0/8\"\ncables = \"10.2.0.0/16\"\n",
+                "addresses: the nodes and cables blocks overlap"},
+        BadCase{"addresses_key", "[mesh]\ndims = [2]\nfabric = \"switched\"\n[addresses]\nnode = \"10.1.0.0/16\"\n",
+                "bad.toml:5: addresses.node: unknown key"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 // The shipped configs parse and describe the machines they claim to.

@@ -57,3 +57,15 @@ TEST(RoutePlan, ASwitchedPlanIsRefused) {
 }
 
 }  // namespace
+
+// A cluster's own numbering ([addresses]): node i at nodes + i + 1, cable k
+// at cables + 2k (+ end) and + 2k + 1 (- end).
+TEST(RoutePlan, TheConfigsAddressBlocks) {
+  auto cfg = meshmp::mesh::load_config("configs/test-2x2x2.toml");
+  cfg.node_block = {ip(10, 1, 0, 0), 16};
+  cfg.cable_block = {ip(10, 2, 0, 0), 16};
+  const auto plan = make_plan(cfg, "t");
+  EXPECT_EQ(plan.node_addr[7], ip(10, 1, 0, 8));
+  const auto routes = node_routes(plan, RouteTables(cfg.torus, {}), cfg.torus, 0);
+  EXPECT_EQ(routes[6], (KernelRoute{ip(10, 1, 0, 8), ip(10, 2, 0, 1), "eth1", ip(10, 1, 0, 1)}));
+}

@@ -171,6 +171,14 @@ int net_up(const std::string& config, const std::string& name, std::string meshr
   if (::geteuid() != 0) throw std::runtime_error("needs root: it creates network namespaces and veth cables");
   const meshmp::mesh::MeshConfig cfg = meshmp::mesh::load_config(config);
   const NetPlan plan = meshmp::kernel_forwarder::make_plan(cfg, name);
+  // A testbed only ever uses 198.18.0.0/15, whatever a config asks for.
+  for (const auto* b : {&cfg.node_block, &cfg.cable_block}) {
+    namespace kf = meshmp::kernel_forwarder;
+    const std::uint32_t mask = ~std::uint32_t{0} << (32 - kf::kTestbedPrefix);
+    if (b->prefix < kf::kTestbedPrefix || (b->base & mask) != kf::kTestbedBlock)
+      throw std::runtime_error(config + ": [addresses] " + kf::block_text(*b) +
+                               " is outside 198.18.0.0/15, the only block a testbed uses");
+  }
   if (!plan.switched && meshrouted.empty()) meshrouted = meshmp::tools::default_meshrouted();
   if (!plan.switched && (meshrouted.empty() || ::access(meshrouted.c_str(), X_OK) != 0))
     throw std::runtime_error("a mesh testbed runs meshrouted in every node, and there is none next to qmp-mesh: "
