@@ -13,7 +13,11 @@
 // TCP connections between node addresses then survive a cable cut: they
 // retransmit along the detour.
 //
-//   meshrouted --config FILE --node I --key FILE [--port 7077]
+//   meshrouted --config FILE [--node I] --key FILE [--port 7077]
+//
+// Without --node, the node is the one the config's node list names this
+// host (gethostname; a short name matches its long form); a host that is
+// listed for no node or for several needs --node.
 //
 // Exits 0 on SIGTERM/SIGINT, 1 with a message on a bad argument or a
 // netlink failure. One line on stderr per change of the dead cables.
@@ -210,6 +214,24 @@ class Daemon {
   int udp_ = -1;
 };
 
+// The config's node for this host: the one whose host name is this host's.
+int node_of_this_host(const meshmp::mesh::MeshConfig& cfg) {
+  char name[256] = {};
+  ::gethostname(name, sizeof name - 1);
+  const std::string me = name, me_short = me.substr(0, me.find('.'));
+  int found = -1;
+  for (int i = 0; i < static_cast<int>(cfg.hosts.size()); ++i) {
+    const std::string& h = cfg.hosts[static_cast<std::size_t>(i)];
+    if (h != me && h.substr(0, h.find('.')) != me_short) continue;
+    if (found >= 0)
+      throw std::runtime_error(cfg.file + " lists this host (" + me + ") as nodes " + std::to_string(found) + " and " +
+                               std::to_string(i) + ": give --node");
+    found = i;
+  }
+  if (found < 0) throw std::runtime_error(cfg.file + " lists no node on this host (" + me + "): give --node");
+  return found;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -217,7 +239,7 @@ int main(int argc, char** argv) {
   std::string config, key_file;
   int node = -1, port = 7077;
   app.add_option("--config", config, "mesh config file")->required()->check(CLI::ExistingFile);
-  app.add_option("--node", node, "this node's number in the config")->required();
+  app.add_option("--node", node, "this node's number in the config (default: the node the config names this host)");
   app.add_option("--key", key_file, "the mesh's routing key: 32 bytes, mode 0600")->required();
   app.add_option("--port", port, "UDP port of the link-state reports")->check(CLI::Range(1, 65535));
   CLI11_PARSE(app, argc, argv);
@@ -226,7 +248,8 @@ int main(int argc, char** argv) {
   for (int s : {SIGINT, SIGTERM}) ::sigaction(s, &sa, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
   try {
-    Daemon d(meshmp::mesh::load_config(config), node, kf::read_route_key(key_file), port);
+    const meshmp::mesh::MeshConfig cfg = meshmp::mesh::load_config(config);
+    Daemon d(cfg, node >= 0 ? node : node_of_this_host(cfg), kf::read_route_key(key_file), port);
     d.run();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "meshrouted: %s\n", e.what());
