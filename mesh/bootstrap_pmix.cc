@@ -60,8 +60,10 @@ bool pmix_environment() {
 
 PmixBootstrap::PmixBootstrap() {
   pmix_proc_t me;
-  if (const pmix_status_t rc = PMIx_Init(&me, nullptr, 0); rc != PMIX_SUCCESS)
-    fail("PMIx_Init", rc, std::string("PMIX_NAMESPACE=") + (std::getenv("PMIX_NAMESPACE") ?: ""));
+  if (const pmix_status_t rc = PMIx_Init(&me, nullptr, 0); rc != PMIX_SUCCESS) {
+    const char* ns = std::getenv("PMIX_NAMESPACE");
+    fail("PMIx_Init", rc, std::string("PMIX_NAMESPACE=") + (ns ? ns : ""));
+  }
   nspace_ = me.nspace;
   pmix_proc_t wild;
   PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);
