@@ -50,13 +50,15 @@ run() {  # run DESCRIPTION qmprun-args...
     echo "ok: $what"
   fi
 }
-# background_job PROGRAM READY COUNT: an 8-rank job of PROGRAM on the mesh
-# testbed, in the background (PID in $job, output in $work/out); returns
-# once COUNT output lines match READY (at most 30 s).
+# background_job PROGRAM READY COUNT [RANKS CONFIG]: a job of PROGRAM on
+# the testbed (8 ranks on the 2x2x2 mesh by default), in the background
+# (PID in $job, output in $work/out, ended by qmprun after 300 s); returns
+# once COUNT output lines match READY (at most 60 s).
 background_job() {
-  "$qmprun" --timeout 120 --tag-output -n 8 --config "$mesh_cfg" --netns "$name" "$1" > "$work/out" 2>&1 &
+  "$qmprun" --timeout 300 --tag-output -n "${4:-8}" --config "${5:-$mesh_cfg}" --netns "$name" "$1" \
+    > "$work/out" 2>&1 &
   job=$!
-  for _ in $(seq 300); do
+  for _ in $(seq 600); do
     [ "$(grep -c "$2" "$work/out")" = "$3" ] && break
     sleep 0.1
   done
@@ -178,12 +180,7 @@ reroute|mesh64)
       echo "ok: all pairs of $ranks ranks, 8 B to 1 MiB, in order" ||
       { echo "FAILED: all pairs of $ranks ranks"; tail -30 "$work/out"; fail=1; }
   fi
-  "$qmprun" --timeout 300 --tag-output -n $ranks --config "$cfg" --netns "$name" "$reroute" > "$work/out" 2>&1 &
-  job=$!
-  for _ in $(seq 600); do
-    [ "$(grep -c 'ready$' "$work/out")" = $ranks ] && break
-    sleep 0.1
-  done
+  background_job "$reroute" 'ready$' $ranks $ranks "$cfg"
   sleep 1.5  # the streams are under way
   # wait_route NODE ADDRESS PATTERN: until `ip route get` in NODE matches
   # PATTERN (at most 5 s); prints the milliseconds it took, or "never".
