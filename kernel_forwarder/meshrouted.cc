@@ -73,7 +73,7 @@ double now_ms() {
 class Daemon {
  public:
   Daemon(const meshmp::mesh::MeshConfig& cfg, int node, kf::RouteKey key, int port)
-      : cfg_(cfg), t_(cfg.torus), node_(node), key_(key), port_(port), plan_(kf::make_plan(cfg, "meshrouted")) {
+      : t_(cfg.torus), node_(node), key_(key), port_(port), plan_(kf::make_plan(cfg, "meshrouted")) {
     if (plan_.switched) throw std::runtime_error(cfg.file + ": fabric = \"switched\" needs no routes");
     if (node < 0 || node >= t_.size())
       throw std::runtime_error("--node " + std::to_string(node) + " is not a node of " + t_.to_string());
@@ -200,7 +200,6 @@ class Daemon {
                  dead.size(), routes.size(), now_ms() - t0);
   }
 
-  meshmp::mesh::MeshConfig cfg_;
   meshmp::mesh::Torus t_;
   int node_;
   kf::RouteKey key_;

@@ -29,7 +29,6 @@ std::pair<int, int> cable_id(const Torus& t, Cable c) {
 }  // namespace
 
 void CableSet::add(const Torus& t, Cable c) { ids_.insert(cable_id(t, c)); }
-void CableSet::remove(const Torus& t, Cable c) { ids_.erase(cable_id(t, c)); }
 bool CableSet::contains(const Torus& t, Cable c) const { return ids_.count(cable_id(t, c)) != 0; }
 
 RouteTables::RouteTables(const Torus& t, const CableSet& dead) : t_(t) {

@@ -35,7 +35,6 @@ class CableSet {
   /// Adds the cable; std::invalid_argument if `c` leaves the torus (open
   /// axis edge, axis of size 1) or names a rank outside it.
   void add(const Torus& t, Cable c);
-  void remove(const Torus& t, Cable c);
   bool contains(const Torus& t, Cable c) const;
   bool empty() const { return ids_.empty(); }
   std::size_t size() const { return ids_.size(); }
