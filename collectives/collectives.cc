@@ -1,5 +1,6 @@
 #include "collectives/collectives.h"
 #include "collectives/hierarchy.h"
+#include "collectives/personalized.h"
 
 #include <algorithm>
 #include <cstring>
@@ -301,6 +302,15 @@ Error broadcast_from_depth(const Group& g, void* buf, std::size_t bytes, int roo
 }  // namespace
 
 int last_critical_path() { return g_last_depth; }
+void set_last_critical_path(int depth) { g_last_depth = depth; }
+
+namespace {
+// The schedule a personalised collective on g follows (kDirect: none).
+ScatterAlgorithm personalized_algorithm(const Group& g, ScatterAlgorithm algo) {
+  if (g.size() == 1 || !is_torus(g)) return ScatterAlgorithm::kDirect;
+  return algo == ScatterAlgorithm::kAuto ? ScatterAlgorithm::kOpt : algo;
+}
+}  // namespace
 
 Error broadcast(const Group& g, void* buf, std::size_t bytes, int root) {
   if (g.size() == 1) return Error::kOk;
@@ -373,7 +383,9 @@ Error barrier(const Group& g, CombineAlgorithm algo) {
   return call.error();
 }
 
-Error alltoall(const Group& g, const void* send, void* recv, std::size_t block) {
+Error alltoall(const Group& g, const void* send, void* recv, std::size_t block, ScatterAlgorithm algo) {
+  algo = personalized_algorithm(g, algo);
+  if (algo != ScatterAlgorithm::kDirect) return torus_alltoall(g, send, recv, block, algo);
   const char* s = static_cast<const char*>(send);
   char* r = static_cast<char*>(recv);
   std::memmove(r + g.me * block, s + g.me * block, block);
@@ -389,7 +401,9 @@ Error alltoall(const Group& g, const void* send, void* recv, std::size_t block) 
   return call.error();
 }
 
-Error gather(const Group& g, const void* send, void* recv, std::size_t block, int root) {
+Error gather(const Group& g, const void* send, void* recv, std::size_t block, int root, ScatterAlgorithm algo) {
+  algo = personalized_algorithm(g, algo);
+  if (algo != ScatterAlgorithm::kDirect) return torus_gather(g, send, recv, block, root, algo);
   Call call(g);
   if (g.me == root) {
     char* r = static_cast<char*>(recv);
@@ -433,7 +447,9 @@ Error scatterv(const Group& g, const void* send, const std::size_t* counts, cons
   return call.error();
 }
 
-Error scatter(const Group& g, const void* send, void* recv, std::size_t block, int root) {
+Error scatter(const Group& g, const void* send, void* recv, std::size_t block, int root, ScatterAlgorithm algo) {
+  algo = personalized_algorithm(g, algo);
+  if (algo != ScatterAlgorithm::kDirect) return torus_scatter(g, send, recv, block, root, algo);
   std::vector<std::size_t> counts, displs;
   if (g.me == root) {
     counts.assign(g.size(), block);

@@ -34,16 +34,29 @@ mesh::Error allreduce(const Group& g, void* buf, std::size_t count, const Reduce
 mesh::Error barrier(const Group& g, CombineAlgorithm algo = CombineAlgorithm::kAuto);
 
 /// Personalised all-to-all: block j of `send` (`block` bytes) goes to member
-/// j, arriving as block i of its `recv` from member i.
-mesh::Error alltoall(const Group& g, const void* send, void* recv, std::size_t block);
+/// j, arriving as block i of its `recv` from member i. On a torus group: p
+/// scatters at once on the OPT schedule (seed 003 §5.2), every block that
+/// crosses a link in a step in one message; otherwise (or kDirect) a
+/// pairwise exchange in p-1 steps.
+mesh::Error alltoall(const Group& g, const void* send, void* recv, std::size_t block,
+                     ScatterAlgorithm algo = ScatterAlgorithm::kAuto);
 
 /// Gather `block` bytes from every member into `recv` (size()*block bytes)
-/// at `root`.
-mesh::Error gather(const Group& g, const void* send, void* recv, std::size_t block, int root);
+/// at `root`. On a torus group: the OPT scatter's schedule reversed, store
+/// and forward over the neighbour links (seed 003 §5.2, "the algorithm for
+/// all-to-one personalized (gather) communication is simply the reverse of
+/// the scatter algorithm"); otherwise (or kDirect) every member sends to
+/// the root.
+mesh::Error gather(const Group& g, const void* send, void* recv, std::size_t block, int root,
+                   ScatterAlgorithm algo = ScatterAlgorithm::kAuto);
 
 /// Scatter: block i (`block` bytes) of `send` at `root` lands in member i's
-/// `recv`.
-mesh::Error scatter(const Group& g, const void* send, void* recv, std::size_t block, int root);
+/// `recv`. On a torus group: the OPT schedule (routing/scatter_schedule.h,
+/// seed 003 §5.2) in max{ceil((p-1)/k), max distance} steps over the
+/// neighbour links, store and forward; kSdf forces the paper's SDF
+/// baseline; otherwise (or kDirect) the root sends every block itself.
+mesh::Error scatter(const Group& g, const void* send, void* recv, std::size_t block, int root,
+                    ScatterAlgorithm algo = ScatterAlgorithm::kAuto);
 
 /// Gather with a block size per member: member i's `bytes` land at root in
 /// `recv + displs[i]` (counts[i] bytes; counts and displs are read at root).

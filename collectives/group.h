@@ -53,6 +53,14 @@ enum class CombineAlgorithm {
                       ///< moving 1/p of the vector (bandwidth-optimal, for long vectors)
 };
 
+/// Which schedule a personalised collective follows.
+enum class ScatterAlgorithm {
+  kAuto,    ///< OPT on a torus group where it is faster (see collectives.h), else kDirect
+  kDirect,  ///< every block straight between the root and its member (the linear algorithm)
+  kOpt,     ///< seed 003 §5.2 OPT: regions per root link, furthest first
+  kSdf,    ///< seed 003 §5.2 SDF: SDF routes, first come first served per link
+};
+
 /// Above this many bytes the dimension-wise exchange (which moves every
 /// partial of a line to every node of it) costs more than reduce + broadcast.
 /// Measured with bench/combine_crossover on 8 ranks (2x2x2, 2 cores):

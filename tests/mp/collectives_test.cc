@@ -11,6 +11,7 @@
 
 #include "collectives/collectives.h"
 #include "tests/mp/rank_main.h"
+#include "tests/mp/world_group.h"
 
 namespace meshmp {
 namespace {
@@ -19,17 +20,9 @@ using collectives::CombineAlgorithm;
 using collectives::Group;
 using collectives::ReduceOp;
 using testing::engine;
+using testing::max_critical_path;
 
-Group world(bool as_torus = true) {
-  mesh::Engine& e = engine();
-  Group g;
-  g.engine = &e;
-  g.context = 1000;
-  g.me = e.rank();
-  for (int r = 0; r < e.size(); ++r) g.ranks.push_back(r);
-  if (as_torus) g.torus = e.torus();
-  return g;
-}
+Group world(bool as_torus = true) { return testing::world_group(1000, as_torus); }
 
 int sweep_steps() {
   int s = 0;
@@ -45,16 +38,6 @@ ReduceOp sum_op() {
     for (std::size_t i = 0; i < n; ++i) static_cast<T*>(io)[i] += static_cast<const T*>(in)[i];
   };
   return op;
-}
-
-// Largest critical path over all ranks of the collective just finished.
-int max_critical_path(const Group& g) {
-  int mine = collectives::last_critical_path();
-  std::vector<int> all(g.size());
-  EXPECT_EQ(collectives::gather(g, &mine, all.data(), sizeof(int), 0), mesh::Error::kOk);
-  int m = *std::max_element(all.begin(), all.end());
-  EXPECT_EQ(collectives::broadcast(g, &m, sizeof m, 0), mesh::Error::kOk);
-  return m;
 }
 
 // Every rank's copy of `bytes` bytes is identical to rank 0's.

@@ -1,0 +1,250 @@
+#include "collectives/personalized.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "routing/scatter_schedule.h"
+
+namespace meshmp::collectives {
+
+namespace {
+
+using mesh::Error;
+using mesh::Request;
+using mesh::Status;
+using routing::ScatterSchedule;
+
+// One message of the plan: the blocks that cross between this rank and
+// `peer` in `step`, in the order both ends list them.
+struct Piece {
+  int step = 0;
+  int peer = 0;
+  std::vector<int> blocks;
+};
+
+// This rank's part of a schedule.
+struct Plan {
+  std::vector<Piece> in, out;  // each ordered by step, then peer
+  int nblocks = 0;             // block ids are below this
+};
+
+enum class Op { kScatter, kGather, kAlltoall };
+
+// One hop of one block, as group ranks.
+struct Move {
+  int step, from, to, block;
+  bool operator<(const Move& o) const {
+    return std::tie(step, from, to, block) < std::tie(o.step, o.from, o.to, o.block);
+  }
+};
+
+const ScatterSchedule& schedule(const mesh::Torus& t, ScatterAlgorithm algo, int root) {
+  thread_local std::map<std::tuple<std::string, int, int>, std::unique_ptr<ScatterSchedule>> cache;
+  auto& s = cache[{t.to_string(), static_cast<int>(algo), root}];
+  if (!s)
+    s = std::make_unique<ScatterSchedule>(algo == ScatterAlgorithm::kSdf ? routing::sdf_scatter(t, root)
+                                                                         : routing::opt_scatter(t, root));
+  return *s;
+}
+
+bool all_periodic(const mesh::Torus& t) {
+  return std::all_of(t.periodic().begin(), t.periodic().end(), [](bool b) { return b; });
+}
+
+// Node u moved by the coordinates of `by` (on a torus every root's schedule
+// is root 0's, translated).
+int translate(const mesh::Torus& t, int u, const std::vector<int>& by) {
+  std::vector<int> c = t.coords(u);
+  for (int a = 0; a < t.ndims(); ++a) c[a] = (c[a] + by[a]) % t.dims()[a];
+  return t.rank(c);
+}
+
+Plan build_plan(const mesh::Torus& t, Op op, ScatterAlgorithm algo, int root, int me) {
+  const int p = t.size();
+  std::vector<Move> moves;
+  auto add = [&](const ScatterSchedule& s, int block_base, auto map) {
+    for (const routing::Transfer& x : s.transfers) {
+      const int from = map(x.from), to = map(t.neighbour(x.from, x.dir));
+      if (from == me || to == me) moves.push_back({x.step, from, to, block_base + map(x.message)});
+    }
+  };
+  auto same = [](int u) { return u; };
+  Plan plan;
+  if (op == Op::kScatter) {
+    plan.nblocks = p;
+    add(schedule(t, algo, root), 0, same);
+  } else if (op == Op::kGather) {
+    plan.nblocks = p;
+    add(routing::reverse_schedule(t, schedule(t, algo, root)), 0, same);
+  } else {
+    plan.nblocks = p * p;  // block origin*p + destination
+    for (int r = 0; r < p; ++r) {
+      if (all_periodic(t)) {
+        const std::vector<int> by = t.coords(r);
+        add(schedule(t, algo, 0), r * p, [&](int u) { return translate(t, u, by); });
+      } else {
+        add(schedule(t, algo, r), r * p, same);
+      }
+    }
+  }
+  std::sort(moves.begin(), moves.end());
+  for (const Move& m : moves) {
+    std::vector<Piece>& list = m.to == me ? plan.in : plan.out;
+    const int peer = m.to == me ? m.from : m.to;
+    if (list.empty() || list.back().step != m.step || list.back().peer != peer) list.push_back({m.step, peer, {}});
+    list.back().blocks.push_back(m.block);
+  }
+  return plan;
+}
+
+const Plan& plan_for(const Group& g, Op op, ScatterAlgorithm algo, int root) {
+  thread_local std::map<std::tuple<std::string, int, int, int, int>, std::unique_ptr<Plan>> cache;
+  auto& plan = cache[{g.torus->to_string(), static_cast<int>(op), static_cast<int>(algo), root, g.me}];
+  if (!plan) plan = std::make_unique<Plan>(build_plan(*g.torus, op, algo, root, g.me));
+  return *plan;
+}
+
+// Where the blocks start and end on this rank.
+struct Layout {
+  Op op;
+  int p, me, root;
+  std::size_t block;
+  const char* send;
+  char* recv;
+  // The block if this rank holds it from the start, else nullptr.
+  const char* own(int b) const {
+    switch (op) {
+      case Op::kScatter: return me == root ? send + b * block : nullptr;
+      case Op::kGather: return b == me ? send : nullptr;
+      case Op::kAlltoall: return b / p == me ? send + (b % p) * block : nullptr;
+    }
+    return nullptr;
+  }
+  // Where the block goes if it ends on this rank, else nullptr.
+  char* final(int b) const {
+    switch (op) {
+      case Op::kScatter: return b == me ? recv : nullptr;
+      case Op::kGather: return me == root ? recv + b * block : nullptr;
+      case Op::kAlltoall: return b % p == me ? recv + (b / p) * block : nullptr;
+    }
+    return nullptr;
+  }
+};
+
+char* scratch(int slot, std::size_t bytes) {
+  thread_local std::vector<char> bufs[2];
+  if (bufs[slot].size() < bytes + 1) bufs[slot].resize(bytes + 1);
+  return bufs[slot].data();
+}
+
+Error run(const Group& g, const Plan& plan, const Layout& lay) {
+  mesh::Engine& e = *g.engine;
+  const std::size_t b = lay.block;
+  Error err = Error::kOk;
+  auto note = [&](const Status& st) {
+    if (st.error != Error::kOk && err == Error::kOk) err = st.error;
+  };
+  // Receives first, all of them: a piece of one block meant for this rank
+  // lands in place, anything else in the staging area.
+  std::size_t staged = 0, packed = 0;
+  for (const Piece& pc : plan.in)
+    if (pc.blocks.size() > 1 || !lay.final(pc.blocks[0])) staged += pc.blocks.size() * b;
+  for (const Piece& pc : plan.out)
+    if (pc.blocks.size() > 1) packed += pc.blocks.size() * b;
+  char* stage = scratch(0, staged);
+  char* pack = scratch(1, packed);
+  thread_local std::vector<int> in_of;        // block -> the piece that brings it, or -1
+  thread_local std::vector<const char*> loc;  // block -> where it is once that piece is in
+  in_of.assign(plan.nblocks, -1);
+  loc.assign(plan.nblocks, nullptr);
+  std::vector<Request*> in_reqs(plan.in.size(), nullptr);
+  std::vector<char*> in_buf(plan.in.size());
+  std::vector<int> in_tag(plan.in.size(), -1);
+  for (std::size_t i = 0; i < plan.in.size(); ++i) {
+    const Piece& pc = plan.in[i];
+    char* buf = pc.blocks.size() == 1 ? lay.final(pc.blocks[0]) : nullptr;
+    if (!buf) buf = stage, stage += pc.blocks.size() * b;
+    in_buf[i] = buf;
+    for (std::size_t k = 0; k < pc.blocks.size(); ++k) in_of[pc.blocks[k]] = static_cast<int>(i), loc[pc.blocks[k]] = buf + k * b;
+    in_reqs[i] = e.irecv(buf, pc.blocks.size() * b, g.ranks[pc.peer], mesh::kAnyTag, g.context);
+  }
+  // A piece is needed: wait for it and put the blocks meant for this rank
+  // where they go.
+  auto arrive = [&](int i) {
+    if (!in_reqs[i]) return;
+    Status st;
+    e.wait(in_reqs[i], &st);
+    in_reqs[i] = nullptr;
+    note(st);
+    in_tag[i] = st.tag;
+    const Piece& pc = plan.in[i];
+    if (pc.blocks.size() > 1)
+      for (std::size_t k = 0; k < pc.blocks.size(); ++k)
+        if (char* to = lay.final(pc.blocks[k])) std::memcpy(to, in_buf[i] + k * b, b);
+  };
+  std::vector<std::pair<int, int>> last_to;  // (peer, step of the last message sent to it)
+  std::vector<Request*> out_reqs;
+  for (const Piece& pc : plan.out) {
+    int tag = 0;
+    for (int blk : pc.blocks)
+      if (in_of[blk] >= 0) {
+        arrive(in_of[blk]);
+        tag = std::max(tag, in_tag[in_of[blk]]);
+      }
+    auto it = std::find_if(last_to.begin(), last_to.end(), [&](const auto& x) { return x.first == pc.peer; });
+    if (it == last_to.end()) it = last_to.insert(last_to.end(), {pc.peer, 0});
+    tag = std::max(tag, it->second) + 1;
+    it->second = tag;
+    auto where = [&](int blk) { return in_of[blk] >= 0 ? loc[blk] : lay.own(blk); };
+    const char* src = where(pc.blocks[0]);
+    const std::size_t bytes = pc.blocks.size() * b;
+    if (pc.blocks.size() > 1) {
+      for (std::size_t k = 0; k < pc.blocks.size(); ++k) std::memcpy(pack + k * b, where(pc.blocks[k]), b);
+      src = pack;
+      pack += bytes;
+    }
+    const int dst = g.ranks[pc.peer];
+    if (!e.try_send_now(src, bytes, dst, tag, g.context)) out_reqs.push_back(e.isend(src, bytes, dst, tag, g.context));
+  }
+  int depth = 0;
+  for (std::size_t i = 0; i < plan.in.size(); ++i) {
+    arrive(static_cast<int>(i));
+    depth = std::max(depth, in_tag[i]);
+  }
+  std::vector<Status> sts(out_reqs.size());
+  e.waitall(out_reqs.size(), out_reqs.data(), sts.data());
+  for (const Status& st : sts) note(st);
+  set_last_critical_path(depth);
+  return err;
+}
+
+ScatterAlgorithm schedule_of(ScatterAlgorithm algo) {
+  return algo == ScatterAlgorithm::kSdf ? ScatterAlgorithm::kSdf : ScatterAlgorithm::kOpt;
+}
+
+}  // namespace
+
+Error torus_scatter(const Group& g, const void* send, void* recv, std::size_t block, int root, ScatterAlgorithm algo) {
+  const Layout lay{Op::kScatter, g.size(), g.me, root, block, static_cast<const char*>(send), static_cast<char*>(recv)};
+  if (g.me == root && recv != lay.send + root * block) std::memmove(recv, lay.send + root * block, block);
+  return run(g, plan_for(g, Op::kScatter, schedule_of(algo), root), lay);
+}
+
+Error torus_gather(const Group& g, const void* send, void* recv, std::size_t block, int root, ScatterAlgorithm algo) {
+  const Layout lay{Op::kGather, g.size(), g.me, root, block, static_cast<const char*>(send), static_cast<char*>(recv)};
+  if (g.me == root && lay.recv + root * block != send) std::memmove(lay.recv + root * block, send, block);
+  return run(g, plan_for(g, Op::kGather, schedule_of(algo), root), lay);
+}
+
+Error torus_alltoall(const Group& g, const void* send, void* recv, std::size_t block, ScatterAlgorithm algo) {
+  const Layout lay{Op::kAlltoall, g.size(), g.me, 0, block, static_cast<const char*>(send), static_cast<char*>(recv)};
+  std::memmove(lay.recv + g.me * block, lay.send + g.me * block, block);
+  return run(g, plan_for(g, Op::kAlltoall, schedule_of(algo), 0), lay);
+}
+
+}  // namespace meshmp::collectives

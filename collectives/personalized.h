@@ -1,0 +1,39 @@
+// Personalised communication on a torus group over the nearest-neighbour
+// links, store-and-forward at the intermediate members, on the OPT schedule
+// of seed 003 (003_106e7c8e7ab06676.txt) §5.2 (routing/scatter_schedule.h):
+// scatter, gather (the reverse schedule) and all-to-all as p scatters run in
+// parallel. Every block that crosses one link in one step travels in one
+// message to that neighbour (the two cables of a size-2 axis included).
+// Internal to collectives/: collectives.cc chooses these on groups
+// congruent to their torus.
+//
+// Step counts are measured, not computed: each message's tag is the step in
+// which it crossed, one more than the later of (a) the step in which its
+// newest block reached the sender (0 for the sender's own data) and (b) the
+// step of the previous message the sender sent to that neighbour.
+// last_critical_path() is then the step of the last message this rank
+// received, and its maximum over the group the collective's step count.
+#pragma once
+
+#include <cstddef>
+
+#include "collectives/group.h"
+
+namespace meshmp::collectives {
+
+/// Block i (`block` bytes) of `send` at `root` lands in member i's `recv`;
+/// requires is_torus(g) and a schedule other than kAuto.
+mesh::Error torus_scatter(const Group& g, const void* send, void* recv, std::size_t block, int root,
+                          ScatterAlgorithm algo);
+/// Member i's `block` bytes land at `root` in `recv + i*block`.
+mesh::Error torus_gather(const Group& g, const void* send, void* recv, std::size_t block, int root,
+                         ScatterAlgorithm algo);
+/// Block j of every member's `send` goes to member j, arriving as block i
+/// from member i: p scatters, one from each member, on the same schedule
+/// translated, run at once (seed 003 §5.2).
+mesh::Error torus_alltoall(const Group& g, const void* send, void* recv, std::size_t block, ScatterAlgorithm algo);
+
+/// Sets what last_critical_path() returns (collectives.cc keeps it).
+void set_last_critical_path(int depth);
+
+}  // namespace meshmp::collectives
