@@ -34,27 +34,30 @@ mesh::Error allreduce(const Group& g, void* buf, std::size_t count, const Reduce
 mesh::Error barrier(const Group& g, CombineAlgorithm algo = CombineAlgorithm::kAuto);
 
 /// Personalised all-to-all: block j of `send` (`block` bytes) goes to member
-/// j, arriving as block i of its `recv` from member i. On a torus group: p
-/// scatters at once on the OPT schedule (seed 003 §5.2), every block that
-/// crosses a link in a step in one message; otherwise (or kDirect) a
-/// pairwise exchange in p-1 steps.
+/// j, arriving as block i of its `recv` from member i. kOpt (kAuto on a
+/// torus group of a mesh fabric): p scatters at once on the OPT schedule
+/// (seed 003 §5.2), every block that crosses a link in a step in one
+/// message; kSdf likewise on SDF's; otherwise every block straight to its
+/// member, all sends and receives posted at once.
 mesh::Error alltoall(const Group& g, const void* send, void* recv, std::size_t block,
                      ScatterAlgorithm algo = ScatterAlgorithm::kAuto);
 
 /// Gather `block` bytes from every member into `recv` (size()*block bytes)
-/// at `root`. On a torus group: the OPT scatter's schedule reversed, store
-/// and forward over the neighbour links (seed 003 §5.2, "the algorithm for
-/// all-to-one personalized (gather) communication is simply the reverse of
-/// the scatter algorithm"); otherwise (or kDirect) every member sends to
-/// the root.
+/// at `root`. kOpt (kAuto on a torus group of a mesh fabric): the OPT
+/// scatter's schedule reversed, store and forward over the neighbour links
+/// (seed 003 §5.2, "the algorithm for all-to-one personalized (gather)
+/// communication is simply the reverse of the scatter algorithm"); kSdf
+/// likewise; otherwise every member sends to the root.
 mesh::Error gather(const Group& g, const void* send, void* recv, std::size_t block, int root,
                    ScatterAlgorithm algo = ScatterAlgorithm::kAuto);
 
 /// Scatter: block i (`block` bytes) of `send` at `root` lands in member i's
-/// `recv`. On a torus group: the OPT schedule (routing/scatter_schedule.h,
+/// `recv`. kOpt (what kAuto takes on a torus group of a mesh fabric, where
+/// only neighbours are cabled): the OPT schedule (routing/scatter_schedule.h,
 /// seed 003 §5.2) in max{ceil((p-1)/k), max distance} steps over the
-/// neighbour links, store and forward; kSdf forces the paper's SDF
-/// baseline; otherwise (or kDirect) the root sends every block itself.
+/// neighbour links, store and forward; kSdf: the paper's SDF baseline;
+/// kDirect (kAuto elsewhere: measured faster where every pair is linked) or
+/// a group that is not a torus: the root sends every block itself.
 mesh::Error scatter(const Group& g, const void* send, void* recv, std::size_t block, int root,
                     ScatterAlgorithm algo = ScatterAlgorithm::kAuto);
 
@@ -75,7 +78,7 @@ mesh::Error allgatherv(const Group& g, const void* send, void* recv, const std::
 
 /// Personalised all-to-all with a block size per pair: scounts[j] bytes from
 /// `send + sdispls[j]` go to member j, arriving at `recv + rdispls[i]`
-/// (rcounts[i] bytes) from member i. Pairwise exchange, size()-1 steps.
+/// (rcounts[i] bytes) from member i. Every send and receive posted at once.
 mesh::Error alltoallv(const Group& g, const void* send, const std::size_t* scounts, const std::size_t* sdispls,
                       void* recv, const std::size_t* rcounts, const std::size_t* rdispls);
 

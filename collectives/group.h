@@ -55,7 +55,7 @@ enum class CombineAlgorithm {
 
 /// Which schedule a personalised collective follows.
 enum class ScatterAlgorithm {
-  kAuto,    ///< OPT on a torus group where it is faster (see collectives.h), else kDirect
+  kAuto,    ///< OPT on a torus group of a mesh fabric, else kDirect (collectives.h)
   kDirect,  ///< every block straight between the root and its member (the linear algorithm)
   kOpt,     ///< seed 003 §5.2 OPT: regions per root link, furthest first
   kSdf,    ///< seed 003 §5.2 SDF: SDF routes, first come first served per link

@@ -375,6 +375,22 @@ MESHMP_MPI_FN(int, Alltoall, (const void* sendbuf, int sendcount, MPI_Datatype s
   const CommInfo* c = check_comm(comm, "MPI_Alltoall", &err);
   if (!c) return err;
   const int p = c->size();
+  if (sendbuf != MPI_IN_PLACE && sendcount >= 0 && recvcount >= 0 && type_info(sendtype) && type_info(recvtype) &&
+      static_cast<std::size_t>(sendcount) * type_info(sendtype)->size ==
+          static_cast<std::size_t>(recvcount) * type_info(recvtype)->size) {
+    // Equal blocks: the torus all-to-all (p scatters at once, seed 003 §5.2).
+    Call k("MPI_Alltoall", comm);
+    if (!k.ok() || k.data(sendbuf, sendcount, sendtype, "send") || k.data(recvbuf, recvcount, recvtype, "recv"))
+      return k.err;
+    const TypeInfo& st = *type_info(sendtype);
+    const TypeInfo& rt = *type_info(recvtype);
+    const std::size_t rn = static_cast<std::size_t>(recvcount) * p;
+    const char* send = packed_in(st, sendbuf, static_cast<std::size_t>(sendcount) * p, kSend);
+    char* recv = packed_out(rt, recvbuf, rn, kRecv);
+    const mesh::Error e = collectives::alltoall(k.c->group, send, recv, static_cast<std::size_t>(recvcount) * rt.size);
+    if (!rt.contiguous) unpack(rt, recv, rn * rt.size, recvbuf, rn);
+    return k.finish(e);
+  }
   std::vector<int> scounts(p, sendcount), sdispls(p), rcounts(p, recvcount), rdispls(p);
   for (int i = 0; i < p; ++i) sdispls[i] = i * sendcount, rdispls[i] = i * recvcount;
   return alltoallv("MPI_Alltoall", sendbuf, scounts.data(), sdispls.data(), sendtype, recvbuf, rcounts.data(),

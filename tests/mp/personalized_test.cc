@@ -18,6 +18,7 @@ namespace {
 
 using collectives::Group;
 using collectives::ScatterAlgorithm;
+using testing::engine;
 using testing::max_critical_path;
 
 Group world() { return testing::world_group(1200); }
@@ -107,6 +108,23 @@ TEST(Personalized, AlltoallAsParallelScatters) {
         EXPECT_EQ(max_critical_path(g), expect_steps) << name(algo) << " block " << block;
       }
     }
+}
+
+// kAuto takes OPT where only neighbours are cabled (fabric = "mesh") and
+// goes straight (one step) where every pair is linked.
+TEST(Personalized, AutoFollowsTheFabric) {
+  Group g = world();
+  const int p = g.size();
+  if (p == 1) GTEST_SKIP() << "one rank: nothing moves";
+  const bool mesh = !engine().options().mesh_fabric_config.empty();
+  const int root = p - 1;
+  std::vector<unsigned char> send(8 * p, 1), recv(8 * p);
+  ASSERT_EQ(collectives::scatter(g, send.data(), recv.data(), 8, root), mesh::Error::kOk);
+  EXPECT_EQ(max_critical_path(g), mesh ? simulated_steps(g, ScatterAlgorithm::kOpt, root) : 1);
+  ASSERT_EQ(collectives::gather(g, send.data(), recv.data(), 8, root), mesh::Error::kOk);
+  EXPECT_EQ(max_critical_path(g), mesh ? simulated_steps(g, ScatterAlgorithm::kOpt, root) : 1);
+  ASSERT_EQ(collectives::alltoall(g, send.data(), recv.data(), 8), mesh::Error::kOk);
+  EXPECT_EQ(max_critical_path(g), mesh ? simulated_steps(g, ScatterAlgorithm::kOpt, 0) : 1);
 }
 
 // Back to back without a barrier between: each call's messages stay its own.
