@@ -461,12 +461,17 @@ Error scatterv(const Group& g, const void* send, const std::size_t* counts, cons
 Error scatter(const Group& g, const void* send, void* recv, std::size_t block, int root, ScatterAlgorithm algo) {
   algo = personalized_algorithm(g, algo);
   if (algo != ScatterAlgorithm::kDirect) return torus_scatter(g, send, recv, block, root, algo);
-  std::vector<std::size_t> counts, displs;
+  Call call(g);
   if (g.me == root) {
-    counts.assign(g.size(), block);
-    for (int i = 0; i < g.size(); ++i) displs.push_back(i * block);
+    const char* s = static_cast<const char*>(send);
+    for (int i = 0; i < g.size(); ++i)
+      if (i != root) call.post_send(i, s + i * block, block);
+    std::memmove(recv, s + root * block, block);
+  } else {
+    call.post_recv(root, recv, block);
   }
-  return scatterv(g, send, counts.data(), displs.data(), recv, block, root);
+  call.finish();
+  return call.error();
 }
 
 Error allgatherv(const Group& g, const void* send, void* recv, const std::size_t* counts, const std::size_t* displs) {

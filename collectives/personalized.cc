@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
-#include <memory>
-#include <string>
 #include <tuple>
 #include <vector>
 
@@ -43,13 +41,9 @@ struct Move {
   }
 };
 
-const ScatterSchedule& schedule(const mesh::Torus& t, ScatterAlgorithm algo, int root) {
-  thread_local std::map<std::tuple<std::string, int, int>, std::unique_ptr<ScatterSchedule>> cache;
-  auto& s = cache[{t.to_string(), static_cast<int>(algo), root}];
-  if (!s)
-    s = std::make_unique<ScatterSchedule>(algo == ScatterAlgorithm::kSdf ? routing::sdf_scatter(t, root)
-                                                                         : routing::opt_scatter(t, root));
-  return *s;
+// Only while plans are built (plan_for caches those).
+ScatterSchedule schedule(const mesh::Torus& t, ScatterAlgorithm algo, int root) {
+  return algo == ScatterAlgorithm::kSdf ? routing::sdf_scatter(t, root) : routing::opt_scatter(t, root);
 }
 
 bool all_periodic(const mesh::Torus& t) {
@@ -83,10 +77,11 @@ Plan build_plan(const mesh::Torus& t, Op op, ScatterAlgorithm algo, int root, in
     add(routing::reverse_schedule(t, schedule(t, algo, root)), 0, same);
   } else {
     plan.nblocks = p * p;  // block origin*p + destination
+    const ScatterSchedule from_zero = schedule(t, algo, 0);
     for (int r = 0; r < p; ++r) {
       if (all_periodic(t)) {
         const std::vector<int> by = t.coords(r);
-        add(schedule(t, algo, 0), r * p, [&](int u) { return translate(t, u, by); });
+        add(from_zero, r * p, [&](int u) { return translate(t, u, by); });
       } else {
         add(schedule(t, algo, r), r * p, same);
       }
@@ -103,10 +98,15 @@ Plan build_plan(const mesh::Torus& t, Op op, ScatterAlgorithm algo, int root, in
 }
 
 const Plan& plan_for(const Group& g, Op op, ScatterAlgorithm algo, int root) {
-  thread_local std::map<std::tuple<std::string, int, int, int, int>, std::unique_ptr<Plan>> cache;
-  auto& plan = cache[{g.torus->to_string(), static_cast<int>(op), static_cast<int>(algo), root, g.me}];
-  if (!plan) plan = std::make_unique<Plan>(build_plan(*g.torus, op, algo, root, g.me));
-  return *plan;
+  // Plans for one torus at a time (a job rarely has two): a lookup by
+  // integers, no allocation once a plan exists.
+  thread_local mesh::Torus torus;
+  thread_local std::map<std::tuple<int, int, int, int>, Plan> plans;
+  if (!(torus == *g.torus)) torus = *g.torus, plans.clear();
+  const std::tuple<int, int, int, int> key{static_cast<int>(op), static_cast<int>(algo), root, g.me};
+  auto it = plans.find(key);
+  if (it == plans.end()) it = plans.emplace(key, build_plan(torus, op, algo, root, g.me)).first;
+  return it->second;
 }
 
 // Where the blocks start and end on this rank.
@@ -158,13 +158,21 @@ Error run(const Group& g, const Plan& plan, const Layout& lay) {
     if (pc.blocks.size() > 1) packed += pc.blocks.size() * b;
   char* stage = scratch(0, staged);
   char* pack = scratch(1, packed);
+  // Per-call state in vectors kept across calls (no allocation once warm).
   thread_local std::vector<int> in_of;        // block -> the piece that brings it, or -1
   thread_local std::vector<const char*> loc;  // block -> where it is once that piece is in
+  thread_local std::vector<Request*> in_reqs, out_reqs;
+  thread_local std::vector<char*> in_buf;
+  thread_local std::vector<int> in_tag;
+  thread_local std::vector<std::pair<int, int>> last_to;  // (peer, step of the last message sent to it)
+  thread_local std::vector<Status> sts;
   in_of.assign(plan.nblocks, -1);
   loc.assign(plan.nblocks, nullptr);
-  std::vector<Request*> in_reqs(plan.in.size(), nullptr);
-  std::vector<char*> in_buf(plan.in.size());
-  std::vector<int> in_tag(plan.in.size(), -1);
+  in_reqs.assign(plan.in.size(), nullptr);
+  in_buf.assign(plan.in.size(), nullptr);
+  in_tag.assign(plan.in.size(), -1);
+  last_to.clear();
+  out_reqs.clear();
   for (std::size_t i = 0; i < plan.in.size(); ++i) {
     const Piece& pc = plan.in[i];
     char* buf = pc.blocks.size() == 1 ? lay.final(pc.blocks[0]) : nullptr;
@@ -187,8 +195,6 @@ Error run(const Group& g, const Plan& plan, const Layout& lay) {
       for (std::size_t k = 0; k < pc.blocks.size(); ++k)
         if (char* to = lay.final(pc.blocks[k])) std::memcpy(to, in_buf[i] + k * b, b);
   };
-  std::vector<std::pair<int, int>> last_to;  // (peer, step of the last message sent to it)
-  std::vector<Request*> out_reqs;
   for (const Piece& pc : plan.out) {
     int tag = 0;
     for (int blk : pc.blocks)
@@ -216,7 +222,7 @@ Error run(const Group& g, const Plan& plan, const Layout& lay) {
     arrive(static_cast<int>(i));
     depth = std::max(depth, in_tag[i]);
   }
-  std::vector<Status> sts(out_reqs.size());
+  sts.resize(out_reqs.size());
   e.waitall(out_reqs.size(), out_reqs.data(), sts.data());
   for (const Status& st : sts) note(st);
   set_last_critical_path(depth);
