@@ -36,7 +36,7 @@ mesh::Error barrier(const Group& g, CombineAlgorithm algo = CombineAlgorithm::kA
 /// Personalised all-to-all: block j of `send` (`block` bytes) goes to member
 /// j, arriving as block i of its `recv` from member i. kOpt (kAuto on a
 /// torus group of a mesh fabric): p scatters at once on the OPT schedule
-/// (seed 003 §5.2), every block that crosses a link in a step in one
+/// (seed 003 §5.2), blocks below 8 KiB that cross a link in a step in one
 /// message; kSdf likewise on SDF's; otherwise every block straight to its
 /// member, all sends and receives posted at once.
 mesh::Error alltoall(const Group& g, const void* send, void* recv, std::size_t block,

@@ -2,8 +2,9 @@
 // links, store-and-forward at the intermediate members, on the OPT schedule
 // of seed 003 (003_106e7c8e7ab06676.txt) §5.2 (routing/scatter_schedule.h):
 // scatter, gather (the reverse schedule) and all-to-all as p scatters run in
-// parallel. Every block that crosses one link in one step travels in one
-// message to that neighbour (the two cables of a size-2 axis included).
+// parallel. Blocks below 8 KiB that cross one link in one step travel in
+// one message to that neighbour (the two cables of a size-2 axis
+// included); longer blocks cross one message each.
 // Internal to collectives/: collectives.cc chooses these on groups
 // congruent to their torus.
 //
