@@ -309,9 +309,9 @@ namespace {
 // takes OPT on a torus group of a mesh fabric, where only neighbours are
 // cabled (seed 003 §5.2). Where every pair is linked (shm, a switched
 // fabric) going straight is faster at every size measured (bench/
-// personalized on shm, 1 KiB blocks: scatter on 8 ranks 5.0 us direct vs
-// 6.3 us OPT, on 27 ranks 23 vs 63 us; all-to-all 74 vs 137 us and 471 vs
-// 1301 us).
+// personalized on shm, 1 KiB blocks: scatter on 8 ranks 5.4 us direct vs
+// 6.7 us OPT, on 27 ranks 26 vs 70 us; all-to-all 80 vs 119 us and 516 vs
+// 1279 us; README, Performance).
 ScatterAlgorithm personalized_algorithm(const Group& g, ScatterAlgorithm algo) {
   if (g.size() == 1 || !is_torus(g)) return ScatterAlgorithm::kDirect;
   if (algo != ScatterAlgorithm::kAuto) return algo;

@@ -160,10 +160,13 @@ Error run(const Group& g, const Plan& plan, const Layout& lay) {
   auto note = [&](const Status& st) {
     if (st.error != Error::kOk && err == Error::kOk) err = st.error;
   };
+  // A block that travels alone and ends here is received in place; every
+  // other incoming block is staged.
+  auto in_place = [&](const Piece& pc, int blk) { return (split || pc.blocks.size() == 1) && lay.final(blk); };
   std::size_t staged = 0, packed = 0;
   for (const Piece& pc : plan.in)
     for (int blk : pc.blocks)
-      if (pc.blocks.size() > 1 || !lay.final(blk)) staged += b;
+      if (!in_place(pc, blk)) staged += b;
   for (const Piece& pc : plan.out)
     if (!split && pc.blocks.size() > 1) packed += pc.blocks.size() * b;
   char* stage = scratch(0, staged);
@@ -183,14 +186,13 @@ Error run(const Group& g, const Plan& plan, const Layout& lay) {
   in_tag.assign(plan.in.size(), -1);
   last_to.clear();
   out_reqs.clear();
-  // Receives first, all of them: a block meant for this rank that travels
-  // alone lands in place, anything else in the staging area.
+  // Receives first, all of them.
   for (std::size_t i = 0; i < plan.in.size(); ++i) {
     const Piece& pc = plan.in[i];
     in_first.push_back(in_reqs.size());
     const std::size_t n = messages(pc), per = pc.blocks.size() / n;
     for (std::size_t m = 0; m < n; ++m) {
-      char* buf = per == 1 && pc.blocks.size() == 1 ? lay.final(pc.blocks[m]) : nullptr;
+      char* buf = in_place(pc, pc.blocks[m * per]) ? lay.final(pc.blocks[m * per]) : nullptr;
       if (!buf) buf = stage, stage += per * b;
       for (std::size_t k = 0; k < per; ++k) {
         in_of[pc.blocks[m * per + k]] = static_cast<int>(i);
@@ -212,10 +214,8 @@ Error run(const Group& g, const Plan& plan, const Layout& lay) {
       in_tag[i] = std::max(in_tag[i], st.tag);
     }
     in_tag[i] = std::max(in_tag[i], 0);
-    const Piece& pc = plan.in[i];
-    if (pc.blocks.size() > 1)
-      for (int blk : pc.blocks)
-        if (char* to = lay.final(blk)) std::memcpy(to, loc[blk], b);
+    for (int blk : plan.in[i].blocks)
+      if (char* to = lay.final(blk); to && to != loc[blk]) std::memcpy(to, loc[blk], b);
   };
   auto where = [&](int blk) { return in_of[blk] >= 0 ? loc[blk] : lay.own(blk); };
   auto send = [&](const char* src, std::size_t bytes, int dst, int tag) {

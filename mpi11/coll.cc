@@ -378,7 +378,8 @@ MESHMP_MPI_FN(int, Alltoall, (const void* sendbuf, int sendcount, MPI_Datatype s
   if (sendbuf != MPI_IN_PLACE && sendcount >= 0 && recvcount >= 0 && type_info(sendtype) && type_info(recvtype) &&
       static_cast<std::size_t>(sendcount) * type_info(sendtype)->size ==
           static_cast<std::size_t>(recvcount) * type_info(recvtype)->size) {
-    // Equal blocks: the torus all-to-all (p scatters at once, seed 003 §5.2).
+    // Equal blocks: collectives::alltoall (on a torus of a mesh fabric, p
+    // scatters at once on the OPT schedule, seed 003 §5.2).
     Call k("MPI_Alltoall", comm);
     if (!k.ok() || k.data(sendbuf, sendcount, sendtype, "send") || k.data(recvbuf, recvcount, recvtype, "recv"))
       return k.err;
