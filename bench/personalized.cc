@@ -17,6 +17,16 @@
 using namespace meshmp;
 using collectives::ScatterAlgorithm;
 
+template <typename T>
+collectives::ReduceOp max_op() {
+  collectives::ReduceOp m;
+  m.elem_size = sizeof(T);
+  m.combine = [](void* io, const void* in, std::size_t n, void*) {
+    for (std::size_t k = 0; k < n; ++k) static_cast<T*>(io)[k] = std::max(static_cast<T*>(io)[k], static_cast<const T*>(in)[k]);
+  };
+  return m;
+}
+
 int main(int argc, char** argv) {
   CLI::App app{"OPT vs SDF vs direct scatter, gather and all-to-all."};
   int iters = 2000, rounds = 3;
@@ -54,24 +64,8 @@ int main(int argc, char** argv) {
           double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / it;
           int depth = collectives::last_critical_path();
           // The slowest rank's time and the longest path count.
-          collectives::allreduce(g, &us, 1, [] {
-            collectives::ReduceOp m;
-            m.elem_size = sizeof(double);
-            m.combine = [](void* io, const void* in, std::size_t n, void*) {
-              for (std::size_t k = 0; k < n; ++k)
-                static_cast<double*>(io)[k] = std::max(static_cast<double*>(io)[k], static_cast<const double*>(in)[k]);
-            };
-            return m;
-          }());
-          collectives::allreduce(g, &depth, 1, [] {
-            collectives::ReduceOp m;
-            m.elem_size = sizeof(int);
-            m.combine = [](void* io, const void* in, std::size_t n, void*) {
-              for (std::size_t k = 0; k < n; ++k)
-                static_cast<int*>(io)[k] = std::max(static_cast<int*>(io)[k], static_cast<const int*>(in)[k]);
-            };
-            return m;
-          }());
+          collectives::allreduce(g, &us, 1, max_op<double>());
+          collectives::allreduce(g, &depth, 1, max_op<int>());
           best[a] = std::min(best[a], us);
           steps[a] = depth;
         }
