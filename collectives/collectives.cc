@@ -396,7 +396,7 @@ Error alltoall(const Group& g, const void* send, void* recv, std::size_t block, 
   if (algo != ScatterAlgorithm::kDirect) return torus_alltoall(g, send, recv, block, algo);
   const char* s = static_cast<const char*>(send);
   char* r = static_cast<char*>(recv);
-  std::memmove(r + g.me * block, s + g.me * block, block);
+  if (block) std::memmove(r + g.me * block, s + g.me * block, block);  // (0 bytes: the buffers may be null)
   // Every receive and send posted at once, one wait (as Open MPI's linear
   // all-to-all), in the order of a pairwise exchange (to me+k, from me-k) so
   // no rank is everyone's first. bench/personalized on shm, against a wait
@@ -418,7 +418,7 @@ Error gather(const Group& g, const void* send, void* recv, std::size_t block, in
   Call call(g);
   if (g.me == root) {
     char* r = static_cast<char*>(recv);
-    std::memmove(r + root * block, send, block);
+    if (block) std::memmove(r + root * block, send, block);
     for (int i = 0; i < g.size(); ++i)
       if (i != root) call.post_recv(i, r + i * block, block);
   } else {
@@ -466,7 +466,7 @@ Error scatter(const Group& g, const void* send, void* recv, std::size_t block, i
     const char* s = static_cast<const char*>(send);
     for (int i = 0; i < g.size(); ++i)
       if (i != root) call.post_send(i, s + i * block, block);
-    std::memmove(recv, s + root * block, block);
+    if (block) std::memmove(recv, s + root * block, block);
   } else {
     call.post_recv(root, recv, block);
   }

@@ -215,7 +215,7 @@ Error run(const Group& g, const Plan& plan, const Layout& lay) {
     }
     in_tag[i] = std::max(in_tag[i], 0);
     for (int blk : plan.in[i].blocks)
-      if (char* to = lay.final(blk); to && to != loc[blk]) std::memcpy(to, loc[blk], b);
+      if (char* to = lay.final(blk); to && to != loc[blk] && b) std::memcpy(to, loc[blk], b);
   };
   auto where = [&](int blk) { return in_of[blk] >= 0 ? loc[blk] : lay.own(blk); };
   auto send = [&](const char* src, std::size_t bytes, int dst, int tag) {
@@ -236,7 +236,7 @@ Error run(const Group& g, const Plan& plan, const Layout& lay) {
     if (split || pc.blocks.size() == 1) {
       for (int blk : pc.blocks) send(where(blk), b, dst, tag);
     } else {
-      for (std::size_t k = 0; k < pc.blocks.size(); ++k) std::memcpy(pack + k * b, where(pc.blocks[k]), b);
+      for (std::size_t k = 0; k < pc.blocks.size() && b; ++k) std::memcpy(pack + k * b, where(pc.blocks[k]), b);
       send(pack, pc.blocks.size() * b, dst, tag);
       pack += pc.blocks.size() * b;
     }
@@ -261,19 +261,19 @@ ScatterAlgorithm schedule_of(ScatterAlgorithm algo) {
 
 Error torus_scatter(const Group& g, const void* send, void* recv, std::size_t block, int root, ScatterAlgorithm algo) {
   const Layout lay{Op::kScatter, g.size(), g.me, root, block, static_cast<const char*>(send), static_cast<char*>(recv)};
-  if (g.me == root && recv != lay.send + root * block) std::memmove(recv, lay.send + root * block, block);
+  if (g.me == root && block && recv != lay.send + root * block) std::memmove(recv, lay.send + root * block, block);
   return run(g, plan_for(g, Op::kScatter, schedule_of(algo), root), lay);
 }
 
 Error torus_gather(const Group& g, const void* send, void* recv, std::size_t block, int root, ScatterAlgorithm algo) {
   const Layout lay{Op::kGather, g.size(), g.me, root, block, static_cast<const char*>(send), static_cast<char*>(recv)};
-  if (g.me == root && lay.recv + root * block != send) std::memmove(lay.recv + root * block, send, block);
+  if (g.me == root && block && lay.recv + root * block != send) std::memmove(lay.recv + root * block, send, block);
   return run(g, plan_for(g, Op::kGather, schedule_of(algo), root), lay);
 }
 
 Error torus_alltoall(const Group& g, const void* send, void* recv, std::size_t block, ScatterAlgorithm algo) {
   const Layout lay{Op::kAlltoall, g.size(), g.me, 0, block, static_cast<const char*>(send), static_cast<char*>(recv)};
-  std::memmove(lay.recv + g.me * block, lay.send + g.me * block, block);
+  if (block) std::memmove(lay.recv + g.me * block, lay.send + g.me * block, block);
   return run(g, plan_for(g, Op::kAlltoall, schedule_of(algo), 0), lay);
 }
 
