@@ -185,8 +185,11 @@ reroute|mesh64)
     else
       echo "FAILED: hops to $far"; cat "$work/ping" "$work/ping.short"; fail=1
     fi
+    # Small messages between all pairs first, so the on-demand connections
+    # are up before the bulk: made under the bulk's load, on 2 cores, some
+    # did not complete in 30 s (seen once in CI; see the issue 20 note).
     "$qmprun" --timeout 600 --tag-output -n $ranks --config "$cfg" --netns "$name" "$traffic" \
-      --gtest_filter=Traffic.AllPairsOfEverySizeInOrder > "$work/out" 2>&1 &&
+      --gtest_filter=Traffic.AllPairsIncludingNonNeighbours:Traffic.AllPairsOfEverySizeInOrder > "$work/out" 2>&1 &&
       echo "ok: all pairs of $ranks ranks, 8 B to 1 MiB, in order" ||
       { echo "FAILED: all pairs of $ranks ranks"; grep -m 20 -A 4 "Failure" "$work/out"
         grep "meshmp: rank" "$work/out" | grep -v "not a torus neighbour" | head -20; tail -30 "$work/out"; fail=1; }
