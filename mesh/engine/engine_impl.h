@@ -176,6 +176,10 @@ struct Engine::Impl {
   bool unrouted_noted = false;  // the mesh-fabric notice of route() was given
   bool unreachable_noted = false;  // ... and the one of a send no link can carry
   std::vector<std::unique_ptr<Provider>> providers;
+  // The providers that serve some peer (set by wire_up from the address
+  // vector): only these are polled. One that serves nobody -- tcp in a
+  // one-host job -- would cost a system call per round for nothing.
+  std::vector<Provider*> in_use;
   Provider* waiter = nullptr;      // the provider idle waits sleep in, where one serves every peer
   std::vector<Provider*> waiters;  // else those in use, whose wait_fd()s ...
   int wait_epoll = -1;             // ... this epoll holds (setup_idle_wait)
@@ -411,7 +415,7 @@ struct Engine::Impl {
       if (!waiter) {
         if (wait_epoll >= 0) sleep_in_epoll();
         else ::usleep(1000);
-        if (!providers.empty()) check_liveness();
+        if (!in_use.empty()) check_liveness();
         idle = e.opt_.spin / 2;
         continue;
       }

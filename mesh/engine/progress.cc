@@ -1,5 +1,5 @@
-// One round of progress: connections and closed links from every provider,
-// then every link in turn.
+// One round of progress: connections and closed links from every provider
+// that serves a peer, then every link in turn.
 #include "mesh/engine/engine_impl.h"
 
 #include <sys/epoll.h>
@@ -11,8 +11,7 @@ namespace meshmp::mesh {
 
 bool Engine::Impl::progress() {
   bool any = false;
-  if (providers.empty()) return false;
-  for (auto& pv : providers) {
+  for (Provider* pv : in_use) {
     link_failures.clear();
     pv->take_failures(&link_failures);
     for (const LinkFailure& f : link_failures)

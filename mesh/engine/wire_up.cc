@@ -88,6 +88,10 @@ void Engine::Impl::wire_up() {
       throw std::runtime_error("no provider reaches rank " + std::to_string(p));
     peers[p].failed = Error::kUnreachable;
   }
+  for (int p = 0; p < e.size_; ++p)
+    if (p != e.rank_ && peers[p].provider &&
+        std::find(in_use.begin(), in_use.end(), peers[p].provider) == in_use.end())
+      in_use.push_back(peers[p].provider);
   // Locality for everyone's collectives: a host is named by the lowest rank
   // on it, which each rank knows from its providers' same_host().
   int my_host = e.rank_;
@@ -137,19 +141,14 @@ void Engine::Impl::wire_up() {
 // over the wait descriptors of those in use (shm's FIFO doorbell, tcp's
 // epoll) -- no busy loop either way.
 void Engine::Impl::setup_idle_wait() {
-  std::vector<Provider*> used;
-  for (int p = 0; p < e.size_; ++p)
-    if (p != e.rank_ && peers[p].provider &&
-        std::find(used.begin(), used.end(), peers[p].provider) == used.end())
-      used.push_back(peers[p].provider);
-  if (used.size() == 1) {
-    waiter = used[0];
+  if (in_use.size() == 1) {
+    waiter = in_use[0];
     return;
   }
-  waiters = used;
+  waiters = in_use;
   wait_epoll = ::epoll_create1(EPOLL_CLOEXEC);
   if (wait_epoll < 0) throw std::runtime_error(std::string("epoll_create1: ") + std::strerror(errno));
-  for (Provider* pv : used) {
+  for (Provider* pv : in_use) {
     const int fd = pv->wait_fd();
     epoll_event ev{};
     ev.events = EPOLLIN;

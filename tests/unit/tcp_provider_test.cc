@@ -23,6 +23,7 @@
 #include "mesh/providers/tcp/tcp_provider.h"
 #include "mesh/wire.h"
 #include "tests/support/loopback_provider.h"
+#include "tests/support/poll_counter.h"
 
 namespace meshmp::mesh {
 namespace {
@@ -160,11 +161,13 @@ bool closed_by_peer(int fd) {
 }
 
 // Lets the provider accept and serve handshakes for a while (it answers a
-// connection with its challenge only when polled, as a rank does).
+// connection with its challenge only when polled, as a rank does). A busy
+// rank polls many times a millisecond, and a provider with few links looks
+// at its listener every 64th round: 64 rounds a millisecond here.
 void pump(TcpProvider& p, int ms, std::vector<std::unique_ptr<Link>>* in = nullptr) {
   std::vector<std::unique_ptr<Link>> none;
   for (int i = 0; i < ms; ++i) {
-    p.accept(in ? in : &none);
+    for (int round = 0; round < 64; ++round) p.accept(in ? in : &none);
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
 }
@@ -344,6 +347,19 @@ TEST(TcpLinkInput, AStrangerIsClosedBeforeItGetsALink) {
   ::close(garbage);
   ::close(wrong);
   ::close(silent);
+}
+
+// A rank whose tcp peers are no neighbours has no tcp link while it talks
+// to its neighbours over shm, and polls tcp every progress round: the
+// listener is asked now and then, not once a round (issue 32). A
+// connection still comes up (HandFed above dials a provider like this one).
+TEST(TcpProviderIdle, WithNoLinkTheListenerIsPolledOnlyEvery64thRound) {
+  TcpProvider p{setup_for(1, 2)};
+  std::vector<std::unique_ptr<Link>> in;
+  const std::uint64_t before = testing_support::nonblocking_polls();
+  for (int i = 0; i < 6400; ++i) p.accept(&in);
+  EXPECT_LE(testing_support::nonblocking_polls() - before, 100u);
+  EXPECT_TRUE(in.empty());
 }
 
 // ---- whole engines over tcp on loopback ------------------------------------------------
