@@ -3,7 +3,7 @@
 //
 // Input: a LinkView (i32 my_rank, i32 peer_rank, u64 expected_seq,
 // u32 max_payload, u32 max_credits; 24 bytes) followed by a 72-byte
-// FrameHeader. Whatever validate_header() accepts must satisfy every
+// FrameHeader. Whatever check_header() accepts must satisfy every
 // property the engine relies on afterwards; a header it accepts that breaks
 // one is a crash.
 #include <cstdint>
@@ -27,7 +27,7 @@ struct RawView {
 static_assert(sizeof(RawView) == 24);
 
 [[noreturn]] void broken(const char* property) {
-  std::fprintf(stderr, "validate_header accepted a header that breaks: %s\n", property);
+  std::fprintf(stderr, "check_header accepted a header that breaks: %s\n", property);
   std::abort();
 }
 
@@ -41,8 +41,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::memcpy(&h, data + sizeof raw, sizeof h);
   const LinkView v{raw.my_rank, raw.peer_rank, raw.expected_seq, raw.max_payload, raw.max_credits};
 
-  const std::string why = meshmp::mesh::validate_header(h, v);
-  if (!why.empty()) return 0;  // rejected, with a reason: fine
+  const meshmp::mesh::WireFault fault = meshmp::mesh::check_header(h, v);
+  if (fault) {  // rejected: fine, if it says why
+    if (meshmp::mesh::describe(fault).empty()) broken("a rejected header has a description");
+    return 0;
+  }
 
   using meshmp::mesh::frame_type_name;
   const auto type = static_cast<FrameType>(h.type);

@@ -22,42 +22,67 @@ const char* frame_type_name(FrameType t) {
 
 static_assert(offsetof(FrameHeader, src) == kLinkPartBytes, "the end-to-end part starts after the link part");
 
-std::string validate_header(const FrameHeader& h, const LinkView& v) {
-  std::string why = validate_link_part(h, v);
-  return why.empty() ? validate_end_to_end(h, v) : why;
-}
-
-std::string validate_link_part(const FrameHeader& h, const LinkView& v) {
-  auto s = [](auto x) { return std::to_string(x); };
-  if (h.version != kWireVersion) return "wire version " + s(h.version) + ", expected " + s(kWireVersion);
+WireFault check_link_part(const FrameHeader& h, const LinkView& v) {
+  auto fault = [&](WireFault::Kind k, std::uint64_t got, std::uint64_t want = 0) {
+    return WireFault{k, h.type, got, want};
+  };
+  if (h.version != kWireVersion) return fault(WireFault::kVersion, h.version, kWireVersion);
   if (h.type < static_cast<std::uint8_t>(FrameType::kEager) ||
       h.type >= static_cast<std::uint8_t>(FrameType::kEnd))
-    return "bad frame type " + s(h.type);
-  if (h.seq != v.expected_seq) return "seq " + s(h.seq) + ", expected " + s(v.expected_seq);
-  if (h.credits > v.max_credits) return "credits " + s(h.credits) + " > " + s(v.max_credits) + " slots";
-  if (h.flags & ~(kFlagSync | kFlagStreamed | kFlagChannel | kFlagFailed | kFlagStripe)) return "unknown flags " + s(h.flags);
+    return fault(WireFault::kType, h.type);
+  if (h.seq != v.expected_seq) return fault(WireFault::kSeq, h.seq, v.expected_seq);
+  if (h.credits > v.max_credits) return fault(WireFault::kCredits, h.credits, v.max_credits);
+  if (h.flags & ~(kFlagSync | kFlagStreamed | kFlagChannel | kFlagFailed | kFlagStripe))
+    return fault(WireFault::kFlags, h.flags);
   return {};
 }
 
-std::string validate_end_to_end(const FrameHeader& h, const LinkView& v) {
-  auto s = [](auto x) { return std::to_string(x); };
-  if (h.hops != 0) return "a forwarded frame (" + s(h.hops) + " hops), but no rank forwards yet";
-  if (h.src != v.peer_rank) return "source rank " + s(h.src) + " on the link to rank " + s(v.peer_rank);
-  if (h.dst != v.my_rank) return "destination rank " + s(h.dst) + ", this is rank " + s(v.my_rank);
-  if (h.reserved) return "reserved header byte " + s(h.reserved) + " is not 0";
+WireFault check_end_to_end(const FrameHeader& h, const LinkView& v) {
+  // Signed fields travel as their 64-bit two's complement; describe() reads them back.
+  auto fault = [&](WireFault::Kind k, std::int64_t got, std::int64_t want = 0) {
+    return WireFault{k, h.type, static_cast<std::uint64_t>(got), static_cast<std::uint64_t>(want)};
+  };
+  if (h.hops != 0) return fault(WireFault::kHops, h.hops);
+  if (h.src != v.peer_rank) return fault(WireFault::kSource, h.src, v.peer_rank);
+  if (h.dst != v.my_rank) return fault(WireFault::kDestination, h.dst, v.my_rank);
+  if (h.reserved) return fault(WireFault::kReserved, h.reserved);
   const auto type = static_cast<FrameType>(h.type);
-  if ((type == FrameType::kEager || type == FrameType::kData) && h.length > v.max_payload)
-    return std::string(frame_type_name(type)) + " payload " + s(h.length) + " > slot size " + s(v.max_payload);
-  if ((type == FrameType::kEager || type == FrameType::kRts) && h.tag < 0)
-    return std::string(frame_type_name(type)) + " with tag " + s(h.tag) + " (tags on the wire are >= 0)";
+  const WireFault too{WireFault::kPayload, h.type, h.length, v.max_payload};
+  if ((type == FrameType::kEager || type == FrameType::kData) && h.length > v.max_payload) return too;
+  if ((type == FrameType::kEager || type == FrameType::kRts) && h.tag < 0) return fault(WireFault::kNegativeTag, h.tag);
   if ((type == FrameType::kRts || type == FrameType::kCts || type == FrameType::kDone ||
        type == FrameType::kRecvReady) &&
       h.length > kMaxMessageBytes)
-    return std::string(frame_type_name(type)) + " of " + s(h.length) + " bytes (more than 2^47)";
+    return WireFault{WireFault::kTooLong, h.type, h.length, kMaxMessageBytes};
   if ((type == FrameType::kCredit || type == FrameType::kCancel || type == FrameType::kSyncAck) && h.length != 0)
-    return std::string(frame_type_name(type)) + " with payload " + s(h.length);
-  if (type == FrameType::kCancelAck && h.length > 1) return "CANCEL_ACK with length " + s(h.length);
+    return WireFault{WireFault::kUnexpectedPayload, h.type, h.length, 0};
+  if (type == FrameType::kCancelAck && h.length > 1) return WireFault{WireFault::kCancelAckLength, h.type, h.length, 1};
   return {};
+}
+
+std::string describe(const WireFault& f) {
+  const std::string got = std::to_string(f.got), want = std::to_string(f.want);
+  const std::string sgot = std::to_string(static_cast<std::int64_t>(f.got));
+  const std::string swant = std::to_string(static_cast<std::int64_t>(f.want));
+  const std::string type = frame_type_name(static_cast<FrameType>(f.type));
+  switch (f.kind) {
+    case WireFault::kNone: return {};
+    case WireFault::kVersion: return "wire version " + got + ", expected " + want;
+    case WireFault::kType: return "bad frame type " + got;
+    case WireFault::kSeq: return "seq " + got + ", expected " + want;
+    case WireFault::kCredits: return "credits " + got + " > " + want + " slots";
+    case WireFault::kFlags: return "unknown flags " + got;
+    case WireFault::kHops: return "a forwarded frame (" + got + " hops), but no rank forwards yet";
+    case WireFault::kSource: return "source rank " + sgot + " on the link to rank " + swant;
+    case WireFault::kDestination: return "destination rank " + sgot + ", this is rank " + swant;
+    case WireFault::kReserved: return "reserved header byte " + got + " is not 0";
+    case WireFault::kPayload: return type + " payload " + got + " > slot size " + want;
+    case WireFault::kNegativeTag: return type + " with tag " + sgot + " (tags on the wire are >= 0)";
+    case WireFault::kTooLong: return type + " of " + got + " bytes (more than 2^47)";
+    case WireFault::kUnexpectedPayload: return type + " with payload " + got;
+    case WireFault::kCancelAckLength: return "CANCEL_ACK with length " + got;
+  }
+  return "unknown wire fault";
 }
 
 }  // namespace meshmp::mesh

@@ -1,5 +1,5 @@
 // The fixed wire header every frame on a Link starts with (ARCHITECTURE.md §3).
-// Every field is untrusted input: validate_header() checks it before use.
+// Every field is untrusted input: check_header() checks it before use.
 #pragma once
 
 #include <cstddef>
@@ -58,7 +58,7 @@ inline constexpr std::uint64_t kMaxMessageBytes = std::uint64_t{1} << 47;
 /// returned on it) and are rewritten by every hop; the rest is end-to-end --
 /// set by the source rank, carried unchanged to the destination -- so that
 /// a frame can be forwarded by SDF routing (ARCHITECTURE.md §4) without
-/// touching it. validate_link_part and validate_end_to_end check each.
+/// touching it. check_link_part and check_end_to_end check each.
 struct FrameHeader {
   // ---- per-link part ----
   std::uint8_t version;
@@ -95,16 +95,35 @@ struct LinkView {
   std::uint32_t max_credits;
 };
 
-/// Empty string if `h` is acceptable on this link, else a description of the
-/// first bad field ("bad frame type 9", "seq 5, expected 4", ...): the link
-/// part, then the end-to-end part.
-std::string validate_header(const FrameHeader& h, const LinkView& v);
-/// The per-link part alone: version, a type the engine handles, the
-/// sequence number this link expects, credits within its slots, known flags.
-std::string validate_link_part(const FrameHeader& h, const LinkView& v);
-/// The end-to-end part alone: addressed to this rank from the link's peer
-/// (no forwarded frame, hops = 0, while meshmp does not route), zero
-/// reserved bytes, context and tag in range, lengths that fit the type.
-std::string validate_end_to_end(const FrameHeader& h, const LinkView& v);
+/// The first bad field of a header, found without building any text (the
+/// check runs on every frame): which check failed, the frame's type, and
+/// the value received against the one allowed. describe() words it.
+struct WireFault {
+  enum Kind : std::uint8_t {
+    kNone, kVersion, kType, kSeq, kCredits, kFlags,          // the link part
+    kHops, kSource, kDestination, kReserved, kPayload,       // the end-to-end part
+    kNegativeTag, kTooLong, kUnexpectedPayload, kCancelAckLength,
+  };
+  Kind kind = kNone;
+  std::uint8_t type = 0;  ///< the frame's FrameType
+  std::uint64_t got = 0, want = 0;
+  explicit operator bool() const { return kind != kNone; }
+};
+
+/// The per-link part: version, a type the engine handles, the sequence
+/// number this link expects, credits within its slots, known flags.
+WireFault check_link_part(const FrameHeader& h, const LinkView& v);
+/// The end-to-end part: addressed to this rank from the link's peer (no
+/// forwarded frame, hops = 0, while meshmp does not route), zero reserved
+/// bytes, tag in range, lengths that fit the type.
+WireFault check_end_to_end(const FrameHeader& h, const LinkView& v);
+/// Both parts, the link part first: no fault if `h` is acceptable here.
+inline WireFault check_header(const FrameHeader& h, const LinkView& v) {
+  const WireFault f = check_link_part(h, v);
+  return f ? f : check_end_to_end(h, v);
+}
+/// "" for no fault, else the first bad field in words ("bad frame type 9",
+/// "seq 5, expected 4", "EAGER payload 16385 > slot size 16384", ...).
+std::string describe(const WireFault& f);
 
 }  // namespace meshmp::mesh

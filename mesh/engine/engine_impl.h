@@ -25,6 +25,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <new>
 #include <random>
 #include <string>
 #include <tuple>
@@ -218,7 +219,10 @@ struct Engine::Impl {
       free_requests = r->free_next;
       std::uint64_t gen = (r->id >> 32) + 1;
       std::uint64_t index = r->id & 0xffffffffu;
-      *r = Request{};
+      // Rebuilt in place: `*r = Request{}` built a temporary and moved it
+      // over, member by member (~50 instructions per message more).
+      r->~Request();
+      new (r) Request{};
       r->id = index | (gen << 32);
     } else {
       requests.push_back(std::make_unique<Request>());
@@ -307,7 +311,7 @@ struct Engine::Impl {
   bool poll_link(LinkState& ls);
 
   // ---- frame_handlers.cc
-  // Dispatch through kFrameHandlers; validate_header has ruled out any type
+  // Dispatch through kFrameHandlers; check_header has ruled out any type
   // without a handler.
   bool handle_frame(LinkState& ls, const FrameHeader& h, const char* payload);
   using FrameHandler = bool (Impl::*)(LinkState&, const FrameHeader&, const char*);

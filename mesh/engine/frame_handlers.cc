@@ -1,12 +1,12 @@
 // The table from frame type (wire.h) to the engine's handler for it. A new
 // frame type is a new handler in its protocol's file and one line here;
-// validate_header refuses a type outside the table before dispatch.
+// check_header refuses a type outside the table before dispatch.
 #include "mesh/engine/engine_impl.h"
 
 namespace meshmp::mesh {
 
 // The frame-type table: the handler of each type the wire defines (wire.h),
-// indexed by type. validate_header refuses any type outside it.
+// indexed by type. check_header refuses any type outside it.
 const Engine::Impl::FrameHandler Engine::Impl::kFrameHandlers[] = {
     nullptr,                          // 0: no such type
     &Engine::Impl::on_eager,          // kEager

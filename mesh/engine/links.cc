@@ -140,15 +140,18 @@ bool Engine::Impl::poll_link(LinkState& ls) {
   } poll_end{polling};
   for (int budget = 0; budget < 64 && ls.link->peek(&h, &payload); ++budget) {
     LinkView view{e.rank_, peer, ls.link->recv_seq(), ls.max_payload, ls.ledger.slots()};
-    std::string bad = validate_header(h, view);
+    const WireFault fault = check_header(h, view);
     // A frame left waiting (unexpected buffer full) is peeked again later:
     // apply its credits only once.
-    if (bad.empty() && h.seq >= ls.credited_through) {
-      if (!ls.ledger.receive_credits(h.credits)) bad = "returned more credits than it holds";
+    bool credits_ok = true;
+    if (!fault && h.seq >= ls.credited_through) {
+      credits_ok = ls.ledger.receive_credits(h.credits);
       ls.credited_through = h.seq + 1;
     }
-    if (!bad.empty()) {
-      fail_peer(peer, Error::kProtocol, ls.link->describe() + ": rejected frame: " + bad);
+    if (fault || !credits_ok) {
+      fail_peer(peer, Error::kProtocol,
+                ls.link->describe() + ": rejected frame: " +
+                    (fault ? describe(fault) : std::string("returned more credits than it holds")));
       return true;
     }
     if (!handle_frame(ls, h, payload)) break;  // stays in its slot until there is room

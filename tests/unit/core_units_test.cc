@@ -31,7 +31,7 @@ FrameHeader good_header() {
 const LinkView kView{/*my_rank=*/5, /*peer_rank=*/3, /*expected_seq=*/17,
                      /*max_payload=*/16384, /*max_credits=*/32};
 
-TEST(WireHeader, AcceptsAWellFormedFrame) { EXPECT_EQ(validate_header(good_header(), kView), ""); }
+TEST(WireHeader, AcceptsAWellFormedFrame) { EXPECT_EQ(describe(check_header(good_header(), kView)), ""); }
 
 TEST(WireHeader, RejectsEachBadField) {
   struct Case {
@@ -44,6 +44,18 @@ TEST(WireHeader, RejectsEachBadField) {
       {[](FrameHeader& h) { h.type = 200; }, "bad frame type 200"},
       {[](FrameHeader& h) { h.seq = 18; }, "seq 18, expected 17"},
       {[](FrameHeader& h) { h.src = 4; }, "source rank 4 on the link to rank 3"},
+      {[](FrameHeader& h) { h.src = -2; }, "source rank -2 on the link to rank 3"},
+      {[](FrameHeader& h) { h.tag = -5; }, "EAGER with tag -5 (tags on the wire are >= 0)"},
+      {[](FrameHeader& h) {
+         h.type = static_cast<std::uint8_t>(FrameType::kCancelAck);
+         h.length = 2;
+       },
+       "CANCEL_ACK with length 2"},
+      {[](FrameHeader& h) {
+         h.type = static_cast<std::uint8_t>(FrameType::kCts);
+         h.length = (1ull << 47) + 1;
+       },
+       "CTS of 140737488355329 bytes (more than 2^47)"},
       {[](FrameHeader& h) { h.dst = 6; }, "destination rank 6"},
       {[](FrameHeader& h) { h.credits = 33; }, "credits 33 > 32"},
       {[](FrameHeader& h) { h.flags = 0x80; }, "unknown flags"},
@@ -70,13 +82,13 @@ TEST(WireHeader, RejectsEachBadField) {
   for (const Case& c : cases) {
     FrameHeader h = good_header();
     c.mutate(h);
-    EXPECT_NE(validate_header(h, kView).find(c.expected), std::string::npos)
-        << "got: " << validate_header(h, kView);
+    EXPECT_NE(describe(check_header(h, kView)).find(c.expected), std::string::npos)
+        << "got: " << describe(check_header(h, kView));
   }
   FrameHeader rts = good_header();
   rts.type = static_cast<std::uint8_t>(FrameType::kRts);
   rts.length = 1ull << 40;  // a rendezvous length is not bounded by a slot
-  EXPECT_EQ(validate_header(rts, kView), "");
+  EXPECT_EQ(describe(check_header(rts, kView)), "");
 }
 
 // The two parts are checked apart: a hop rewrites the link part (its own
@@ -86,12 +98,12 @@ TEST(WireHeader, TheLinkPartAndTheEndToEndPartAreValidatedApart) {
   FrameHeader h = good_header();
   h.seq = 99;                   // wrong for this link
   h.credits = 1000;
-  EXPECT_NE(validate_link_part(h, kView), "");
-  EXPECT_EQ(validate_end_to_end(h, kView), "");
+  EXPECT_NE(describe(check_link_part(h, kView)), "");
+  EXPECT_EQ(describe(check_end_to_end(h, kView)), "");
   h = good_header();
   h.src = 4;                    // not the peer's
-  EXPECT_EQ(validate_link_part(h, kView), "");
-  EXPECT_NE(validate_end_to_end(h, kView), "");
+  EXPECT_EQ(describe(check_link_part(h, kView)), "");
+  EXPECT_NE(describe(check_end_to_end(h, kView)), "");
   // The link part is the first kLinkPartBytes: rewriting them leaves the
   // end-to-end bytes as they were.
   FrameHeader a = good_header(), b = good_header();
