@@ -47,8 +47,8 @@ WireFault check_end_to_end(const FrameHeader& h, const LinkView& v) {
   if (h.dst != v.my_rank) return fault(WireFault::kDestination, h.dst, v.my_rank);
   if (h.reserved) return fault(WireFault::kReserved, h.reserved);
   const auto type = static_cast<FrameType>(h.type);
-  const WireFault too{WireFault::kPayload, h.type, h.length, v.max_payload};
-  if ((type == FrameType::kEager || type == FrameType::kData) && h.length > v.max_payload) return too;
+  if ((type == FrameType::kEager || type == FrameType::kData) && h.length > v.max_payload)
+    return WireFault{WireFault::kPayload, h.type, h.length, v.max_payload};
   if ((type == FrameType::kEager || type == FrameType::kRts) && h.tag < 0) return fault(WireFault::kNegativeTag, h.tag);
   if ((type == FrameType::kRts || type == FrameType::kCts || type == FrameType::kDone ||
        type == FrameType::kRecvReady) &&
