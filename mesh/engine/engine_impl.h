@@ -181,9 +181,8 @@ struct Engine::Impl {
   // vector): only these are polled. One that serves nobody -- tcp in a
   // one-host job -- would cost a system call per round for nothing.
   std::vector<Provider*> in_use;
-  Provider* waiter = nullptr;      // the provider idle waits sleep in, where one serves every peer
-  std::vector<Provider*> waiters;  // else those in use, whose wait_fd()s ...
-  int wait_epoll = -1;             // ... this epoll holds (setup_idle_wait)
+  Provider* waiter = nullptr;  // the provider idle waits sleep in, where one serves every peer;
+  int wait_epoll = -1;         // else an epoll over the wait_fd()s of those in use (setup_idle_wait)
   MemoryDomain* domain = nullptr;  // registered memory and remote keys
   HostCombine* host = nullptr;     // set when every rank shares this host and a provider offers it
   std::vector<std::unique_ptr<LinkState>> links;  // all links, polled in turn

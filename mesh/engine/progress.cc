@@ -30,12 +30,12 @@ bool Engine::Impl::progress() {
 }
 
 void Engine::Impl::sleep_in_epoll() {
-  for (Provider* pv : waiters) pv->arm();
+  for (Provider* pv : in_use) pv->arm();
   if (!progress()) {
     epoll_event ev[8];
     ::epoll_wait(wait_epoll, ev, 8, 100);
   }
-  for (Provider* pv : waiters) {
+  for (Provider* pv : in_use) {
     pv->drain_wait_fd();
     pv->disarm();
   }

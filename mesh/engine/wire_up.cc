@@ -145,7 +145,6 @@ void Engine::Impl::setup_idle_wait() {
     waiter = in_use[0];
     return;
   }
-  waiters = in_use;
   wait_epoll = ::epoll_create1(EPOLL_CLOEXEC);
   if (wait_epoll < 0) throw std::runtime_error(std::string("epoll_create1: ") + std::strerror(errno));
   for (Provider* pv : in_use) {

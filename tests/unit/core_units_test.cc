@@ -31,7 +31,10 @@ FrameHeader good_header() {
 const LinkView kView{/*my_rank=*/5, /*peer_rank=*/3, /*expected_seq=*/17,
                      /*max_payload=*/16384, /*max_credits=*/32};
 
-TEST(WireHeader, AcceptsAWellFormedFrame) { EXPECT_EQ(describe(check_header(good_header(), kView)), ""); }
+TEST(WireHeader, AcceptsAWellFormedFrame) {
+  EXPECT_FALSE(check_header(good_header(), kView));
+  EXPECT_EQ(describe(check_header(good_header(), kView)), "");
+}
 
 TEST(WireHeader, RejectsEachBadField) {
   struct Case {
