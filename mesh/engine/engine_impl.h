@@ -292,8 +292,14 @@ struct Engine::Impl {
     char* pl = nullptr;
     FrameHeader* slot = ls.link->begin_send(&pl);
     h.credits = ls.ledger.spend();
-    std::memcpy(slot, &h, sizeof h);
+    // Payload first, then the header: the header's first line holds the
+    // slot's publication stamp, which the receiver polls, and end_send
+    // writes it again (seq, stamp). Written last, that line crosses to the
+    // producer once, not once before and once after the payload copy
+    // (streaming 384-768 B: 1.1-1.4x; the poll no longer slowed by a
+    // system call per round had made them 0.7-0.85x, issue 32).
     if (n) std::memcpy(pl, payload, n);
+    std::memcpy(slot, &h, sizeof h);
     ls.link->end_send(n);
     ++ls.stats.frames_sent;
     ls.stats.bytes_sent += h.type == static_cast<std::uint8_t>(FrameType::kCredit) ? 0 : n;
