@@ -128,12 +128,17 @@ struct ProviderSetup {
   /// the config names none: tcp connects a neighbour link over its cable.
   std::vector<std::string> interfaces;
   int timeout_ms = 3000;      ///< tcp: a silent peer or cable fails its links after this long
+  /// ofi: the libfabric provider to use (MESHMP_OFI_PROVIDER, as FI_PROVIDER
+  /// names them: "verbs", "tcp" ...); "" takes the first hardware one.
+  std::string ofi_provider;
 };
 
-/// The providers MESHMP_PROVIDER names: "shm", "tcp", or "auto"/empty (shm
-/// between ranks on one host and network namespace, tcp between the
-/// others; seed 001 §2-3), in the order the engine asks them who reaches a
-/// peer. Throws std::runtime_error naming an unknown one.
+/// The providers MESHMP_PROVIDER names: "shm", "tcp", "ofi" (libfabric,
+/// issue 28), or "auto"/empty (shm between ranks on one host and network
+/// namespace; between the others ofi where libfabric offers a hardware
+/// provider -- verbs on InfiniBand/RoCE -- else tcp; seed 001 §2-3), in the
+/// order the engine asks them who reaches a peer. Throws
+/// std::runtime_error naming an unknown one, or saying why ofi cannot open.
 std::vector<std::unique_ptr<Provider>> open_providers(const std::string& which, const ProviderSetup& setup);
 
 }  // namespace meshmp::mesh

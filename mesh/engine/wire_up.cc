@@ -267,6 +267,7 @@ Engine& Engine::init() {
     ps.mesh_fabric = mesh_fabric;
     ps.interfaces = interfaces;
     ps.timeout_ms = static_cast<int>(number(env::kTcpTimeout, ps.timeout_ms, 1000, 3600 * 1000));
+    if (const char* o = std::getenv(env::kOfiProvider)) ps.ofi_provider = o;
     setup.providers = open_providers(which ? which : "", ps);
     setup.bootstrap = std::move(boot);
   }

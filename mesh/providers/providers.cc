@@ -3,6 +3,8 @@
 #include <stdexcept>
 
 #include "mesh/provider.h"
+#include "mesh/providers/ofi/ofi_fabric.h"
+#include "mesh/providers/ofi/ofi_provider.h"
 #include "mesh/providers/shm/shm_provider.h"
 #include "mesh/providers/tcp/tcp_provider.h"
 #include "mesh/random_token.h"
@@ -35,12 +37,18 @@ std::vector<std::unique_ptr<Provider>> open_providers(const std::string& which, 
     v.push_back(open_shm(s));
   } else if (which == "tcp") {
     v.push_back(std::make_unique<TcpProvider>(s));
+  } else if (which == "ofi") {
+    v.push_back(std::make_unique<OfiProvider>(s));
   } else if (which.empty() || which == "auto") {
-    // Asked in this order who reaches a peer: shm on this host, tcp beyond.
+    // Asked in this order who reaches a peer: shm on this host; beyond it
+    // ofi over a hardware fabric libfabric finds (the one
+    // MESHMP_OFI_PROVIDER names, if it is hardware), else tcp.
     v.push_back(open_shm(s));
-    v.push_back(std::make_unique<TcpProvider>(s));
+    const bool fabric = s.ofi_provider.empty() ? !ofi::hardware_provider().empty() : ofi::is_hardware(s.ofi_provider);
+    if (fabric) v.push_back(std::make_unique<OfiProvider>(s));
+    else v.push_back(std::make_unique<TcpProvider>(s));
   } else {
-    throw std::runtime_error("MESHMP_PROVIDER=" + which + ": unknown provider (available: auto, shm, tcp)");
+    throw std::runtime_error("MESHMP_PROVIDER=" + which + ": unknown provider (available: auto, shm, tcp, ofi)");
   }
   return v;
 }

@@ -55,3 +55,7 @@ def rank_program(name, srcs, deps = []):
         deps = ["//tests/mp:rank_main"] + deps,
         visibility = ["//tests:__subpackages__"],
     )
+
+# The ofi provider (issue 28) over libfabric's tcp provider: the API of
+# libfabric's verbs provider, on loopback and in network namespaces.
+OFI = {"MESHMP_PROVIDER": "ofi", "MESHMP_OFI_PROVIDER": "tcp"}

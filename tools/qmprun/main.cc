@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1 << 16));
   app.add_option("--geometry", opt.geometry, "torus shape, e.g. 2x2x2 (product = N)");
   app.add_option("--config", opt.config, "mesh config file (configs/*.toml)")->check(CLI::ExistingFile);
-  app.add_option("--provider", opt.provider, "links: auto (shm on one host, tcp between hosts; the default), shm or tcp")->check(CLI::IsMember({"auto", "shm", "tcp"}));
+  app.add_option("--provider", opt.provider, "links: auto (shm on one host; between hosts ofi over an RDMA fabric libfabric finds, else tcp; the default), shm, tcp or ofi (libfabric; MESHMP_OFI_PROVIDER picks its provider)")->check(CLI::IsMember({"auto", "shm", "tcp", "ofi"}));
   app.add_flag("--tag-output", opt.tag_output, "prefix each output line with [rank]");
   app.add_option("--timeout", opt.timeout_s, "kill the job after this many seconds")->check(CLI::PositiveNumber);
   app.add_option("--stopped-warning", opt.stopped_warning_s,

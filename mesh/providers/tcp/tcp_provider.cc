@@ -12,6 +12,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "mesh/providers/tcp/ip_paths.h"
 #include "mesh/providers/tcp/tcp_link.h"
 
 namespace meshmp::mesh {
@@ -93,32 +94,13 @@ void TcpProvider::attach(const std::vector<std::string>& cards) {
   for (std::size_t r = 0; r < cards.size(); ++r) cards_[r] = tcp::parse_card(cards[r], static_cast<int>(r));
 }
 
-bool TcpProvider::reachable(int peer) const {
-  if (!s_.mesh_fabric || same_host(peer)) return true;
-  for (int d = 0; d < 2 * s_.torus.ndims(); ++d)
-    if (s_.torus.neighbour(s_.rank, Direction::from_index(d)) == peer) return true;
-  return tcp::node_address(mine_).has_value() && tcp::node_address(cards_.at(peer)).has_value();
-}
-
-std::string TcpProvider::interface_for(int peer, int index) const {
-  for (int d = 0; d < 2 * s_.torus.ndims(); ++d) {
-    const Direction dir = Direction::from_index(d);
-    const int i = s_.torus.link_index(dir);
-    if (s_.torus.neighbour(s_.rank, dir) == peer && i == index)
-      return static_cast<std::size_t>(d) < s_.interfaces.size() ? s_.interfaces[d] : "";
-  }
-  return "";
-}
+bool TcpProvider::reachable(int peer) const { return tcp::reachable(s_, mine_, cards_.at(peer), peer); }
 
 std::unique_ptr<TcpLink> TcpProvider::dial(int peer, int index, bool on_demand) {
   const tcp::TcpCard& pc = cards_.at(peer);
-  tcp::Dial to{INADDR_LOOPBACK, 0};
-  if (!same_host(peer)) {
-    const std::string ifname = on_demand ? "" : interface_for(peer, index);
-    auto d = tcp::choose_dial(mine_, pc, ifname);
-    if (!d) throw std::runtime_error("tcp: rank " + std::to_string(peer) + " has no address to connect to");
-    to = *d;
-  }
+  const auto d = tcp::dial_for(s_, mine_, pc, peer, index, on_demand);
+  if (!d) throw std::runtime_error("tcp: rank " + std::to_string(peer) + " has no address to connect to");
+  const tcp::Dial to = *d;
   auto link = std::make_unique<TcpLink>(this, peer, index, s_.slots, s_.payload,
                                         tcp::ip_string(to.dst) + ":" + std::to_string(pc.port));
   links_.push_back(link.get());

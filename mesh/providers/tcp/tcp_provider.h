@@ -55,10 +55,7 @@ class TcpProvider final : public Provider, public MemoryDomain {
   /// Dials the lower rank's link #index over the cable of its direction.
   std::unique_ptr<Link> join_link(int peer, int index) override;
   void wired() override {}
-  /// Every rank on a switched fabric or on this host; on a mesh fabric the
-  /// torus neighbours (their cables), and every rank when both this node and
-  /// the peer have a node address (a /32 on loopback), which the kernel
-  /// routes along the SDF route (kernel_forwarder/, issue 19).
+  /// tcp::reachable() (ip_paths.h).
   bool reachable(int peer) const override;
   bool same_host(int peer) const override { return cards_.at(peer).host == mine_.host; }
   std::unique_ptr<Link> connect(int peer) override;
@@ -109,8 +106,6 @@ class TcpProvider final : public Provider, public MemoryDomain {
   /// A verified Hello on `fd`: hands the connection to its link, or closes it.
   void admit(int fd, const tcp::Challenge& sent, const tcp::Hello& h);
   std::unique_ptr<TcpLink> dial(int peer, int index, bool on_demand);
-  /// The direction whose link #index reaches `peer` ("" if it is no neighbour).
-  std::string interface_for(int peer, int index) const;
 
   ProviderSetup s_;
   tcp::LinkKey key_;

@@ -1,0 +1,46 @@
+#include "mesh/providers/ofi/ofi_fabric.h"
+
+#include <rdma/fi_domain.h>
+#include <rdma/fi_errno.h>
+
+#include <cstring>
+
+namespace meshmp::mesh::ofi {
+
+std::runtime_error error(const std::string& what, int rc) {
+  return std::runtime_error("ofi: " + what + ": " + fi_strerror(rc < 0 ? -rc : rc));
+}
+
+fi_info* make_hints(const std::string& prov) {
+  fi_info* h = fi_allocinfo();
+  if (!h) throw std::runtime_error("ofi: fi_allocinfo: out of memory");
+  h->ep_attr->type = FI_EP_MSG;
+  h->caps = FI_MSG | FI_RMA;
+  h->mode = FI_CONTEXT | FI_CONTEXT2;  // every operation's context starts with a struct fi_context2
+  h->addr_format = FI_SOCKADDR_IN;
+  h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+  h->domain_attr->threading = FI_THREAD_DOMAIN;
+  h->domain_attr->resource_mgmt = FI_RM_ENABLED;
+  if (!prov.empty()) h->fabric_attr->prov_name = ::strdup(prov.c_str());
+  return h;
+}
+
+bool is_hardware(const std::string& name) {
+  for (const char* soft : {"tcp", "sockets", "udp", "shm", "net", "ofi_rxm", "ofi_rxd", "ofi_mrail", "ofi_hook"})
+    if (name.rfind(soft, 0) == 0) return false;
+  return !name.empty();
+}
+
+std::string hardware_provider() {
+  fi_info* hints = make_hints("");
+  fi_info* info = nullptr;
+  std::string found;
+  if (fi_getinfo(kApiVersion, nullptr, nullptr, 0, hints, &info) == 0)
+    for (fi_info* i = info; i && found.empty(); i = i->next)
+      if (is_hardware(i->fabric_attr->prov_name)) found = i->fabric_attr->prov_name;
+  fi_freeinfo(info);
+  fi_freeinfo(hints);
+  return found;
+}
+
+}  // namespace meshmp::mesh::ofi

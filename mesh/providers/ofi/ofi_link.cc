@@ -1,0 +1,328 @@
+#include "mesh/providers/ofi/ofi_link.h"
+
+#include <poll.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_eq.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
+
+#include <cstddef>
+#include <cstring>
+#include <stdexcept>
+
+#include "mesh/providers/ofi/ofi_fabric.h"
+#include "mesh/providers/ofi/ofi_provider.h"
+
+namespace meshmp::mesh {
+
+namespace {
+
+constexpr std::size_t kHeader = sizeof(FrameHeader);
+constexpr char kCloseNotice = 0;  // a 1-byte message: shorter than any frame
+constexpr auto kConnectTime = std::chrono::seconds(30);
+
+}  // namespace
+
+OfiLink::OfiLink(OfiProvider* p, int peer, int index, std::uint32_t slots, std::size_t payload)
+    : p_(p), peer_(peer), index_(index), slots_(slots), payload_(payload),
+      frame_bytes_((kHeader + payload + 63) / 64 * 64), deadline_(std::chrono::steady_clock::now() + kConnectTime) {
+  const std::uint32_t sends = 2 * slots;
+  recv_area_.reset(new char[frame_bytes_ * slots]);
+  send_area_.reset(new char[frame_bytes_ * sends]);
+  std::string why;
+  recv_mr_ = p_->register_memory(recv_area_.get(), frame_bytes_ * slots, FI_RECV, &why);
+  if (!recv_mr_) throw std::runtime_error("ofi: cannot register the receive slots of a link to rank " +
+                                          std::to_string(peer) + ": " + why);
+  send_mr_ = p_->register_memory(send_area_.get(), frame_bytes_ * sends, FI_SEND, &why);
+  if (!send_mr_) throw std::runtime_error("ofi: cannot register the send buffers of a link to rank " +
+                                          std::to_string(peer) + ": " + why);
+  recv_ops_.resize(slots);
+  send_ops_.resize(sends);
+  for (std::uint32_t i = 0; i < slots; ++i) recv_ops_[i].kind = Op::kRecv, recv_ops_[i].index = i;
+  for (std::uint32_t i = 0; i < sends; ++i) send_ops_[i].kind = Op::kSend, send_ops_[i].index = i;
+  for (std::uint32_t i = sends; i-- > 0;) send_free_.push_back(i);
+}
+
+OfiLink::~OfiLink() {
+  p_->link_gone(this);
+  close_endpoint();
+  for (auto& op : write_ops_)
+    if (op->local) p_->release_local(op->local);
+  if (recv_mr_) fi_close(&recv_mr_->fid);
+  if (send_mr_) fi_close(&send_mr_->fid);
+}
+
+void OfiLink::open(fi_info* info) {
+  fi_cq_attr ca{};
+  ca.size = 4 * slots_ + 64;
+  ca.format = FI_CQ_FORMAT_MSG;
+  ca.wait_obj = FI_WAIT_FD;
+  if (int rc = fi_endpoint(p_->domain(), info, &ep_, this)) throw ofi::error("fi_endpoint", rc);
+  if (int rc = fi_cq_open(p_->domain(), &ca, &cq_, nullptr)) throw ofi::error("fi_cq_open", rc);
+  if (int rc = fi_ep_bind(ep_, &cq_->fid, FI_TRANSMIT | FI_RECV)) throw ofi::error("fi_ep_bind (CQ)", rc);
+  if (int rc = fi_ep_bind(ep_, &p_->eq()->fid, 0)) throw ofi::error("fi_ep_bind (EQ)", rc);
+  if (int rc = fi_enable(ep_)) throw ofi::error("fi_enable", rc);
+  if (int rc = fi_control(&cq_->fid, FI_GETWAIT, &cq_fd_)) throw ofi::error("fi_control(FI_GETWAIT) on a CQ", rc);
+  p_->link_opened(this);
+  for (std::uint32_t i = 0; i < slots_; ++i)
+    if (!post_recv(i)) throw std::runtime_error("ofi: cannot post the receive slots of " + describe());
+}
+
+void OfiLink::close_endpoint() {
+  if (ep_ || cq_) p_->link_closing(this);
+  if (ep_) fi_close(&ep_->fid);
+  if (cq_) fi_close(&cq_->fid);
+  ep_ = nullptr;
+  cq_ = nullptr;
+  cq_fd_ = -1;
+  arrived_.clear();
+  holding_ = false;
+  send_free_.clear();
+  for (std::uint32_t i = static_cast<std::uint32_t>(send_ops_.size()); i-- > 0;) send_free_.push_back(i);
+}
+
+void OfiLink::dial(fi_info* info, const ofi::ConnReq& req, std::string where) {
+  where_ = std::move(where);
+  on_demand_ = (req.flags & ofi::kOnDemand) != 0;
+  dialled_ = true;
+  req_ = req;
+  state_ = State::kConnecting;
+  deadline_ = std::chrono::steady_clock::now() + kConnectTime;
+  open(info);
+  if (int rc = fi_connect(ep_, info->dest_addr, &req_, sizeof req_)) throw ofi::error("fi_connect", rc);
+}
+
+void OfiLink::accept(fi_info* info, const ofi::Welcome& w, std::string where) {
+  close_endpoint();  // on demand, our own dial lost to the peer's
+  where_ = std::move(where);
+  dialled_ = false;
+  state_ = State::kConnecting;
+  deadline_ = std::chrono::steady_clock::now() + kConnectTime;
+  open(info);
+  if (int rc = fi_accept(ep_, &w, sizeof w)) throw ofi::error("fi_accept", rc);
+}
+
+void OfiLink::on_connected(const void* data, std::size_t len) {
+  if (state_ != State::kConnecting) return;
+  if (dialled_ && !ofi::check_welcome(p_->key(), req_, data, len))
+    return fail(false, "the listener does not hold this job's secret (wrong Welcome)");
+  state_ = State::kUp;
+}
+
+void OfiLink::on_shutdown() {
+  if (state_ == State::kFailed) return;
+  fail(true, state_ == State::kUp ? "the peer shut the connection down (FI_SHUTDOWN)"
+                                  : "the connection was shut down before it came up");
+}
+
+void OfiLink::on_cm_error(const std::string& what, bool refused) {
+  // Both ranks dialled on first use: the higher one's request is refused
+  // (the lower rank's wins); it waits for the lower rank's to arrive.
+  if (refused && on_demand_ && dialled_ && p_->rank() > peer_ && state_ == State::kConnecting) return supersede();
+  fail(true, what);
+}
+
+void OfiLink::supersede() {
+  if (state_ == State::kUp || state_ == State::kFailed) return;
+  close_endpoint();
+  state_ = State::kSuperseded;
+  deadline_ = std::chrono::steady_clock::now() + kConnectTime;
+}
+
+void OfiLink::close_rejected() {
+  if (state_ == State::kUp && ep_) {
+    const char notice = kCloseNotice;
+    if (fi_inject(ep_, &notice, 1, 0) != 0) fi_shutdown(ep_, 0);
+  }
+  state_ = State::kFailed;  // the engine knows: no failure to report
+}
+
+void OfiLink::fail(bool peer_gone, const std::string& why) {
+  if (state_ == State::kFailed) return;
+  state_ = State::kFailed;
+  completions_.clear();
+  p_->link_failed(peer_, peer_gone, describe() + ": " + why);
+}
+
+bool OfiLink::up() {
+  if (state_ == State::kUp) return true;
+  if (state_ != State::kFailed && std::chrono::steady_clock::now() > deadline_)
+    fail(true, state_ == State::kAwaiting ? "the peer did not connect within 30 s" : "no connection after 30 s");
+  return false;
+}
+
+bool OfiLink::post_recv(std::uint32_t slot) {
+  for (;;) {
+    const ssize_t rc = fi_recv(ep_, recv_buf(slot), frame_bytes_, fi_mr_desc(recv_mr_), 0, &recv_ops_[slot].fi);
+    if (rc == 0) return true;
+    if (rc != -FI_EAGAIN) {
+      fail(true, std::string("fi_recv: ") + fi_strerror(static_cast<int>(-rc)));
+      return false;
+    }
+    if (!drain() && state_ == State::kFailed) return false;
+  }
+}
+
+void OfiLink::on_completion(Op* op, std::size_t len) {
+  switch (op->kind) {
+    case Op::kRecv:
+      arrived_.emplace_back(op->index, len);
+      break;
+    case Op::kSend:
+      send_free_.push_back(op->index);
+      break;
+    case Op::kWrite:
+      if (op->local) p_->release_local(op->local);
+      op->local = nullptr;
+      completions_.push_back({op->cookie, PutStatus::kDone});
+      write_free_.push_back(op);
+      break;
+  }
+}
+
+bool OfiLink::drain() {
+  if (!cq_) return false;
+  bool any = false;
+  fi_cq_msg_entry ev[16];
+  for (;;) {
+    const ssize_t n = fi_cq_read(cq_, ev, 16);
+    if (n > 0) {
+      any = true;
+      for (ssize_t i = 0; i < n; ++i) on_completion(static_cast<Op*>(ev[i].op_context), ev[i].len);
+      if (n < 16) return any;
+      continue;
+    }
+    if (n == -FI_EAGAIN) return any;
+    if (n == -FI_EAVAIL) {
+      fi_cq_err_entry err{};
+      if (fi_cq_readerr(cq_, &err, 0) <= 0) return any;
+      if (err.err == FI_ECANCELED) continue;  // flushed by a close
+      char text[256];
+      const char* said = fi_cq_strerror(cq_, err.prov_errno, err.err_data, text, sizeof text);
+      fail(true, std::string("completion error: ") + fi_strerror(err.err) + " (" + (said ? said : "") + ")");
+      return true;
+    }
+    fail(true, std::string("fi_cq_read: ") + fi_strerror(static_cast<int>(-n)));
+    return true;
+  }
+}
+
+FrameHeader* OfiLink::begin_send(char** payload) {
+  while (send_free_.empty() && state_ == State::kUp && ep_) {
+    // Every send buffer is in flight: their completions need no peer's
+    // help, only the provider's progress. Read them; block briefly on the
+    // CQ's descriptor between reads.
+    if (drain()) continue;
+    fid* f = &cq_->fid;
+    if (fi_trywait(p_->fabric(), &f, 1) == FI_SUCCESS) {
+      pollfd pf{cq_fd_, POLLIN, 0};
+      ::poll(&pf, 1, 1);
+    }
+  }
+  cur_send_ = send_free_.empty() ? 0 : send_free_.back();
+  *payload = send_buf(cur_send_) + kHeader;
+  return reinterpret_cast<FrameHeader*>(send_buf(cur_send_));
+}
+
+void OfiLink::end_send(std::size_t payload_bytes) {
+  char* buf = send_buf(cur_send_);
+  const std::uint64_t seq = send_seq_++;
+  std::memcpy(buf + offsetof(FrameHeader, seq), &seq, sizeof seq);
+  if (state_ != State::kUp || send_free_.empty()) return;
+  const std::size_t bytes = kHeader + payload_bytes;
+  for (;;) {
+    ssize_t rc;
+    if (bytes <= p_->inject_size()) {
+      rc = fi_inject(ep_, buf, bytes, 0);
+    } else {
+      rc = fi_send(ep_, buf, bytes, fi_mr_desc(send_mr_), 0, &send_ops_[cur_send_].fi);
+      if (rc == 0) send_free_.pop_back();
+    }
+    if (rc == 0) return;
+    if (rc != -FI_EAGAIN) return fail(true, std::string("fi_send: ") + fi_strerror(static_cast<int>(-rc)));
+    drain();
+    if (state_ != State::kUp) return;
+  }
+}
+
+bool OfiLink::peek(FrameHeader* h, const char** payload) {
+  if (state_ != State::kUp) return false;
+  if (arrived_.empty() && !drain()) return false;
+  if (arrived_.empty() || state_ != State::kUp) return false;
+  const auto [slot, len] = arrived_.front();
+  if (len < kHeader) {
+    fail(false, "the peer rejected our data and closed the link");
+    return false;
+  }
+  std::memcpy(h, recv_buf(slot), sizeof *h);
+  *payload = recv_buf(slot) + kHeader;
+  holding_ = true;
+  return true;
+}
+
+void OfiLink::release() {
+  if (!holding_) return;
+  holding_ = false;
+  const std::uint32_t slot = arrived_.front().first;
+  arrived_.pop_front();
+  ++recv_seq_;
+  post_recv(slot);
+}
+
+PutStatus OfiLink::put(const iovec* iov, int iovcnt, std::uint64_t remote_addr, std::uint64_t rkey,
+                       std::uint64_t cookie) {
+  if (state_ != State::kUp) return PutStatus::kPeerGone;
+  const std::uint32_t key = static_cast<std::uint32_t>(rkey);
+  if (key == OfiProvider::kNoKey || !p_->caps().rdma_write || iovcnt != 1) return PutStatus::kUnsupported;
+  if (iov[0].iov_len == 0) return PutStatus::kDone;
+  if (!p_->readable(iov[0].iov_base, iov[0].iov_len)) return PutStatus::kBadLocal;
+  bool ok = true;
+  RegistrationCache::Entry* local = p_->acquire_local(iov[0].iov_base, iov[0].iov_len, &ok);
+  if (!ok) return PutStatus::kBadLocal;
+  Op* op;
+  if (write_free_.empty()) {
+    write_ops_.push_back(std::make_unique<Op>());
+    op = write_ops_.back().get();
+    op->kind = Op::kWrite;
+  } else {
+    op = write_free_.back();
+    write_free_.pop_back();
+  }
+  op->cookie = cookie;
+  op->local = local;
+  void* desc = p_->desc_of(local);
+  fi_rma_iov rma{remote_addr, iov[0].iov_len, key};
+  fi_msg_rma msg{};
+  msg.msg_iov = iov;
+  msg.desc = &desc;
+  msg.iov_count = 1;
+  msg.rma_iov = &rma;
+  msg.rma_iov_count = 1;
+  msg.context = &op->fi;
+  const ssize_t rc = fi_writemsg(ep_, &msg, FI_COMPLETION);
+  if (rc == 0) return PutStatus::kInProgress;
+  if (local) p_->release_local(local);
+  op->local = nullptr;
+  write_free_.push_back(op);
+  if (rc == -FI_EAGAIN) {
+    drain();
+    return PutStatus::kNoResource;
+  }
+  fail(true, std::string("fi_writemsg: ") + fi_strerror(static_cast<int>(-rc)));
+  return PutStatus::kPeerGone;
+}
+
+bool OfiLink::poll_put(PutCompletion* c) {
+  if (completions_.empty() && state_ == State::kUp) drain();
+  if (completions_.empty()) return false;
+  *c = completions_.front();
+  completions_.pop_front();
+  return true;
+}
+
+std::string OfiLink::describe() const {
+  return std::string("ofi ") + std::to_string(p_->rank()) + "<->" + std::to_string(peer_) + " #" +
+         std::to_string(index_) + (where_.empty() ? "" : " (" + where_ + ")");
+}
+
+}  // namespace meshmp::mesh

@@ -1,0 +1,180 @@
+// The ofi provider (issue 28, ARCHITECTURE.md §3): Links over libfabric's
+// connected endpoints (FI_EP_MSG) with RDMA writes into registered memory
+// -- on InfiniBand and RoCE libfabric's verbs provider, i.e. RC queue
+// pairs, the modern form of the VI connections of seed 000 §3.4-3.9 and
+// seed 003 §5.1; on these machines and in CI libfabric's tcp provider,
+// which offers the same API. One endpoint per torus direction (two on an
+// axis of size 2: large puts are striped over both, seed 000 §3.10) and
+// endpoints to other ranks on first use (seed 004 §3).
+//
+// Connections are made through one passive endpoint listening on every
+// address and one event queue (fi_listen, fi_connect, FI_CONNREQ,
+// fi_accept, FI_CONNECTED, FI_SHUTDOWN); each request carries an
+// authenticator under the job's secret (ofi_auth.h), checked before any
+// endpoint is made. Addresses are IPv4 (FI_SOCKADDR_IN: IPoIB on
+// InfiniBand) and chosen as the tcp provider chooses them (tcp_card.h), so
+// on a mesh fabric each neighbour endpoint is bound to its cable's
+// interface.
+//
+// The memory domain registers with fi_mr_reg: the buffers a receive
+// announces to a peer (FI_REMOTE_WRITE) through a RegistrationCache per
+// peer (seed 000 §3.7), so a key announced to one peer is no key for
+// another, and -- where the provider needs it (FI_MR_LOCAL: verbs) -- the
+// sources of writes through one more. Memory the application gets from
+// allocate() (QMP_MEM_COMMS, MPI_Alloc_mem) is registered for its life.
+// Where libfabric's provider pins memory (hardware), registrations no
+// transfer holds are not kept: libfabric's own registration cache, which
+// watches frees and unmaps (FI_MR_CACHE_MONITOR), keeps them, so a buffer
+// freed and reallocated at the same address is never written through a
+// stale registration.
+//
+// Every CQ and the EQ wait on a descriptor (FI_WAIT_FD); the provider's
+// epoll over them is its wait_fd(), blocked on beside shm and tcp.
+#pragma once
+
+#include <rdma/fabric.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_eq.h>
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "mesh/provider.h"
+#include "mesh/providers/ofi/ofi_auth.h"
+#include "mesh/providers/tcp/tcp_card.h"
+#include "mesh/registration_cache.h"
+
+namespace meshmp::mesh {
+
+class OfiLink;
+
+class OfiProvider final : public Provider, public MemoryDomain {
+ public:
+  /// Opens libfabric's provider `setup.ofi_provider` ("" = the first that
+  /// offers connected endpoints with RDMA writes), its domain and event
+  /// queue, and listens on every address. Throws std::runtime_error with
+  /// libfabric's words if it cannot.
+  explicit OfiProvider(const ProviderSetup& setup);
+  ~OfiProvider() override;
+  OfiProvider(const OfiProvider&) = delete;
+  OfiProvider& operator=(const OfiProvider&) = delete;
+
+  // ---- Provider ----
+  const char* name() const override { return "ofi"; }
+  ProviderCaps caps() const override;
+  std::unique_ptr<Link> offer_link(int peer, int index) override;
+  std::string address_card() const override;
+  void attach(const std::vector<std::string>& cards) override;
+  std::unique_ptr<Link> join_link(int peer, int index) override;
+  void wired() override {}
+  /// As the tcp provider: every rank on a switched fabric or this host; on
+  /// a mesh fabric the neighbours, and every rank when both have a node
+  /// address (kernel routing, issue 19).
+  bool reachable(int peer) const override;
+  bool same_host(int peer) const override { return cards_.at(peer).card.host == mine_.host; }
+  std::unique_ptr<Link> connect(int peer) override;
+  void accept(std::vector<std::unique_ptr<Link>>* incoming) override;
+  std::string check_peer(int) override { return ""; }
+  void report_closed(int peer) override;
+  void take_failures(std::vector<LinkFailure>* failures) override;
+  std::uint32_t arm() override;
+  void sleep(std::uint32_t, int timeout_ms) override;
+  void disarm() override {}
+  int wait_fd() override { return epfd_; }
+  void drain_wait_fd() override {}
+  MemoryDomain* memory_domain() override { return this; }
+  HostCombine* host_combine() override { return nullptr; }
+
+  // ---- MemoryDomain ----
+  /// (nonce << 32) | the registration's 32-bit key; the key kNoKey where
+  /// [buf, buf+len) cannot be registered (the sender then sends frames).
+  std::uint64_t remote_key(const void* buf, std::size_t len, std::uint32_t nonce, int peer) override;
+  void forget(std::uint64_t rkey) override;
+  bool direct(std::uint64_t) const override { return false; }
+  void* allocate(std::size_t bytes, std::size_t alignment) override;
+  bool release(void* p) override;
+  Usage usage() const override { return usage_; }
+
+  // ---- for OfiLink ----
+  static constexpr std::uint32_t kNoKey = 0xffffffffu;
+  fid_fabric* fabric() const { return fabric_; }
+  fid_domain* domain() const { return domain_; }
+  const tcp::LinkKey& key() const { return key_; }
+  fid_eq* eq() const { return eq_; }
+  const fi_info* info() const { return info_; }
+  std::size_t inject_size() const { return inject_; }
+  std::size_t iov_limit() const { return iov_limit_; }
+  int rank() const { return s_.rank; }
+  int timeout_ms() const { return s_.timeout_ms; }
+  /// Whether [p, p+len) is mapped memory (mincore), where the provider
+  /// would only find out by failing the connection (tcp: a send from an
+  /// unmapped buffer); true where registration checks it (hardware).
+  bool readable(const void* p, std::size_t len) const;
+  /// Registers [p, p+len) with `access`; nullptr if libfabric refuses.
+  /// Throws nothing.
+  fid_mr* register_memory(const void* p, std::size_t len, std::uint64_t access, std::string* why);
+  /// The source of a write, registered for it (FI_MR_LOCAL); nullptr where
+  /// the provider needs none, or it cannot be had (*ok false).
+  RegistrationCache::Entry* acquire_local(const void* p, std::size_t len, bool* ok);
+  void release_local(RegistrationCache::Entry* e);
+  void* desc_of(RegistrationCache::Entry* e) const;
+  void link_failed(int peer, bool peer_gone, const std::string& what) { failures_.push_back({peer, peer_gone, what}); }
+  void link_opened(OfiLink* l);  // its CQ joins the wait set
+  void link_closing(OfiLink* l);
+  void link_gone(OfiLink* l);
+
+ private:
+  struct PeerCard {
+    ofi::ListenerId listener{};
+    tcp::TcpCard card;
+  };
+  class Registrar;
+  void poll_eq();
+  RegistrationCache& peer_cache(int peer);
+  void on_connreq(fi_info* info, const void* data, std::size_t len);
+  OfiLink* link_of(fid_t fid) const;
+  std::unique_ptr<OfiLink> dial(int peer, int index, bool on_demand);
+  std::string interface_for(int peer, int index) const;
+
+  ProviderSetup s_;
+  tcp::LinkKey key_;
+  ofi::ListenerId listener_id_;
+  fi_info* info_ = nullptr;
+  fid_fabric* fabric_ = nullptr;
+  fid_domain* domain_ = nullptr;
+  fid_eq* eq_ = nullptr;
+  fid_pep* pep_ = nullptr;
+  int epfd_ = -1, eq_fd_ = -1, kick_fd_ = -1;
+  std::size_t inject_ = 0, iov_limit_ = 1;
+  bool prov_key_ = false, local_mr_ = false, rma_ = true, pins_ = false;
+  std::uint64_t next_key_ = 1;
+  tcp::TcpCard mine_;
+  std::vector<PeerCard> cards_;
+  std::map<std::pair<int, int>, OfiLink*> offered_;
+  std::vector<OfiLink*> on_demand_;
+  std::vector<std::unique_ptr<OfiLink>> accepted_;
+  std::vector<OfiLink*> links_;
+  std::set<std::string> nonces_seen_;  // requests admitted: a replay is refused
+  std::vector<LinkFailure> failures_;
+  unsigned rounds_ = 0;
+  bool settled_ = false;  // every link up or failed, none awaited: the EQ is read every 64th round
+
+  std::unique_ptr<Registrar> local_registrar_;
+  std::unique_ptr<RegistrationCache> local_cache_;
+  std::vector<std::unique_ptr<Registrar>> peer_registrars_;
+  std::vector<std::unique_ptr<RegistrationCache>> peer_caches_;
+  std::unordered_multimap<std::uint64_t, std::pair<int, RegistrationCache::Entry*>> announced_;
+  struct Allocation {
+    std::size_t bytes = 0;
+    fid_mr* mr = nullptr;
+  };
+  std::map<std::uintptr_t, Allocation> allocations_;
+  Usage usage_;
+};
+
+}  // namespace meshmp::mesh
