@@ -47,6 +47,9 @@ class Provider {
 
   /// Short name: the bootstrap key of its address card, and MESHMP_PROVIDER's value.
   virtual const char* name() const = 0;
+  /// What it runs over, for MESHMP_DEBUG and MESHMP_STATS ("ofi over
+  /// libfabric's verbs, domain mlx5_0"); its name where nothing more is to say.
+  virtual std::string detail() const { return name(); }
   virtual ProviderCaps caps() const = 0;
 
   // ---- wire-up, in Engine::init, in this order ----------------------------
@@ -129,14 +132,16 @@ struct ProviderSetup {
   std::vector<std::string> interfaces;
   int timeout_ms = 3000;      ///< tcp: a silent peer or cable fails its links after this long
   /// ofi: the libfabric provider to use (MESHMP_OFI_PROVIDER, as FI_PROVIDER
-  /// names them: "verbs", "tcp" ...); "" takes the first hardware one.
+  /// names them: "verbs", "tcp" ...); "" takes the first hardware one, else
+  /// the first libfabric lists.
   std::string ofi_provider;
 };
 
 /// The providers MESHMP_PROVIDER names: "shm", "tcp", "ofi" (libfabric,
 /// issue 28), or "auto"/empty (shm between ranks on one host and network
-/// namespace; between the others ofi where libfabric offers a hardware
-/// provider -- verbs on InfiniBand/RoCE -- else tcp; seed 001 §2-3), in the
+/// namespace; between the others ofi where MESHMP_OFI_PROVIDER names a
+/// libfabric provider or libfabric offers a hardware one -- verbs on
+/// InfiniBand/RoCE -- else tcp; seed 001 §2-3), in the
 /// order the engine asks them who reaches a peer. Throws
 /// std::runtime_error naming an unknown one, or saying why ofi cannot open.
 std::vector<std::unique_ptr<Provider>> open_providers(const std::string& which, const ProviderSetup& setup);

@@ -449,6 +449,7 @@ struct Engine::Impl {
   // ---- wire_up.cc
   void wire_up();
   void setup_idle_wait();
+  std::string provider_summary() const;
   void print_stats();
 };
 

@@ -92,6 +92,8 @@ void Engine::Impl::wire_up() {
     if (p != e.rank_ && peers[p].provider &&
         std::find(in_use.begin(), in_use.end(), peers[p].provider) == in_use.end())
       in_use.push_back(peers[p].provider);
+  if (const char* debug = std::getenv(env::kDebug); debug && std::strcmp(debug, "1") == 0)
+    std::fprintf(stderr, "meshmp: %s\n", provider_summary().c_str());
   // Locality for everyone's collectives: a host is named by the lowest rank
   // on it, which each rank knows from its providers' same_host().
   int my_host = e.rank_;
@@ -157,7 +159,24 @@ void Engine::Impl::setup_idle_wait() {
   }
 }
 
+// Which provider serves which peers: "rank 0: 3 peers on this host over
+// shm; 4 on other hosts over ofi over libfabric's verbs (domain mlx5_0)".
+std::string Engine::Impl::provider_summary() const {
+  std::string s = "rank " + std::to_string(e.rank_) + ":";
+  for (auto& owned : providers)  // in the order they are asked, whatever served first
+    for (Provider* pv = owned.get(); bool local : {true, false}) {
+      int n = 0;
+      for (int p = 0; p < e.size_; ++p) n += p != e.rank_ && peers[p].provider == pv && peers[p].same_host == local;
+      if (n)
+        s += " " + std::to_string(n) + (n == 1 ? " peer" : " peers") + (local ? " on this host" : " on other hosts") +
+             " over " + pv->detail() + ";";
+    }
+  if (s.back() == ';') s.pop_back();
+  return s;
+}
+
 void Engine::Impl::print_stats() {
+  std::fprintf(stderr, "meshmp stats: %s\n", provider_summary().c_str());
   if (domain) {
     const MemoryDomain::Usage u = domain->usage();
     std::fprintf(stderr,

@@ -41,10 +41,10 @@ std::vector<std::unique_ptr<Provider>> open_providers(const std::string& which, 
     v.push_back(std::make_unique<OfiProvider>(s));
   } else if (which.empty() || which == "auto") {
     // Asked in this order who reaches a peer: shm on this host; beyond it
-    // ofi over a hardware fabric libfabric finds (the one
-    // MESHMP_OFI_PROVIDER names, if it is hardware), else tcp.
+    // ofi over the libfabric provider MESHMP_OFI_PROVIDER names, or over a
+    // hardware fabric libfabric finds, else tcp.
     v.push_back(open_shm(s));
-    const bool fabric = s.ofi_provider.empty() ? !ofi::hardware_provider().empty() : ofi::is_hardware(s.ofi_provider);
+    const bool fabric = !s.ofi_provider.empty() || !ofi::hardware_provider().empty();
     if (fabric) v.push_back(std::make_unique<OfiProvider>(s));
     else v.push_back(std::make_unique<TcpProvider>(s));
   } else {

@@ -148,7 +148,40 @@ mesh)
     echo "ok: lqcd on the netns mesh: $(wc -l < "$work/tcp.plaq") plaquette lines identical to shm"
   fi
   ;;
-switched|mixed)
+mesh_ofi)
+  # The 2x2x2 mesh over the ofi provider (issue 28) on libfabric's tcp
+  # provider: endpoints bound to the cables, non-neighbours through the
+  # kernel, the lattice-QCD job bit-for-bit with shm.
+  export MESHMP_OFI_PROVIDER=tcp
+  "$qmp_mesh" net up "$mesh_cfg" --name "$name" || exit 1
+  MESHMP_DEBUG=1 run "1 MiB to all six neighbours at once over the cables" -n 8 --config "$mesh_cfg" \
+    --netns "$name" "$traffic" --gtest_filter=Traffic.AllNeighboursBothDirectionsAtOnce:Traffic.EagerDoesNotOvertakeRendezvous
+  if [ "$(grep -c 'meshmp: rank [0-7]: 7 peers on other hosts over ofi over libfabric.s tcp' "$work/out")" != 8 ]; then
+    echo "FAILED: not every rank reaches its 7 peers over ofi:"; grep "meshmp: rank" "$work/out"; fail=1
+  else
+    echo "ok: every rank reaches its 7 peers over ofi"
+  fi
+  run "all pairs, 8 B to 1 MiB, non-neighbours through the kernel" -n 8 --config "$mesh_cfg" --netns "$name" \
+    "$traffic" --gtest_filter=Traffic.AllPairsIncludingNonNeighbours:Traffic.AllPairsOfEverySizeInOrder
+  run "scatter, gather and all-to-all on the OPT schedule over the cables" -n 8 --config "$mesh_cfg" \
+    --netns "$name" "$personalized"
+  run "MPI point-to-point" -n 8 --config "$mesh_cfg" --netns "$name" "$mpi_p2p"
+  args=(--lattice 4x4x4x8 --grid 2x2x2x1 --start hot --seed 7 --therm 2 --sweeps 2 --or-per-hb 1 --kappa 0.115 --cg-tol 1e-9)
+  MESHMP_OFI_PROVIDER= "$qmprun" --timeout 300 -n 8 --config "$mesh_cfg" "$lqcd" "${args[@]}" > "$work/shm.txt" 2>&1
+  "$qmprun" --timeout 300 -n 8 --config "$mesh_cfg" --netns "$name" "$lqcd" "${args[@]}" > "$work/ofi.txt" 2>&1
+  results() { awk '/^sweep/ {print $1, $2, $3, $5, $8} /^  plaquette|iterations, true residual/' "$1"; }
+  results "$work/shm.txt" > "$work/shm.plaq"
+  results "$work/ofi.txt" > "$work/ofi.plaq"
+  if [ ! -s "$work/shm.plaq" ] || ! cmp -s "$work/shm.plaq" "$work/ofi.plaq"; then
+    echo "FAILED: lqcd plaquette history differs between shm and ofi on the netns mesh:"
+    diff "$work/shm.plaq" "$work/ofi.plaq"; tail -5 "$work/ofi.txt"; fail=1
+  else
+    echo "ok: lqcd over ofi on the netns mesh: $(wc -l < "$work/ofi.plaq") plaquette lines identical to shm"
+  fi
+  ;;
+switched|mixed|mixed_ofi)
+  # mixed_ofi: shm inside each namespace, ofi (libfabric's tcp) across.
+  [ "$case_" = mixed_ofi ] && export MESHMP_OFI_PROVIDER=tcp
   if [ "$case_" = switched ]; then
     "$qmp_mesh" net up "$switched_cfg" --name "$name" || exit 1
     job=(-n 8 --config "$switched_cfg" --netns "$name")
@@ -156,7 +189,14 @@ switched|mixed)
     "$qmp_mesh" net up "$switched4_cfg" --name "$name" || exit 1
     job=(-n 8 --geometry 2x2x2 --netns "$name" --ranks-per-node 2)
   fi
-  run "core traffic" "${job[@]}" "$traffic"
+  MESHMP_DEBUG=1 run "core traffic" "${job[@]}" "$traffic"
+  if [ "$case_" = mixed_ofi ]; then
+    if [ "$(grep -c 'meshmp: rank [0-7]: 1 peer on this host over shm; 6 peers on other hosts over ofi' "$work/out")" != 8 ]; then
+      echo "FAILED: not shm inside the namespaces and ofi across:"; grep "meshmp: rank" "$work/out"; fail=1
+    else
+      echo "ok: every rank reaches 1 peer over shm and 6 over ofi"
+    fi
+  fi
   run "core collectives" "${job[@]}" "$collectives"
   run "QMP API" "${job[@]}" "$qmp_api"
   run "MPI point-to-point" "${job[@]}" "$mpi_p2p"

@@ -156,6 +156,11 @@ OfiProvider::~OfiProvider() {
   if (epfd_ >= 0) ::close(epfd_);
 }
 
+std::string OfiProvider::detail() const {
+  return std::string("ofi over libfabric's ") + info_->fabric_attr->prov_name + " (domain " +
+         info_->domain_attr->name + (rma_ ? "" : "; no RDMA writes: rendezvous data goes in frames") + ")";
+}
+
 ProviderCaps OfiProvider::caps() const {
   ProviderCaps c;
   c.rdma_write = rma_;

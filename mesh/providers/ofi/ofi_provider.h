@@ -66,6 +66,8 @@ class OfiProvider final : public Provider, public MemoryDomain {
 
   // ---- Provider ----
   const char* name() const override { return "ofi"; }
+  /// "ofi over libfabric's <provider> (domain <name>)".
+  std::string detail() const override;
   ProviderCaps caps() const override;
   std::unique_ptr<Link> offer_link(int peer, int index) override;
   std::string address_card() const override;
