@@ -19,6 +19,7 @@ inline constexpr const char* kGeometry = "MESHMP_GEOMETRY";    ///< torus, e.g. 
 inline constexpr const char* kConfig = "MESHMP_CONFIG";        ///< mesh config file
 inline constexpr const char* kProvider = "MESHMP_PROVIDER";    ///< auto, shm, tcp, ofi
 inline constexpr const char* kOfiProvider = "MESHMP_OFI_PROVIDER";  ///< ofi: libfabric's provider (verbs, tcp ...)
+inline constexpr const char* kOfiHeartbeat = "MESHMP_OFI_HEARTBEAT";  ///< ofi: 1 heartbeats on every fabric, 0 none
 inline constexpr const char* kDebug = "MESHMP_DEBUG";          ///< 1: say at start which provider serves which peers
 inline constexpr const char* kEagerLimit = "MESHMP_EAGER_LIMIT";  ///< bytes; overrides config
 inline constexpr const char* kCredits = "MESHMP_CREDITS";      ///< slots per link; overrides config

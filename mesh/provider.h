@@ -135,6 +135,9 @@ struct ProviderSetup {
   /// names them: "verbs", "tcp" ...); "" takes the first hardware one, else
   /// the first libfabric lists.
   std::string ofi_provider;
+  /// ofi: heartbeats on every link (MESHMP_OFI_HEARTBEAT): -1 where the
+  /// fabric answers them in hardware, 0 never, 1 always.
+  int ofi_heartbeat = -1;
 };
 
 /// The providers MESHMP_PROVIDER names: "shm", "tcp", "ofi" (libfabric,

@@ -287,6 +287,7 @@ Engine& Engine::init() {
     ps.interfaces = interfaces;
     ps.timeout_ms = static_cast<int>(number(env::kTcpTimeout, ps.timeout_ms, 1000, 3600 * 1000));
     if (const char* o = std::getenv(env::kOfiProvider)) ps.ofi_provider = o;
+    if (std::getenv(env::kOfiHeartbeat)) ps.ofi_heartbeat = static_cast<int>(number(env::kOfiHeartbeat, 0, 0, 1));
     setup.providers = open_providers(which ? which : "", ps);
     setup.bootstrap = std::move(boot);
   }

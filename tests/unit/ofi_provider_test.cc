@@ -102,12 +102,14 @@ bool pump(const std::vector<OfiProvider*>& ps, F done, std::vector<std::unique_p
   return false;
 }
 
-// The port and listener id on a provider's card ("ofi <id> tcp <port> ...").
+// The port and listener id on a provider's card ("ofi <id> <heartbeat
+// address> <key> tcp <port> ...").
 int port_of(const OfiProvider& p, ofi::ListenerId* id) {
   std::istringstream in(p.address_card());
-  std::string ofi, hex, tcp;
+  std::string ofi, hex, addr, key, tcp;
   int port = 0;
-  in >> ofi >> hex >> tcp >> port;
+  in >> ofi >> hex >> addr >> key >> tcp >> port;
+  EXPECT_EQ(tcp, "tcp");
   EXPECT_TRUE(ofi::from_hex(hex, id->bytes, sizeof id->bytes));
   return port;
 }
@@ -282,6 +284,21 @@ TEST(OfiProvider, TwoRanksConnectOnFirstUseAndExchangeFramesAndWrites) {
   p0.take_failures(&f);
   p1.take_failures(&f);
   for (const auto& x : f) ADD_FAILURE() << x.what;
+
+  // Rank 1's end closes (its process died: the kernel closes the socket):
+  // rank 0's link fails, naming the peer, within the bounded pump.
+  in.clear();
+  ASSERT_TRUE(pump({&p0}, [&] {
+    FrameHeader h;
+    const char* pl;
+    a->peek(&h, &pl);
+    p0.take_failures(&f);
+    return !f.empty();
+  }));
+  EXPECT_EQ(f[0].peer, 1);
+  EXPECT_TRUE(f[0].peer_gone);
+  EXPECT_NE(f[0].what.find("ofi 0<->1"), std::string::npos) << f[0].what;
+  EXPECT_FALSE(a->up());
 }
 
 TEST(OfiProvider, AnUnknownLibfabricProviderIsAClearError) {

@@ -41,6 +41,7 @@ OfiLink::OfiLink(OfiProvider* p, int peer, int index, std::uint32_t slots, std::
   for (std::uint32_t i = 0; i < slots; ++i) recv_ops_[i].kind = Op::kRecv, recv_ops_[i].index = i;
   for (std::uint32_t i = 0; i < sends; ++i) send_ops_[i].kind = Op::kSend, send_ops_[i].index = i;
   for (std::uint32_t i = sends; i-- > 0;) send_free_.push_back(i);
+  beat_op_.kind = Op::kBeat;
 }
 
 OfiLink::~OfiLink() {
@@ -77,6 +78,7 @@ void OfiLink::close_endpoint() {
   cq_fd_ = -1;
   arrived_.clear();
   holding_ = false;
+  beat_out_ = false;
   send_free_.clear();
   for (std::uint32_t i = static_cast<std::uint32_t>(send_ops_.size()); i-- > 0;) send_free_.push_back(i);
 }
@@ -171,6 +173,9 @@ void OfiLink::on_completion(Op* op, std::size_t len) {
     case Op::kSend:
       send_free_.push_back(op->index);
       break;
+    case Op::kBeat:
+      beat_out_ = false;
+      break;
     case Op::kWrite:
       if (op->local) p_->release_local(op->local);
       op->local = nullptr;
@@ -204,6 +209,39 @@ bool OfiLink::drain() {
     }
     fail(true, std::string("fi_cq_read: ") + fi_strerror(static_cast<int>(-n)));
     return true;
+  }
+}
+
+void OfiLink::beat(std::chrono::steady_clock::time_point now) {
+  if (state_ != State::kUp || !ep_) return;
+  const auto timeout = std::chrono::milliseconds(p_->timeout_ms());
+  if (beat_out_) {
+    drain();
+    if (beat_out_ && now - beat_sent_ > timeout)
+      fail(true, "no answer from the peer for " + std::to_string(p_->timeout_ms()) +
+                     " ms (heartbeat not delivered): the peer or the path to it is gone");
+    return;
+  }
+  if (now - beat_sent_ < timeout / 3) return;
+  std::uint64_t addr, key;
+  if (!p_->beat_target(peer_, &addr, &key)) return;
+  iovec iov{const_cast<std::uint64_t*>(p_->beat_source()), sizeof(std::uint64_t)};
+  void* desc = p_->beat_desc();
+  fi_rma_iov rma{addr, sizeof(std::uint64_t), key};
+  fi_msg_rma msg{};
+  msg.msg_iov = &iov;
+  msg.desc = &desc;
+  msg.iov_count = 1;
+  msg.rma_iov = &rma;
+  msg.rma_iov_count = 1;
+  msg.context = &beat_op_.fi;
+  const ssize_t rc = fi_writemsg(ep_, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
+  if (rc == 0) {
+    beat_out_ = true;
+    beat_sent_ = now;
+  } else if (rc != -FI_EAGAIN) {
+    p_->beats_unsupported(std::string("fi_writemsg with FI_DELIVERY_COMPLETE: ") +
+                          fi_strerror(static_cast<int>(-rc)));
   }
 }
 

@@ -71,6 +71,9 @@ class OfiLink final : public Link {
   fid_cq* cq() const { return cq_; }
   /// Reads this link's completions (receives, sends, writes, errors).
   bool drain();
+  /// The heartbeat (ofi_provider.h): sends one every timeout / 3 while
+  /// none is outstanding; fails the link if one is not delivered in time.
+  void beat(std::chrono::steady_clock::time_point now);
 
   // ---- Link ----
   int peer() const override { return peer_; }
@@ -92,7 +95,7 @@ class OfiLink final : public Link {
   /// An operation's context: libfabric's scratch space first (FI_CONTEXT2).
   struct Op {
     fi_context2 fi{};
-    enum Kind : std::uint8_t { kRecv, kSend, kWrite } kind = kRecv;
+    enum Kind : std::uint8_t { kRecv, kSend, kWrite, kBeat } kind = kRecv;
     std::uint32_t index = 0;  // kRecv, kSend: the buffer
     std::uint64_t cookie = 0;  // kWrite
     RegistrationCache::Entry* local = nullptr;  // kWrite: the source's registration (FI_MR_LOCAL)
@@ -132,6 +135,9 @@ class OfiLink final : public Link {
   std::vector<std::unique_ptr<Op>> write_ops_;  // every write Op made; free ones in write_free_
   std::vector<Op*> write_free_;
   std::deque<PutCompletion> completions_;
+  Op beat_op_;
+  bool beat_out_ = false;  // a heartbeat is not delivered yet
+  std::chrono::steady_clock::time_point beat_sent_{};
 };
 
 }  // namespace meshmp::mesh

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -133,6 +134,11 @@ OfiProvider::OfiProvider(const ProviderSetup& s)
   on_demand_.assign(static_cast<std::size_t>(s.nranks), nullptr);
   peer_registrars_.resize(static_cast<std::size_t>(s.nranks));
   peer_caches_.resize(static_cast<std::size_t>(s.nranks));
+  std::string why;
+  beat_mr_ = register_memory(&beat_word_, sizeof beat_word_, FI_REMOTE_WRITE, &why);
+  beat_src_mr_ = register_memory(&beat_source_, sizeof beat_source_, FI_WRITE, &why);
+  beats_ = s.ofi_heartbeat < 0 ? pins_ : s.ofi_heartbeat > 0;
+  if (!beat_mr_ || !beat_src_mr_ || !rma_ || fi_mr_key(beat_mr_) >= kNoKey) beats_ = false;
   if (local_mr_) {
     local_registrar_ = std::make_unique<Registrar>(this, FI_WRITE | FI_SEND);
     local_cache_ = std::make_unique<RegistrationCache>(*local_registrar_, pins_ ? 0 : kCachedBytes, kPage);
@@ -147,6 +153,8 @@ OfiProvider::~OfiProvider() {
     if (a.mr) fi_close(&a.mr->fid);
     std::free(reinterpret_cast<void*>(p));
   }
+  if (beat_mr_) fi_close(&beat_mr_->fid);
+  if (beat_src_mr_) fi_close(&beat_src_mr_->fid);
   if (pep_) fi_close(&pep_->fid);
   if (eq_) fi_close(&eq_->fid);
   if (domain_) fi_close(&domain_->fid);
@@ -171,8 +179,12 @@ ProviderCaps OfiProvider::caps() const {
 
 // ---- address cards and the address vector ---------------------------------
 
+// "ofi <listener id> <heartbeat word address> <its key> tcp <port> ..."
 std::string OfiProvider::address_card() const {
-  return "ofi " + ofi::to_hex(listener_id_.bytes, sizeof listener_id_.bytes) + " " + tcp::encode_card(mine_);
+  const std::uint64_t addr = beats_ ? reinterpret_cast<std::uintptr_t>(&beat_word_) : 0;
+  const std::uint64_t key = beats_ ? fi_mr_key(beat_mr_) : 0;
+  return "ofi " + ofi::to_hex(listener_id_.bytes, sizeof listener_id_.bytes) + " " + std::to_string(addr) + " " +
+         std::to_string(key) + " " + tcp::encode_card(mine_);
 }
 
 void OfiProvider::attach(const std::vector<std::string>& cards) {
@@ -181,13 +193,21 @@ void OfiProvider::attach(const std::vector<std::string>& cards) {
                              std::to_string(cards_.size()) + " ranks");
   for (std::size_t r = 0; r < cards.size(); ++r) {
     const std::string& text = cards[r];
-    std::istringstream in(text.substr(0, 64));
-    std::string word, id;
-    if (!(in >> word >> id) || word != "ofi" || !ofi::from_hex(id, cards_[r].listener.bytes, 16))
+    std::istringstream in(text.substr(0, 128));
+    std::string word, id, addr, key;
+    auto number = [](const std::string& w, std::uint64_t* v) {
+      if (w.empty() || w.size() > 20 || w.find_first_not_of("0123456789") != std::string::npos) return false;
+      errno = 0;
+      *v = std::strtoull(w.c_str(), nullptr, 10);
+      return errno == 0;
+    };
+    if (!(in >> word >> id >> addr >> key) || word != "ofi" || !ofi::from_hex(id, cards_[r].listener.bytes, 16) ||
+        !number(addr, &cards_[r].beat_addr) || !number(key, &cards_[r].beat_key))
       throw std::runtime_error("ofi: malformed address card from rank " + std::to_string(r) +
-                               ": it does not start with \"ofi <32 hex digits>\"");
+                               ": it does not start with \"ofi <32 hex digits> <address> <key>\"");
     try {
-      cards_[r].card = tcp::parse_card(text.substr(4 + id.size() + 1), static_cast<int>(r));
+      cards_[r].card = tcp::parse_card(text.substr(4 + id.size() + 1 + addr.size() + 1 + key.size() + 1),
+                                       static_cast<int>(r));
     } catch (const std::exception& e) {
       throw std::runtime_error(std::string("ofi: ") + e.what());
     }
@@ -263,7 +283,10 @@ std::unique_ptr<Link> OfiProvider::connect(int peer) {
 void OfiProvider::accept(std::vector<std::unique_ptr<Link>>* incoming) {
   // Connection events are read every round while a link is being made,
   // else every 64th (a request from a rank that connects on first use).
-  if (!settled_ || (++rounds_ & 63) == 0) poll_eq();
+  if (!settled_ || (++rounds_ & 63) == 0) {
+    poll_eq();
+    heartbeat();
+  }
   for (auto& l : accepted_) incoming->push_back(std::move(l));
   accepted_.clear();
 }
@@ -385,12 +408,39 @@ void OfiProvider::take_failures(std::vector<LinkFailure>* failures) {
   failures_.clear();
 }
 
+// ---- heartbeats ---------------------------------------------------------------
+
+bool OfiProvider::beat_target(int peer, std::uint64_t* addr, std::uint64_t* key) const {
+  const PeerCard& c = cards_.at(peer);
+  *addr = c.beat_addr;
+  *key = c.beat_key;
+  return beats_ && c.beat_addr != 0;
+}
+
+void* OfiProvider::beat_desc() const { return fi_mr_desc(beat_src_mr_); }
+
+void OfiProvider::beats_unsupported(const std::string& why) {
+  if (!beats_) return;
+  beats_ = false;
+  std::fprintf(stderr, "meshmp: rank %d: ofi: no heartbeats (%s): a cut cable or vanished host is noticed only "
+               "when the fabric reports it\n", s_.rank, why.c_str());
+}
+
+void OfiProvider::heartbeat() {
+  if (!beats_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_beat_check_ < std::chrono::milliseconds(50)) return;
+  last_beat_check_ = now;
+  for (std::size_t i = 0; i < links_.size(); ++i) links_[i]->beat(now);  // (a failure does not remove a link)
+}
+
 // ---- idle waiting ----------------------------------------------------------
 
 // fi_trywait on the EQ and every CQ: FI_SUCCESS means their descriptors
 // will signal what comes next; -FI_EAGAIN that something is there already,
 // so the wait descriptor is kicked and the sleep ends at once.
 std::uint32_t OfiProvider::arm() {
+  heartbeat();  // an idle rank wakes at least every 100 ms: its links still beat
   fid* fids[65];
   std::size_t n = 0;
   fids[n++] = &eq_->fid;

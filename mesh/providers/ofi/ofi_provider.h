@@ -30,12 +30,27 @@
 //
 // Every CQ and the EQ wait on a descriptor (FI_WAIT_FD); the provider's
 // epoll over them is its wait_fd(), blocked on beside shm and tcp.
+//
+// A peer that dies closes its connections (FI_SHUTDOWN, or a CQ error);
+// a cable cut or a host that vanished says nothing. So each link sends a
+// heartbeat: an 8-byte RDMA write with FI_DELIVERY_COMPLETE into a word the
+// peer registered for it (its key on the peer's card), every timeout_ms / 3
+// (MESHMP_TCP_TIMEOUT_MS, default 3 s); one that is not delivered within
+// timeout_ms fails the link -- on both ends, as the peer's heartbeats go
+// unanswered too. On verbs (any provider that moves data in hardware) the
+// peer's adapter acknowledges the write, whether or not the peer's process
+// calls into meshmp. libfabric's tcp provider acknowledges it only when the
+// peer's process reads its completions: a rank computing for longer than
+// the timeout would look dead, so there heartbeats are off unless
+// ProviderSetup::ofi_heartbeat (MESHMP_OFI_HEARTBEAT=1) asks for them, and
+// only a peer whose connection closes is noticed.
 #pragma once
 
 #include <rdma/fabric.h>
 #include <rdma/fi_domain.h>
 #include <rdma/fi_eq.h>
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <set>
@@ -113,6 +128,16 @@ class OfiProvider final : public Provider, public MemoryDomain {
   std::size_t iov_limit() const { return iov_limit_; }
   int rank() const { return s_.rank; }
   int timeout_ms() const { return s_.timeout_ms; }
+  /// Where and under which key the heartbeat write to `peer` goes; false if
+  /// the peer announced none.
+  bool beat_target(int peer, std::uint64_t* addr, std::uint64_t* key) const;
+  /// The 8-byte source of heartbeat writes and its descriptor.
+  const std::uint64_t* beat_source() const { return &beat_source_; }
+  void* beat_desc() const;
+  /// A heartbeat write was refused outright (the provider cannot do
+  /// FI_DELIVERY_COMPLETE): no more heartbeats, said once.
+  void beats_unsupported(const std::string& why);
+  bool beats() const { return beats_; }
   /// Whether [p, p+len) is mapped memory (mincore), where the provider
   /// would only find out by failing the connection (tcp: a send from an
   /// unmapped buffer); true where registration checks it (hardware).
@@ -133,8 +158,11 @@ class OfiProvider final : public Provider, public MemoryDomain {
  private:
   struct PeerCard {
     ofi::ListenerId listener{};
+    std::uint64_t beat_addr = 0, beat_key = 0;  // 0, 0: no heartbeat word
     tcp::TcpCard card;
   };
+  /// Heartbeats of every link that is up, at most every 50 ms.
+  void heartbeat();
   class Registrar;
   void poll_eq();
   RegistrationCache& peer_cache(int peer);
@@ -165,6 +193,12 @@ class OfiProvider final : public Provider, public MemoryDomain {
   std::vector<LinkFailure> failures_;
   unsigned rounds_ = 0;
   bool settled_ = false;  // every link up or failed, none awaited: the EQ is read every 64th round
+  std::uint64_t beat_word_ = 0;        // what peers' heartbeats write into
+  std::uint64_t beat_source_ = 1;      // what this rank's heartbeats write
+  fid_mr* beat_mr_ = nullptr;          // beat_word_: FI_REMOTE_WRITE
+  fid_mr* beat_src_mr_ = nullptr;      // beat_source_: FI_WRITE
+  bool beats_ = true;
+  std::chrono::steady_clock::time_point last_beat_check_{};
 
   std::unique_ptr<Registrar> local_registrar_;
   std::unique_ptr<RegistrationCache> local_cache_;
