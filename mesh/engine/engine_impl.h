@@ -183,7 +183,11 @@ struct Engine::Impl {
   std::vector<Provider*> in_use;
   Provider* waiter = nullptr;  // the provider idle waits sleep in, where one serves every peer;
   int wait_epoll = -1;         // else an epoll over the wait_fd()s of those in use (setup_idle_wait)
-  MemoryDomain* domain = nullptr;  // registered memory and remote keys
+  // Registered memory for the application (QMP_MEM_COMMS, MPI_Alloc_mem):
+  // the first provider in use that has it (shm's pool where a peer shares
+  // this host, else ofi's registrations), and its name for MESHMP_STATS.
+  MemoryDomain* domain = nullptr;
+  const char* domain_name = "";
   HostCombine* host = nullptr;     // set when every rank shares this host and a provider offers it
   std::vector<std::unique_ptr<LinkState>> links;  // all links, polled in turn
   std::vector<PeerState> peers;

@@ -49,8 +49,6 @@ void check_config_hosts(const MeshConfig& cfg, const Bootstrap& boot) {
 // same peer over links #0 and #1. The lower rank of a pair offers the
 // link, the higher joins it once the address cards are exchanged.
 void Engine::Impl::wire_up() {
-  for (auto& pv : providers)
-    if (!domain && pv->caps().registered_memory) domain = pv->memory_domain();
   const Torus& t = e.torus_;
   struct Want { int dir, peer, index; };
   std::vector<Want> wants;
@@ -92,6 +90,11 @@ void Engine::Impl::wire_up() {
     if (p != e.rank_ && peers[p].provider &&
         std::find(in_use.begin(), in_use.end(), peers[p].provider) == in_use.end())
       in_use.push_back(peers[p].provider);
+  for (auto& pv : providers)  // (in their order: shm before ofi)
+    if (!domain && pv->caps().registered_memory && std::find(in_use.begin(), in_use.end(), pv.get()) != in_use.end()) {
+      domain = pv->memory_domain();
+      domain_name = pv->name();
+    }
   if (const char* debug = std::getenv(env::kDebug); debug && std::strcmp(debug, "1") == 0)
     std::fprintf(stderr, "meshmp: %s\n", provider_summary().c_str());
   // Locality for everyone's collectives: a host is named by the lowest rank
@@ -180,9 +183,9 @@ void Engine::Impl::print_stats() {
   if (domain) {
     const MemoryDomain::Usage u = domain->usage();
     std::fprintf(stderr,
-                 "meshmp stats: rank %d registered memory: %zu bytes in use, high-water %zu, pool %zu bytes in "
+                 "meshmp stats: rank %d registered memory (%s): %zu bytes in use, high-water %zu, pool %zu bytes in "
                  "%zu segments (limit %zu)\n",
-                 e.rank_, u.in_use, u.high_water, u.backing_bytes, u.pieces, e.opt_.registered_limit);
+                 e.rank_, domain_name, u.in_use, u.high_water, u.backing_bytes, u.pieces, e.opt_.registered_limit);
   }
   for (auto& ls : links) {
     const LinkStats& s = ls->stats;

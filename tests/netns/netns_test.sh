@@ -168,7 +168,14 @@ mesh_ofi)
   run "MPI point-to-point" -n 8 --config "$mesh_cfg" --netns "$name" "$mpi_p2p"
   args=(--lattice 4x4x4x8 --grid 2x2x2x1 --start hot --seed 7 --therm 2 --sweeps 2 --or-per-hb 1 --kappa 0.115 --cg-tol 1e-9)
   MESHMP_OFI_PROVIDER= "$qmprun" --timeout 300 -n 8 --config "$mesh_cfg" "$lqcd" "${args[@]}" > "$work/shm.txt" 2>&1
-  "$qmprun" --timeout 300 -n 8 --config "$mesh_cfg" --netns "$name" "$lqcd" "${args[@]}" > "$work/ofi.txt" 2>&1
+  MESHMP_STATS=1 "$qmprun" --timeout 300 -n 8 --config "$mesh_cfg" --netns "$name" "$lqcd" "${args[@]}" > "$work/ofi.txt" 2>&1
+  # Its halo buffers (QMP_MEM_COMMS) are ofi's registered memory: with no
+  # peer on its host, a rank's shm serves no one and has no say.
+  if [ "$(grep -cE 'meshmp stats: rank [0-7] registered memory \(ofi\): [0-9]+ bytes in use, high-water [1-9]' "$work/ofi.txt")" != 8 ]; then
+    echo "FAILED: the halo buffers are not ofi's registered memory:"; grep "registered memory" "$work/ofi.txt"; fail=1
+  else
+    echo "ok: every rank's halo buffers are ofi's registered memory"
+  fi
   results() { awk '/^sweep/ {print $1, $2, $3, $5, $8} /^  plaquette|iterations, true residual/' "$1"; }
   results "$work/shm.txt" > "$work/shm.plaq"
   results "$work/ofi.txt" > "$work/ofi.plaq"
