@@ -131,7 +131,7 @@ OfiProvider::OfiProvider(const ProviderSetup& s)
   mine_.host = s.host;
   mine_.addrs = tcp::local_addresses();
   cards_.resize(static_cast<std::size_t>(s.nranks));
-  on_demand_.assign(static_cast<std::size_t>(s.nranks), nullptr);
+  book_.on_demand.assign(static_cast<std::size_t>(s.nranks), nullptr);
   peer_registrars_.resize(static_cast<std::size_t>(s.nranks));
   peer_caches_.resize(static_cast<std::size_t>(s.nranks));
   std::string why;
@@ -146,7 +146,7 @@ OfiProvider::OfiProvider(const ProviderSetup& s)
 }
 
 OfiProvider::~OfiProvider() {
-  accepted_.clear();
+  book_.accepted.clear();
   local_cache_.reset();
   peer_caches_.clear();
   for (auto& [p, a] : allocations_) {
@@ -220,7 +220,7 @@ bool OfiProvider::reachable(int peer) const { return tcp::reachable(s_, mine_, c
 
 std::unique_ptr<OfiLink> OfiProvider::dial(int peer, int index, bool on_demand) {
   auto link = std::make_unique<OfiLink>(this, peer, index, s_.slots, s_.payload);
-  links_.push_back(link.get());
+  book_.live.push_back(link.get());
   settled_ = false;
   const tcp::TcpCard& pc = cards_.at(peer).card;
   const auto to = tcp::dial_for(s_, mine_, pc, peer, index, on_demand);
@@ -260,8 +260,8 @@ std::unique_ptr<OfiLink> OfiProvider::dial(int peer, int index, bool on_demand) 
 
 std::unique_ptr<Link> OfiProvider::offer_link(int peer, int index) {
   auto link = std::make_unique<OfiLink>(this, peer, index, s_.slots, s_.payload);
-  links_.push_back(link.get());
-  offered_[{peer, index}] = link.get();
+  book_.live.push_back(link.get());
+  book_.offered[{peer, index}] = link.get();
   settled_ = false;
   return link;
 }
@@ -269,14 +269,9 @@ std::unique_ptr<Link> OfiProvider::offer_link(int peer, int index) {
 std::unique_ptr<Link> OfiProvider::join_link(int peer, int index) { return dial(peer, index, false); }
 
 std::unique_ptr<Link> OfiProvider::connect(int peer) {
-  for (auto it = accepted_.begin(); it != accepted_.end(); ++it)
-    if ((*it)->peer() == peer) {
-      std::unique_ptr<Link> l = std::move(*it);
-      accepted_.erase(it);
-      return l;
-    }
+  if (auto l = book_.take_accepted(peer)) return l;
   auto link = dial(peer, 0, true);
-  on_demand_[peer] = link.get();
+  book_.on_demand[peer] = link.get();
   return link;
 }
 
@@ -287,12 +282,11 @@ void OfiProvider::accept(std::vector<std::unique_ptr<Link>>* incoming) {
     poll_eq();
     heartbeat();
   }
-  for (auto& l : accepted_) incoming->push_back(std::move(l));
-  accepted_.clear();
+  book_.hand_over(incoming);
 }
 
 OfiLink* OfiProvider::link_of(fid_t fid) const {
-  for (OfiLink* l : links_)
+  for (OfiLink* l : book_.live)
     if (l->endpoint() && &l->endpoint()->fid == fid) return l;
   return nullptr;
 }
@@ -324,7 +318,7 @@ void OfiProvider::poll_eq() {
     }
   }
   bool settled = true;
-  for (OfiLink* l : links_)
+  for (OfiLink* l : book_.live)
     if (l->state() != OfiLink::State::kUp && l->state() != OfiLink::State::kFailed) settled = false;
   settled_ = settled;
 }
@@ -344,21 +338,21 @@ void OfiProvider::on_connreq(fi_info* info, const void* data, std::size_t len) {
   OfiLink* target = nullptr;
   std::unique_ptr<OfiLink> made;
   if (r.flags & ofi::kOnDemand) {
-    OfiLink* mine = on_demand_[peer];
+    OfiLink* mine = book_.on_demand[peer];
     if (mine && (mine->state() == OfiLink::State::kUp || s_.rank < peer)) return refuse();  // ours wins
     if (mine) {
       target = mine;
     } else {
       made = std::make_unique<OfiLink>(this, peer, 0, s_.slots, s_.payload);
-      links_.push_back(made.get());
+      book_.live.push_back(made.get());
       target = made.get();
-      on_demand_[peer] = target;
+      book_.on_demand[peer] = target;
     }
   } else {
-    auto it = offered_.find({peer, index});
-    if (it == offered_.end() || it->second->state() != OfiLink::State::kAwaiting) return refuse();
+    auto it = book_.offered.find({peer, index});
+    if (it == book_.offered.end() || it->second->state() != OfiLink::State::kAwaiting) return refuse();
     target = it->second;
-    offered_.erase(it);
+    book_.offered.erase(it);
   }
   nonces_seen_.insert(nonce);
   std::string where;
@@ -373,7 +367,7 @@ void OfiProvider::on_connreq(fi_info* info, const void* data, std::size_t len) {
   }
   fi_freeinfo(info);
   settled_ = false;
-  if (made) accepted_.push_back(std::move(made));
+  if (made) book_.accepted.push_back(std::move(made));
 }
 
 void OfiProvider::link_opened(OfiLink* l) {
@@ -387,26 +381,11 @@ void OfiProvider::link_closing(OfiLink* l) {
   if (l->cq_fd() >= 0) ::epoll_ctl(epfd_, EPOLL_CTL_DEL, l->cq_fd(), nullptr);
 }
 
-void OfiProvider::link_gone(OfiLink* l) {
-  links_.erase(std::remove(links_.begin(), links_.end(), l), links_.end());
-  for (auto it = offered_.begin(); it != offered_.end(); ++it)
-    if (it->second == l) {
-      offered_.erase(it);
-      break;
-    }
-  for (auto& p : on_demand_)
-    if (p == l) p = nullptr;
-}
+void OfiProvider::link_gone(OfiLink* l) { book_.gone(l); }
 
-void OfiProvider::report_closed(int peer) {
-  for (OfiLink* l : links_)
-    if (l->peer() == peer) l->close_rejected();
-}
+void OfiProvider::report_closed(int peer) { book_.report_closed(peer); }
 
-void OfiProvider::take_failures(std::vector<LinkFailure>* failures) {
-  for (auto& f : failures_) failures->push_back(std::move(f));
-  failures_.clear();
-}
+void OfiProvider::take_failures(std::vector<LinkFailure>* failures) { book_.take_failures(failures); }
 
 // ---- heartbeats ---------------------------------------------------------------
 
@@ -431,7 +410,7 @@ void OfiProvider::heartbeat() {
   const auto now = std::chrono::steady_clock::now();
   if (now - last_beat_check_ < std::chrono::milliseconds(50)) return;
   last_beat_check_ = now;
-  for (std::size_t i = 0; i < links_.size(); ++i) links_[i]->beat(now);  // (a failure does not remove a link)
+  for (std::size_t i = 0; i < book_.live.size(); ++i) book_.live[i]->beat(now);  // (a failure does not remove a link)
 }
 
 // ---- idle waiting ----------------------------------------------------------
@@ -445,7 +424,7 @@ std::uint32_t OfiProvider::arm() {
   std::size_t n = 0;
   fids[n++] = &eq_->fid;
   bool pending = false;
-  for (OfiLink* l : links_) {
+  for (OfiLink* l : book_.live) {
     if (!l->cq()) continue;
     fids[n++] = &l->cq()->fid;
     if (n == 65) {

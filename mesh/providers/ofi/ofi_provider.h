@@ -60,6 +60,7 @@
 #include <vector>
 
 #include "mesh/provider.h"
+#include "mesh/providers/link_book.h"
 #include "mesh/providers/ofi/ofi_auth.h"
 #include "mesh/providers/tcp/tcp_card.h"
 #include "mesh/registration_cache.h"
@@ -150,7 +151,7 @@ class OfiProvider final : public Provider, public MemoryDomain {
   RegistrationCache::Entry* acquire_local(const void* p, std::size_t len, bool* ok);
   void release_local(RegistrationCache::Entry* e);
   void* desc_of(RegistrationCache::Entry* e) const;
-  void link_failed(int peer, bool peer_gone, const std::string& what) { failures_.push_back({peer, peer_gone, what}); }
+  void link_failed(int peer, bool peer_gone, const std::string& what) { book_.failures.push_back({peer, peer_gone, what}); }
   void link_opened(OfiLink* l);  // its CQ joins the wait set
   void link_closing(OfiLink* l);
   void link_gone(OfiLink* l);
@@ -185,12 +186,8 @@ class OfiProvider final : public Provider, public MemoryDomain {
   std::uint64_t next_key_ = 1;
   tcp::TcpCard mine_;
   std::vector<PeerCard> cards_;
-  std::map<std::pair<int, int>, OfiLink*> offered_;
-  std::vector<OfiLink*> on_demand_;
-  std::vector<std::unique_ptr<OfiLink>> accepted_;
-  std::vector<OfiLink*> links_;
+  LinkBook<OfiLink> book_;
   std::set<std::string> nonces_seen_;  // requests admitted: a replay is refused
-  std::vector<LinkFailure> failures_;
   unsigned rounds_ = 0;
   bool settled_ = false;  // every link up or failed, none awaited: the EQ is read every 64th round
   std::uint64_t beat_word_ = 0;        // what peers' heartbeats write into

@@ -59,12 +59,12 @@ TcpProvider::TcpProvider(const ProviderSetup& s) : s_(s), key_(tcp::derive_key(s
   mine_.host = s.host;
   mine_.addrs = tcp::local_addresses();
   cards_.resize(static_cast<std::size_t>(s.nranks));
-  on_demand_.assign(static_cast<std::size_t>(s.nranks), nullptr);
+  book_.on_demand.assign(static_cast<std::size_t>(s.nranks), nullptr);
 }
 
 TcpProvider::~TcpProvider() {
   pending_.clear();
-  accepted_.clear();
+  book_.accepted.clear();
   if (listen_fd_ >= 0) ::close(listen_fd_);
   if (epfd_ >= 0) ::close(epfd_);
 }
@@ -103,7 +103,7 @@ std::unique_ptr<TcpLink> TcpProvider::dial(int peer, int index, bool on_demand) 
   const tcp::Dial to = *d;
   auto link = std::make_unique<TcpLink>(this, peer, index, s_.slots, s_.payload,
                                         tcp::ip_string(to.dst) + ":" + std::to_string(pc.port));
-  links_.push_back(link.get());
+  book_.live.push_back(link.get());
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) throw sys_error("socket");
   tune(fd);
@@ -127,8 +127,8 @@ std::unique_ptr<TcpLink> TcpProvider::dial(int peer, int index, bool on_demand) 
 
 std::unique_ptr<Link> TcpProvider::offer_link(int peer, int index) {
   auto link = std::make_unique<TcpLink>(this, peer, index, s_.slots, s_.payload, "");
-  links_.push_back(link.get());
-  offered_[{peer, index}] = link.get();
+  book_.live.push_back(link.get());
+  book_.offered[{peer, index}] = link.get();
   return link;
 }
 
@@ -136,14 +136,9 @@ std::unique_ptr<Link> TcpProvider::join_link(int peer, int index) { return dial(
 
 std::unique_ptr<Link> TcpProvider::connect(int peer) {
   // The peer may have connected first: then its link is the one.
-  for (auto it = accepted_.begin(); it != accepted_.end(); ++it)
-    if ((*it)->peer() == peer) {
-      std::unique_ptr<Link> l = std::move(*it);
-      accepted_.erase(it);
-      return l;
-    }
+  if (auto l = book_.take_accepted(peer)) return l;
   auto link = dial(peer, 0, true);
-  on_demand_[peer] = link.get();
+  book_.on_demand[peer] = link.get();
   return link;
 }
 
@@ -154,35 +149,19 @@ void TcpProvider::accept(std::vector<std::unique_ptr<Link>>* incoming) {
   // handshakes) every 64th round. With none yet (a rank whose peers over
   // tcp are not neighbours, while it talks to its neighbours over shm) the
   // same 64th round serves the listener, not a system call per round.
-  if (links_.size() <= 2 && pending_.empty() && (++rounds_ & 63) != 0) {
-    for (TcpLink* l : links_) l->on_event(EPOLLIN | EPOLLOUT);
+  if (book_.live.size() <= 2 && pending_.empty() && (++rounds_ & 63) != 0) {
+    for (TcpLink* l : book_.live) l->on_event(EPOLLIN | EPOLLOUT);
   } else {
     collect(0);
   }
-  for (auto& l : accepted_) incoming->push_back(std::move(l));
-  accepted_.clear();
+  book_.hand_over(incoming);
 }
 
-void TcpProvider::link_gone(TcpLink* l) {
-  links_.erase(std::remove(links_.begin(), links_.end(), l), links_.end());
-  for (auto it = offered_.begin(); it != offered_.end(); ++it)
-    if (it->second == l) {
-      offered_.erase(it);
-      break;
-    }
-  for (auto& p : on_demand_)
-    if (p == l) p = nullptr;
-}
+void TcpProvider::link_gone(TcpLink* l) { book_.gone(l); }
 
-void TcpProvider::report_closed(int peer) {
-  for (TcpLink* l : links_)
-    if (l->peer() == peer) l->close_rejected();
-}
+void TcpProvider::report_closed(int peer) { book_.report_closed(peer); }
 
-void TcpProvider::take_failures(std::vector<LinkFailure>* failures) {
-  for (auto& f : failures_) failures->push_back(std::move(f));
-  failures_.clear();
-}
+void TcpProvider::take_failures(std::vector<LinkFailure>* failures) { book_.take_failures(failures); }
 
 void TcpProvider::collect(int timeout_ms) {
   epoll_event ev[64];
@@ -256,7 +235,7 @@ void TcpProvider::admit(int fd, const tcp::Challenge& sent, const tcp::Hello& h)
   TcpLink* target = nullptr;
   std::unique_ptr<TcpLink> made;
   if (h.flags & tcp::kOnDemand) {
-    TcpLink* mine = on_demand_[peer];
+    TcpLink* mine = book_.on_demand[peer];
     if (mine && mine->state() == TcpLink::State::kUp) {
       ::close(fd);  // a second connection for a link that is up
       return;
@@ -269,18 +248,18 @@ void TcpProvider::admit(int fd, const tcp::Challenge& sent, const tcp::Hello& h)
       target = mine;  // ours loses: take the peer's into the same link
     } else {
       made = std::make_unique<TcpLink>(this, peer, 0, s_.slots, s_.payload, "");
-      links_.push_back(made.get());
+      book_.live.push_back(made.get());
       target = made.get();
-      on_demand_[peer] = target;
+      book_.on_demand[peer] = target;
     }
   } else {
-    auto it = offered_.find({peer, index});
-    if (it == offered_.end() || it->second->state() != TcpLink::State::kAwaiting) {
+    auto it = book_.offered.find({peer, index});
+    if (it == book_.offered.end() || it->second->state() != TcpLink::State::kAwaiting) {
       ::close(fd);
       return;
     }
     target = it->second;
-    offered_.erase(it);
+    book_.offered.erase(it);
   }
   const tcp::Welcome w = tcp::make_welcome(key_, sent, h);
   if (::send(fd, &w, sizeof w, MSG_DONTWAIT | MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof w)) {
@@ -290,7 +269,7 @@ void TcpProvider::admit(int fd, const tcp::Challenge& sent, const tcp::Hello& h)
     return;
   }
   target->adopt(fd);
-  if (made) accepted_.push_back(std::move(made));
+  if (made) book_.accepted.push_back(std::move(made));
 }
 
 // ---- memory domain ---------------------------------------------------------

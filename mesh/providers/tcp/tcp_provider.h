@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "mesh/provider.h"
+#include "mesh/providers/link_book.h"
 #include "mesh/providers/tcp/tcp_auth.h"
 #include "mesh/providers/tcp/tcp_card.h"
 
@@ -87,7 +88,7 @@ class TcpProvider final : public Provider, public MemoryDomain {
   /// "" if a WRITE of `len` bytes at `addr` from `peer` under `rkey` falls
   /// inside a buffer announced to that peer; else what is wrong.
   std::string check_write(int peer, std::uint64_t rkey, std::uint64_t addr, std::uint64_t len) const;
-  void link_failed(int peer, bool peer_gone, const std::string& what) { failures_.push_back({peer, peer_gone, what}); }
+  void link_failed(int peer, bool peer_gone, const std::string& what) { book_.failures.push_back({peer, peer_gone, what}); }
   void link_gone(TcpLink* l);
   int epoll_fd() const { return epfd_; }
   int rank() const { return s_.rank; }
@@ -113,12 +114,8 @@ class TcpProvider final : public Provider, public MemoryDomain {
   int epfd_ = -1;
   tcp::TcpCard mine_;
   std::vector<tcp::TcpCard> cards_;
-  std::map<std::pair<int, int>, TcpLink*> offered_;  // (peer, index) waiting for the peer to dial
-  std::vector<TcpLink*> on_demand_;                 // by peer: link #0 made on first use, either side
-  std::vector<std::unique_ptr<TcpLink>> accepted_;  // on-demand links the peers opened, for accept()
+  LinkBook<TcpLink> book_;
   std::vector<std::unique_ptr<Pending>> pending_;
-  std::vector<LinkFailure> failures_;
-  std::vector<TcpLink*> links_;  // every live link, for report_closed
   char listener_tag_ = 0, pending_tag_ = 0;  // epoll data of the listener and of pending handshakes
   unsigned rounds_ = 0;                       // accept() calls: progress rounds
 
