@@ -185,7 +185,8 @@ struct Engine::Impl {
   int wait_epoll = -1;         // else an epoll over the wait_fd()s of those in use (setup_idle_wait)
   // Registered memory for the application (QMP_MEM_COMMS, MPI_Alloc_mem):
   // the first provider in use that has it (shm's pool where a peer shares
-  // this host, else ofi's registrations), and its name for MESHMP_STATS.
+  // this host, else ofi's registrations), else the first that has it; and
+  // its name for MESHMP_STATS.
   MemoryDomain* domain = nullptr;
   const char* domain_name = "";
   HostCombine* host = nullptr;     // set when every rank shares this host and a provider offers it

@@ -90,11 +90,16 @@ void Engine::Impl::wire_up() {
     if (p != e.rank_ && peers[p].provider &&
         std::find(in_use.begin(), in_use.end(), peers[p].provider) == in_use.end())
       in_use.push_back(peers[p].provider);
-  for (auto& pv : providers)  // (in their order: shm before ofi)
-    if (!domain && pv->caps().registered_memory && std::find(in_use.begin(), in_use.end(), pv.get()) != in_use.end()) {
-      domain = pv->memory_domain();
-      domain_name = pv->name();
-    }
+  // The first provider in use with registered memory (in their order: shm
+  // before ofi); where none in use has any (tcp between hosts), the first
+  // that has it, as before ofi (QMP_MEM_COMMS then still comes from shm's pool).
+  for (bool used : {true, false})
+    for (auto& pv : providers)
+      if (!domain && pv->caps().registered_memory &&
+          (!used || std::find(in_use.begin(), in_use.end(), pv.get()) != in_use.end())) {
+        domain = pv->memory_domain();
+        domain_name = pv->name();
+      }
   if (const char* debug = std::getenv(env::kDebug); debug && std::strcmp(debug, "1") == 0)
     std::fprintf(stderr, "meshmp: %s\n", provider_summary().c_str());
   // Locality for everyone's collectives: a host is named by the lowest rank

@@ -21,6 +21,11 @@ fi_info* make_hints(const std::string& prov) {
   h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
   h->domain_attr->threading = FI_THREAD_DOMAIN;
   h->domain_attr->resource_mgmt = FI_RM_ENABLED;
+  // Frames in order, and a frame sent after a write (the engine's DONE)
+  // arrives after the written bytes: a provider that cannot promise both
+  // is not offered.
+  h->tx_attr->msg_order = FI_ORDER_SAS | FI_ORDER_SAW;
+  h->rx_attr->msg_order = FI_ORDER_SAS | FI_ORDER_SAW;
   if (!prov.empty()) h->fabric_attr->prov_name = ::strdup(prov.c_str());
   return h;
 }

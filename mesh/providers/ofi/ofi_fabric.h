@@ -16,7 +16,8 @@ inline constexpr unsigned kApiVersion = FI_VERSION(1, 17);
 /// "<what>: <fi_strerror(-rc)>" as the message of a std::runtime_error.
 std::runtime_error error(const std::string& what, int rc);
 
-/// Hints for a connected endpoint with FI_MSG | FI_RMA, which the
+/// Hints for a connected endpoint with FI_MSG | FI_RMA that keeps sends in
+/// order and behind earlier writes (FI_ORDER_SAS | FI_ORDER_SAW), which the
 /// libfabric provider `prov` ("" = any) offers; the registration modes
 /// meshmp handles (local registration, virtual addresses, provider keys).
 /// The caller fi_freeinfo()s it.

@@ -5,6 +5,7 @@
 #include <rdma/fi_cm.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
+#include <sodium.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
@@ -89,10 +90,11 @@ OfiProvider::OfiProvider(const ProviderSetup& s)
   const std::string prov = info_->fabric_attr->prov_name;
   int& mode = info_->domain_attr->mr_mode;
   // Remote addresses are this process's virtual addresses (what a CTS
-  // announces). Providers on libfabric's utility domain (tcp, sockets)
-  // take that mode when asked; elsewhere without it puts go as frames.
+  // announces). libfabric's tcp provider (its utility domain) takes that
+  // mode when asked (tested: every put lands where announced); elsewhere
+  // without it puts go as frames.
   if (!(mode & FI_MR_VIRT_ADDR)) {
-    rma_ = prov == "tcp" || prov == "sockets";
+    rma_ = prov == "tcp";
     mode |= FI_MR_VIRT_ADDR;
   }
   prov_key_ = (mode & FI_MR_PROV_KEY) != 0;
@@ -455,12 +457,14 @@ fid_mr* OfiProvider::register_memory(const void* p, std::size_t len, std::uint64
   attr.mr_iov = &iov;
   attr.iov_count = 1;
   attr.access = access;
-  if (!prov_key_) {
-    attr.requested_key = next_key_++;
-    if (next_key_ == kNoKey) next_key_ = 1;
-  }
+  // Keys this rank chooses are random: a peer cannot guess the key of a
+  // buffer announced to another peer (registrations are per peer).
   fid_mr* mr = nullptr;
-  const int rc = fi_mr_regattr(domain_, &attr, 0, &mr);
+  int rc = -FI_ENOKEY;
+  for (int attempt = 0; attempt < 8 && rc == -FI_ENOKEY; ++attempt) {
+    if (!prov_key_) attr.requested_key = 1 + randombytes_uniform(kNoKey - 1);
+    rc = fi_mr_regattr(domain_, &attr, 0, &mr);
+  }
   if (rc == 0) return mr;
   *why = "fi_mr_reg of " + std::to_string(len) + " bytes: " + fi_strerror(-rc);
   if (pins_) *why += " (the locked-memory limit, ulimit -l, is " + memlock_limit() + ")";

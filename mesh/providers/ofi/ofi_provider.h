@@ -183,7 +183,6 @@ class OfiProvider final : public Provider, public MemoryDomain {
   int epfd_ = -1, eq_fd_ = -1, kick_fd_ = -1;
   std::size_t inject_ = 0, iov_limit_ = 1;
   bool prov_key_ = false, local_mr_ = false, rma_ = true, pins_ = false;
-  std::uint64_t next_key_ = 1;
   tcp::TcpCard mine_;
   std::vector<PeerCard> cards_;
   LinkBook<OfiLink> book_;
