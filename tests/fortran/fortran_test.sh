@@ -39,7 +39,7 @@ done
 
 # Linked statically, as with libmpi.a from the C side.
 gfortran -w $mismatch -I"$prefix/include" "$src/ring.f" "$src/check.f" -o "$work/ring_static" \
-  "$prefix/lib/libmpi.a" -lstdc++ -lm -lrt -lpthread -lunistring -lsodium -lfabric -L/usr/lib/x86_64-linux-gnu/pmix2/lib -Wl,-rpath,/usr/lib/x86_64-linux-gnu/pmix2/lib -lpmix
+  "$prefix/lib/libmpi.a" -lstdc++ -lm -lrt -lpthread -lunistring -lsodium -L/usr/lib/x86_64-linux-gnu/pmix2/lib -Wl,-rpath,/usr/lib/x86_64-linux-gnu/pmix2/lib -lpmix
 if ldd "$work/ring_static" | grep -q 'libmpi\|libmeshmp'; then echo "static build still links libmpi.so" >&2; exit 1; fi
 run ring "$work/ring_static" 3
 

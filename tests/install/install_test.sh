@@ -25,7 +25,7 @@ run() {  # label, program
 cc $("$cfg" --cflags) "$src" -o "$work/shared" $("$cfg" --ldflags --libs)
 run "cc + qmp-config (shared)" "$work/shared"
 
-cc $("$cfg" --cflags) "$src" -o "$work/static" "$prefix/lib/libqmp.a" -lstdc++ -lm -lrt -lpthread -lunistring -lsodium -lfabric -L/usr/lib/x86_64-linux-gnu/pmix2/lib -Wl,-rpath,/usr/lib/x86_64-linux-gnu/pmix2/lib -lpmix
+cc $("$cfg" --cflags) "$src" -o "$work/static" "$prefix/lib/libqmp.a" -lstdc++ -lm -lrt -lpthread -lunistring -lsodium -L/usr/lib/x86_64-linux-gnu/pmix2/lib -Wl,-rpath,/usr/lib/x86_64-linux-gnu/pmix2/lib -lpmix
 if ldd "$work/static" | grep -q 'libqmp\|libmeshmp'; then echo "static build still links libqmp.so" >&2; exit 1; fi
 run "cc + libqmp.a (static)" "$work/static"
 
@@ -60,5 +60,5 @@ runmpi "mpicxx" "$work/mpi_cxx"
 PKG_CONFIG_PATH="$prefix/lib/pkgconfig" cc $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags mpi) \
   "$mpisrc" -o "$work/mpi_pc" $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --libs mpi)
 runmpi "pkg-config mpi" "$work/mpi_pc"
-cc -I"$prefix/include" "$mpisrc" -o "$work/mpi_static" "$prefix/lib/libmpi.a" -lstdc++ -lm -lrt -lpthread -lunistring -lsodium -lfabric -L/usr/lib/x86_64-linux-gnu/pmix2/lib -Wl,-rpath,/usr/lib/x86_64-linux-gnu/pmix2/lib -lpmix
+cc -I"$prefix/include" "$mpisrc" -o "$work/mpi_static" "$prefix/lib/libmpi.a" -lstdc++ -lm -lrt -lpthread -lunistring -lsodium -L/usr/lib/x86_64-linux-gnu/pmix2/lib -Wl,-rpath,/usr/lib/x86_64-linux-gnu/pmix2/lib -lpmix
 runmpi "cc + libmpi.a (static)" "$work/mpi_static"

@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   if (copts) out.push_back("-O2");
   if (cflags) out.push_back("-I" + p + "/include");
   if (ldflags) out.push_back("-L" + p + "/lib -Wl,-rpath," + p + "/lib");
-  if (libs) out.push_back("-lqmp -lstdc++ -lm -lrt -lpthread -lunistring -lsodium -lfabric -L/usr/lib/x86_64-linux-gnu/pmix2/lib -Wl,-rpath,/usr/lib/x86_64-linux-gnu/pmix2/lib -lpmix");
+  if (libs) out.push_back("-lqmp -lstdc++ -lm -lrt -lpthread -lunistring -lsodium -L/usr/lib/x86_64-linux-gnu/pmix2/lib -Wl,-rpath,/usr/lib/x86_64-linux-gnu/pmix2/lib -lpmix");
   if (ar) out.push_back("ar");
   if (ranlib) out.push_back("ranlib");
   if (out.empty()) {

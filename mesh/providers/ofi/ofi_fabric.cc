@@ -1,18 +1,21 @@
 #include "mesh/providers/ofi/ofi_fabric.h"
+#include "mesh/providers/ofi/ofi_library.h"
 
 #include <rdma/fi_domain.h>
 #include <rdma/fi_errno.h>
 
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 
 namespace meshmp::mesh::ofi {
 
 std::runtime_error error(const std::string& what, int rc) {
-  return std::runtime_error("ofi: " + what + ": " + fi_strerror(rc < 0 ? -rc : rc));
+  return std::runtime_error("ofi: " + what + ": " + ofi::lib().strerror(rc < 0 ? -rc : rc));
 }
 
 fi_info* make_hints(const std::string& prov) {
-  fi_info* h = fi_allocinfo();
+  fi_info* h = ofi::lib().dupinfo(nullptr);
   if (!h) throw std::runtime_error("ofi: fi_allocinfo: out of memory");
   h->ep_attr->type = FI_EP_MSG;
   h->caps = FI_MSG | FI_RMA;
@@ -36,15 +39,33 @@ bool is_hardware(const std::string& name) {
   return !name.empty();
 }
 
+bool rdma_device_present() {
+  // verbs (InfiniBand, RoCE, iWARP) and efa: /sys/class/infiniband/<dev>;
+  // cxi (Slingshot): /dev/cxi<n>; psm2/opx (Omni-Path): /dev/hfi1_<n>.
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/sys/class/infiniband", ec)) {
+    (void)e;
+    return true;
+  }
+  for (const auto& e : std::filesystem::directory_iterator("/dev", ec)) {
+    const std::string n = e.path().filename().string();
+    if (n.rfind("cxi", 0) == 0 || n.rfind("hfi1_", 0) == 0) return true;
+  }
+  return false;
+}
+
 std::string hardware_provider() {
+  // fi_getinfo loads and asks every libfabric provider (tens of ms per
+  // process): not on a machine without an RDMA device.
+  if (!rdma_device_present() || !available()) return "";
   fi_info* hints = make_hints("");
   fi_info* info = nullptr;
   std::string found;
-  if (fi_getinfo(kApiVersion, nullptr, nullptr, 0, hints, &info) == 0)
+  if (ofi::lib().getinfo(kApiVersion, nullptr, nullptr, 0, hints, &info) == 0)
     for (fi_info* i = info; i && found.empty(); i = i->next)
       if (is_hardware(i->fabric_attr->prov_name)) found = i->fabric_attr->prov_name;
-  fi_freeinfo(info);
-  fi_freeinfo(hints);
+  ofi::lib().freeinfo(info);
+  ofi::lib().freeinfo(hints);
   return found;
 }
 

@@ -28,9 +28,14 @@ fi_info* make_hints(const std::string& prov);
 /// sockets, udp, shm and the utility layers).
 bool is_hardware(const std::string& name);
 
+/// Whether this machine has an RDMA adapter libfabric could drive (an
+/// entry in /sys/class/infiniband, a /dev/cxi* or /dev/hfi1_* device).
+bool rdma_device_present();
+
 /// The first hardware provider fi_getinfo offers connected endpoints with
 /// RDMA writes from, or "" if there is none (--provider auto's choice
-/// between ofi and meshmp's own tcp between hosts).
+/// between ofi and meshmp's own tcp between hosts). Asks libfabric only
+/// where rdma_device_present().
 std::string hardware_provider();
 
 }  // namespace meshmp::mesh::ofi

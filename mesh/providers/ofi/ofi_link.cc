@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "mesh/providers/ofi/ofi_fabric.h"
+#include "mesh/providers/ofi/ofi_library.h"
 #include "mesh/providers/ofi/ofi_provider.h"
 
 namespace meshmp::mesh {
@@ -158,7 +159,7 @@ bool OfiLink::post_recv(std::uint32_t slot) {
     const ssize_t rc = fi_recv(ep_, recv_buf(slot), frame_bytes_, fi_mr_desc(recv_mr_), 0, &recv_ops_[slot].fi);
     if (rc == 0) return true;
     if (rc != -FI_EAGAIN) {
-      fail(true, std::string("fi_recv: ") + fi_strerror(static_cast<int>(-rc)));
+      fail(true, std::string("fi_recv: ") + ofi::lib().strerror(static_cast<int>(-rc)));
       return false;
     }
     if (!drain() && state_ == State::kFailed) return false;
@@ -204,10 +205,10 @@ bool OfiLink::drain() {
       if (err.err == FI_ECANCELED) continue;  // flushed by a close
       char text[256];
       const char* said = fi_cq_strerror(cq_, err.prov_errno, err.err_data, text, sizeof text);
-      fail(true, std::string("completion error: ") + fi_strerror(err.err) + " (" + (said ? said : "") + ")");
+      fail(true, std::string("completion error: ") + ofi::lib().strerror(err.err) + " (" + (said ? said : "") + ")");
       return true;
     }
-    fail(true, std::string("fi_cq_read: ") + fi_strerror(static_cast<int>(-n)));
+    fail(true, std::string("fi_cq_read: ") + ofi::lib().strerror(static_cast<int>(-n)));
     return true;
   }
 }
@@ -241,7 +242,7 @@ void OfiLink::beat(std::chrono::steady_clock::time_point now) {
     beat_sent_ = now;
   } else if (rc != -FI_EAGAIN) {
     p_->beats_unsupported(std::string("fi_writemsg with FI_DELIVERY_COMPLETE: ") +
-                          fi_strerror(static_cast<int>(-rc)));
+                          ofi::lib().strerror(static_cast<int>(-rc)));
   }
 }
 
@@ -277,7 +278,7 @@ void OfiLink::end_send(std::size_t payload_bytes) {
       if (rc == 0) send_free_.pop_back();
     }
     if (rc == 0) return;
-    if (rc != -FI_EAGAIN) return fail(true, std::string("fi_send: ") + fi_strerror(static_cast<int>(-rc)));
+    if (rc != -FI_EAGAIN) return fail(true, std::string("fi_send: ") + ofi::lib().strerror(static_cast<int>(-rc)));
     drain();
     if (state_ != State::kUp) return;
   }
@@ -346,7 +347,7 @@ PutStatus OfiLink::put(const iovec* iov, int iovcnt, std::uint64_t remote_addr, 
     drain();
     return PutStatus::kNoResource;
   }
-  fail(true, std::string("fi_writemsg: ") + fi_strerror(static_cast<int>(-rc)));
+  fail(true, std::string("fi_writemsg: ") + ofi::lib().strerror(static_cast<int>(-rc)));
   return PutStatus::kPeerGone;
 }
 

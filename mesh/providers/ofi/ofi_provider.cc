@@ -21,6 +21,7 @@
 #include <stdexcept>
 
 #include "mesh/providers/ofi/ofi_fabric.h"
+#include "mesh/providers/ofi/ofi_library.h"
 #include "mesh/providers/ofi/ofi_link.h"
 #include "mesh/providers/tcp/ip_paths.h"
 
@@ -70,8 +71,8 @@ OfiProvider::OfiProvider(const ProviderSetup& s)
     : s_(s), key_(tcp::derive_key(s.secret)), listener_id_(ofi::make_listener_id()) {
   fi_info* hints = ofi::make_hints(s.ofi_provider);
   fi_info* list = nullptr;
-  const int rc = fi_getinfo(ofi::kApiVersion, nullptr, nullptr, 0, hints, &list);
-  fi_freeinfo(hints);
+  const int rc = ofi::lib().getinfo(ofi::kApiVersion, nullptr, nullptr, 0, hints, &list);
+  ofi::lib().freeinfo(hints);
   if (rc != 0 || !list)
     throw ofi::error(s.ofi_provider.empty()
                          ? std::string("no libfabric provider offers connected endpoints with RDMA writes")
@@ -85,8 +86,8 @@ OfiProvider::OfiProvider(const ProviderSetup& s)
       pick = i;
       break;
     }
-  info_ = fi_dupinfo(pick);
-  fi_freeinfo(list);
+  info_ = ofi::lib().dupinfo(pick);
+  ofi::lib().freeinfo(list);
   const std::string prov = info_->fabric_attr->prov_name;
   int& mode = info_->domain_attr->mr_mode;
   // Remote addresses are this process's virtual addresses (what a CTS
@@ -104,7 +105,7 @@ OfiProvider::OfiProvider(const ProviderSetup& s)
   iov_limit_ = info_->tx_attr->rma_iov_limit;
   info_->rx_attr->size = std::max<std::size_t>(info_->rx_attr->size, s.slots);
 
-  if (int r = fi_fabric(info_->fabric_attr, &fabric_, nullptr)) throw ofi::error("fi_fabric (" + prov + ")", r);
+  if (int r = ofi::lib().fabric(info_->fabric_attr, &fabric_, nullptr)) throw ofi::error("fi_fabric (" + prov + ")", r);
   if (int r = fi_domain(fabric_, info_, &domain_, nullptr)) throw ofi::error("fi_domain (" + prov + ")", r);
   fi_eq_attr ea{};
   ea.size = 256;
@@ -161,7 +162,7 @@ OfiProvider::~OfiProvider() {
   if (eq_) fi_close(&eq_->fid);
   if (domain_) fi_close(&domain_->fid);
   if (fabric_) fi_close(&fabric_->fid);
-  fi_freeinfo(info_);
+  ofi::lib().freeinfo(info_);
   if (kick_fd_ >= 0) ::close(kick_fd_);
   if (epfd_ >= 0) ::close(epfd_);
 }
@@ -229,7 +230,7 @@ std::unique_ptr<OfiLink> OfiProvider::dial(int peer, int index, bool on_demand) 
   const std::string where = to ? tcp::ip_string(to->dst) + ":" + std::to_string(pc.port) : "";
   try {
     if (!to) throw std::runtime_error("rank " + std::to_string(peer) + " has no address to connect to");
-    fi_info* hints = fi_dupinfo(info_);
+    fi_info* hints = ofi::lib().dupinfo(info_);
     sockaddr_in dst = ipv4(to->dst, pc.port);
     std::free(hints->src_addr);
     std::free(hints->dest_addr);
@@ -250,10 +251,10 @@ std::unique_ptr<OfiLink> OfiProvider::dial(int peer, int index, bool on_demand) 
     try {
       link->dial(hints, req, where);
     } catch (...) {
-      fi_freeinfo(hints);
+      ofi::lib().freeinfo(hints);
       throw;
     }
-    fi_freeinfo(hints);
+    ofi::lib().freeinfo(hints);
   } catch (const std::exception& e) {
     link->fail(true, std::string("cannot connect: ") + e.what());
   }
@@ -305,7 +306,7 @@ void OfiProvider::poll_eq() {
       char text[256] = "";
       const char* said = fi_eq_strerror(eq_, err.prov_errno, err.err_data, text, sizeof text);
       if (OfiLink* l = link_of(err.fid))
-        l->on_cm_error(std::string("connection: ") + fi_strerror(err.err) + (said && *said ? std::string(" (") + said + ")" : ""),
+        l->on_cm_error(std::string("connection: ") + ofi::lib().strerror(err.err) + (said && *said ? std::string(" (") + said + ")" : ""),
                        err.err == FI_ECONNREFUSED);
       continue;
     }
@@ -333,7 +334,7 @@ void OfiProvider::on_connreq(fi_info* info, const void* data, std::size_t len) {
   const std::string nonce(reinterpret_cast<const char*>(r.nonce), sizeof r.nonce);
   auto refuse = [&] {
     fi_reject(pep_, info->handle, nullptr, 0);
-    fi_freeinfo(info);
+    ofi::lib().freeinfo(info);
   };
   if (!why.empty() || nonces_seen_.count(nonce)) return refuse();
   const int peer = static_cast<int>(r.from), index = r.index;
@@ -367,7 +368,7 @@ void OfiProvider::on_connreq(fi_info* info, const void* data, std::size_t len) {
     fi_reject(pep_, info->handle, nullptr, 0);
     target->fail(true, std::string("cannot accept: ") + e.what());
   }
-  fi_freeinfo(info);
+  ofi::lib().freeinfo(info);
   settled_ = false;
   if (made) book_.accepted.push_back(std::move(made));
 }
@@ -466,7 +467,7 @@ fid_mr* OfiProvider::register_memory(const void* p, std::size_t len, std::uint64
     rc = fi_mr_regattr(domain_, &attr, 0, &mr);
   }
   if (rc == 0) return mr;
-  *why = "fi_mr_reg of " + std::to_string(len) + " bytes: " + fi_strerror(-rc);
+  *why = "fi_mr_reg of " + std::to_string(len) + " bytes: " + ofi::lib().strerror(-rc);
   if (pins_) *why += " (the locked-memory limit, ulimit -l, is " + memlock_limit() + ")";
   return nullptr;
 }
