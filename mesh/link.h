@@ -1,6 +1,6 @@
 // The Link: one reliable, ordered, bidirectional connection to one peer -- the
 // VI connection of seed 003 §5.1 / seed 000 §3.4 (ARCHITECTURE.md §3). A
-// provider (mesh/provider.h: shm now; tcp and verbs later) implements it. The
+// provider (mesh/provider.h: shm, tcp, ofi) implements it. The
 // protocol engine above owns tokens, matching and rendezvous; a Link only
 // moves frames and performs RDMA writes ("puts"), like a UCT endpoint.
 #pragma once

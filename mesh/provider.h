@@ -1,8 +1,8 @@
 // The provider seam (ARCHITECTURE.md §3): what a transport implements so the
 // protocol engine can use it without knowing it -- the split of UCX's UCT
 // transports from UCP's protocols, and of MPICH CH4's netmods and shm module
-// from its generic device. shm (mesh/providers/shm/) is the first; tcp and
-// verbs come next. A provider makes Links (link.h), may offer a memory domain
+// from its generic device: shm (mesh/providers/shm/), tcp, and ofi
+// (libfabric: verbs on InfiniBand/RoCE). A provider makes Links (link.h), may offer a memory domain
 // (memory_domain.h) and a host-local combine (host_combine.h), and tells the
 // engine who it can reach and whether they share this host: the engine's
 // per-peer table (the address vector) is built from those answers.

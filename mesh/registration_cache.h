@@ -6,9 +6,10 @@
 // byte limit the least recently used CACHED entries are deregistered.
 //
 // It sits on top of any memory domain that must register memory before a
-// put can reach it (verbs: ibv_reg_mr); such a domain implements Registrar
-// and keeps one cache. shm needs no registration of ordinary memory (a put
-// is process_vm_writev), so no provider uses it yet.
+// put can reach it (ofi: fi_mr_reg; on verbs that pins the pages); such a
+// domain implements Registrar and keeps caches (ofi: one per peer, and one
+// for the sources of writes where the fabric needs them registered). shm
+// needs no registration of ordinary memory (a put is process_vm_writev).
 #pragma once
 
 #include <cstddef>

@@ -11,6 +11,8 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/epoll.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -299,6 +301,41 @@ TEST(OfiProvider, TwoRanksConnectOnFirstUseAndExchangeFramesAndWrites) {
   EXPECT_TRUE(f[0].peer_gone);
   EXPECT_NE(f[0].what.find("ofi 0<->1"), std::string::npos) << f[0].what;
   EXPECT_FALSE(a->up());
+}
+
+// In a job with shm beside ofi the engine epolls ofi's wait_fd() and
+// drains it after each wake: once everything that woke it is read and
+// drained, the descriptor must not stay readable (the rank would never
+// sleep again).
+TEST(OfiProvider, TheWaitDescriptorIsQuietOnceWhatWokeItIsReadAndDrained) {
+  OfiProvider p0{setup_for(0, 2)}, p1{setup_for(1, 2)};
+  const std::vector<std::string> cards = {p0.address_card(), p1.address_card()};
+  p0.attach(cards);
+  p1.attach(cards);
+  std::unique_ptr<Link> a = p0.connect(1);
+  std::vector<std::unique_ptr<Link>> in;
+  ASSERT_TRUE(pump({&p0, &p1}, [&] { return !in.empty() && a->up() && in[0]->up(); }, &in));
+  Link& b = *in[0];
+  char* pl;
+  std::memset(a->begin_send(&pl), 0, sizeof(FrameHeader));
+  a->end_send(0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the frame is there, unread
+  p1.arm();  // something waits: the descriptor is made readable at once
+  epoll_event ev;
+  const int ep = ::epoll_create1(0);
+  ::epoll_ctl(ep, EPOLL_CTL_ADD, p1.wait_fd(), &(ev = epoll_event{EPOLLIN, {}}));
+  EXPECT_EQ(::epoll_wait(ep, &ev, 1, 0), 1);
+  FrameHeader h;
+  const char* payload;
+  ASSERT_TRUE(pump({&p1}, [&] { return b.peek(&h, &payload); }));
+  b.release();
+  p1.disarm();
+  p1.drain_wait_fd();
+  p1.arm();  // nothing pending now
+  EXPECT_EQ(::epoll_wait(ep, &ev, 1, 0), 0) << "the wait descriptor stays readable";
+  p1.drain_wait_fd();
+  p1.disarm();
+  ::close(ep);
 }
 
 TEST(OfiProvider, AnUnknownLibfabricProviderIsAClearError) {

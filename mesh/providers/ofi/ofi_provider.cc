@@ -446,6 +446,10 @@ std::uint32_t OfiProvider::arm() {
 void OfiProvider::sleep(std::uint32_t, int timeout_ms) {
   epoll_event ev[8];
   ::epoll_wait(epfd_, ev, 8, timeout_ms);
+  drain_wait_fd();
+}
+
+void OfiProvider::drain_wait_fd() {
   std::uint64_t v;
   (void)!::read(kick_fd_, &v, sizeof v);
 }

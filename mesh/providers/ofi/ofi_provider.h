@@ -104,7 +104,9 @@ class OfiProvider final : public Provider, public MemoryDomain {
   void sleep(std::uint32_t, int timeout_ms) override;
   void disarm() override {}
   int wait_fd() override { return epfd_; }
-  void drain_wait_fd() override {}
+  /// Clears the kick arm() gave (the CQs' and EQ's descriptors clear as
+  /// their events are read).
+  void drain_wait_fd() override;
   MemoryDomain* memory_domain() override { return this; }
   HostCombine* host_combine() override { return nullptr; }
 
