@@ -45,8 +45,20 @@ std::vector<std::unique_ptr<Provider>> open_providers(const std::string& which, 
     // hardware fabric libfabric finds, else tcp.
     v.push_back(open_shm(s));
     const bool fabric = !s.ofi_provider.empty() || !ofi::hardware_provider().empty();
-    if (fabric) v.push_back(std::make_unique<OfiProvider>(s));
-    else v.push_back(std::make_unique<TcpProvider>(s));
+    if (!fabric) {
+      v.push_back(std::make_unique<TcpProvider>(s));
+    } else {
+      // Every rank must choose alike (their address cards are exchanged by
+      // provider name), so a fabric that cannot open stops the start, saying
+      // how to run over TCP instead.
+      try {
+        v.push_back(std::make_unique<OfiProvider>(s));
+      } catch (const std::exception& e) {
+        throw std::runtime_error(std::string(e.what()) +
+                                 " (an RDMA fabric was found or MESHMP_OFI_PROVIDER is set; "
+                                 "MESHMP_PROVIDER=tcp runs over TCP between hosts instead)");
+      }
+    }
   } else {
     throw std::runtime_error("MESHMP_PROVIDER=" + which + ": unknown provider (available: auto, shm, tcp, ofi)");
   }

@@ -350,5 +350,20 @@ TEST(OfiProvider, AnUnknownLibfabricProviderIsAClearError) {
   }
 }
 
+// --provider auto with a fabric that cannot open: every rank must choose
+// alike, so the start stops -- saying how to run over TCP instead.
+TEST(OpenProviders, AutoWithAFabricThatCannotOpenStopsTheStartSayingHowToUseTcp) {
+  ProviderSetup s = setup_for(0, 2);
+  s.job = "ofiauto" + std::to_string(::getpid());
+  s.ofi_provider = "no-such-provider";
+  try {
+    auto v = open_providers("auto", s);
+    ADD_FAILURE() << "opened " << v.size() << " providers";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("no-such-provider"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("MESHMP_PROVIDER=tcp"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace meshmp::mesh
