@@ -69,8 +69,12 @@ std::string expand_pattern(const toml::value& at, const std::string& pattern, in
   bool zero = j < pattern.size() && pattern[j] == '0';
   if (zero) ++j;
   int width = 0;
-  while (j < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[j])))
-    width = width * 10 + (pattern[j++] - '0');
+  // (A width of more than two digits is refused below; it is not summed
+  // further, so "%0888…8d" cannot overflow.)
+  while (j < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[j]))) {
+    if (width <= 16) width = width * 10 + (pattern[j] - '0');
+    ++j;
+  }
   if (j >= pattern.size() || pattern[j] != 'd' || width > 16)
     fail(at, "nodes.pattern", "the conversion must be %d or %0Nd, got '" + pattern + "'");
   std::string num = std::to_string(i);
