@@ -319,12 +319,20 @@ TEST(OfiProvider, TheWaitDescriptorIsQuietOnceWhatWokeItIsReadAndDrained) {
   char* pl;
   std::memset(a->begin_send(&pl), 0, sizeof(FrameHeader));
   a->end_send(0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the frame is there, unread
-  p1.arm();  // something waits: the descriptor is made readable at once
+  // Until the frame is there, unread: then arm() finds something waiting
+  // and makes the descriptor readable at once.
   epoll_event ev;
   const int ep = ::epoll_create1(0);
   ::epoll_ctl(ep, EPOLL_CTL_ADD, p1.wait_fd(), &(ev = epoll_event{EPOLLIN, {}}));
-  EXPECT_EQ(::epoll_wait(ep, &ev, 1, 0), 1);
+  bool woke = false;
+  for (int i = 0; i < 5000 && !woke; ++i) {
+    p1.arm();
+    woke = ::epoll_wait(ep, &ev, 1, 1) == 1;
+    if (!woke) p1.disarm();
+  }
+  ASSERT_TRUE(woke) << "the frame did not wake the rank within 5 s";
+  p1.disarm();
+  p1.arm();  // the frame is there, unread: a kick
   FrameHeader h;
   const char* payload;
   ASSERT_TRUE(pump({&p1}, [&] { return b.peek(&h, &payload); }));

@@ -9,19 +9,17 @@ namespace meshmp::mesh::ofi {
 
 namespace {
 
-void mac_of(const tcp::LinkKey& k, std::initializer_list<std::pair<const void*, std::size_t>> parts,
-            unsigned char out[16]) {
+// The tcp handshake's MAC, truncated to the 16 bytes a request has room for.
+void mac16(const tcp::LinkKey& k, std::initializer_list<std::pair<const void*, std::size_t>> parts,
+           unsigned char out[16]) {
   unsigned char full[crypto_auth_hmacsha512256_BYTES];
-  crypto_auth_hmacsha512256_state st;
-  crypto_auth_hmacsha512256_init(&st, k.bytes, sizeof k.bytes);
-  for (const auto& [p, n] : parts) crypto_auth_hmacsha512256_update(&st, static_cast<const unsigned char*>(p), n);
-  crypto_auth_hmacsha512256_final(&st, full);
+  tcp::mac_of(k, parts, full);
   std::memcpy(out, full, 16);
 }
 
 void request_mac(const tcp::LinkKey& k, const ListenerId& l, const ConnReq& r, unsigned char out[16]) {
   static const char kLabel[] = "meshmp ofi connreq v1";
-  mac_of(k, {{kLabel, sizeof kLabel}, {l.bytes, sizeof l.bytes}, {&r, offsetof(ConnReq, mac)}}, out);
+  mac16(k, {{kLabel, sizeof kLabel}, {l.bytes, sizeof l.bytes}, {&r, offsetof(ConnReq, mac)}}, out);
 }
 
 }  // namespace
@@ -67,7 +65,7 @@ std::string check_conn_req(const tcp::LinkKey& k, const ListenerId& l, const voi
 Welcome make_welcome(const tcp::LinkKey& k, const ConnReq& r) {
   static const char kLabel[] = "meshmp ofi welcome v1";
   Welcome w;
-  mac_of(k, {{kLabel, sizeof kLabel}, {&r, sizeof r}}, w.mac);
+  mac16(k, {{kLabel, sizeof kLabel}, {&r, sizeof r}}, w.mac);
   return w;
 }
 
@@ -78,24 +76,17 @@ bool check_welcome(const tcp::LinkKey& k, const ConnReq& r, const void* data, st
 }
 
 std::string to_hex(const unsigned char* p, std::size_t n) {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string s;
-  for (std::size_t i = 0; i < n; ++i) {
-    s += kDigits[p[i] >> 4];
-    s += kDigits[p[i] & 15];
-  }
+  std::string s(2 * n + 1, '\0');
+  sodium_bin2hex(s.data(), s.size(), p, n);
+  s.pop_back();
   return s;
 }
 
 bool from_hex(const std::string& hex, unsigned char* p, std::size_t n) {
-  if (hex.size() != 2 * n) return false;
-  auto digit = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
-  for (std::size_t i = 0; i < n; ++i) {
-    const int hi = digit(hex[2 * i]), lo = digit(hex[2 * i + 1]);
-    if (hi < 0 || lo < 0) return false;
-    p[i] = static_cast<unsigned char>(hi << 4 | lo);
-  }
-  return true;
+  // Lower case only, as to_hex writes it; libsodium reads the digits.
+  std::size_t got = 0;
+  return hex.size() == 2 * n && hex.find_first_not_of("0123456789abcdef") == std::string::npos &&
+         sodium_hex2bin(p, n, hex.data(), hex.size(), nullptr, &got, nullptr) == 0 && got == n;
 }
 
 }  // namespace meshmp::mesh::ofi

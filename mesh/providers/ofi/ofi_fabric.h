@@ -20,7 +20,7 @@ std::runtime_error error(const std::string& what, int rc);
 /// order and behind earlier writes (FI_ORDER_SAS | FI_ORDER_SAW), which the
 /// libfabric provider `prov` ("" = any) offers; the registration modes
 /// meshmp handles (local registration, virtual addresses, provider keys).
-/// The caller fi_freeinfo()s it.
+/// The caller frees it (lib().freeinfo).
 fi_info* make_hints(const std::string& prov);
 
 /// Whether libfabric's provider `name` moves data in hardware (verbs,

@@ -65,7 +65,6 @@ class OfiLink final : public Link {
   void fail(bool peer_gone, const std::string& why);
 
   State state() const { return state_; }
-  bool on_demand() const { return on_demand_; }
   fid_ep* endpoint() const { return ep_; }
   int cq_fd() const { return cq_fd_; }
   fid_cq* cq() const { return cq_; }

@@ -102,7 +102,6 @@ OfiProvider::OfiProvider(const ProviderSetup& s)
   local_mr_ = (mode & FI_MR_LOCAL) != 0;
   pins_ = ofi::is_hardware(prov);
   inject_ = info_->tx_attr->inject_size;
-  iov_limit_ = info_->tx_attr->rma_iov_limit;
   info_->rx_attr->size = std::max<std::size_t>(info_->rx_attr->size, s.slots);
 
   if (int r = ofi::lib().fabric(info_->fabric_attr, &fabric_, nullptr)) throw ofi::error("fi_fabric (" + prov + ")", r);

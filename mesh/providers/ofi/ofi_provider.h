@@ -126,9 +126,7 @@ class OfiProvider final : public Provider, public MemoryDomain {
   fid_domain* domain() const { return domain_; }
   const tcp::LinkKey& key() const { return key_; }
   fid_eq* eq() const { return eq_; }
-  const fi_info* info() const { return info_; }
   std::size_t inject_size() const { return inject_; }
-  std::size_t iov_limit() const { return iov_limit_; }
   int rank() const { return s_.rank; }
   int timeout_ms() const { return s_.timeout_ms; }
   /// Where and under which key the heartbeat write to `peer` goes; false if
@@ -140,7 +138,6 @@ class OfiProvider final : public Provider, public MemoryDomain {
   /// A heartbeat write was refused outright (the provider cannot do
   /// FI_DELIVERY_COMPLETE): no more heartbeats, said once.
   void beats_unsupported(const std::string& why);
-  bool beats() const { return beats_; }
   /// Whether [p, p+len) is mapped memory (mincore), where the provider
   /// would only find out by failing the connection (tcp: a send from an
   /// unmapped buffer); true where registration checks it (hardware).
@@ -183,7 +180,7 @@ class OfiProvider final : public Provider, public MemoryDomain {
   fid_eq* eq_ = nullptr;
   fid_pep* pep_ = nullptr;
   int epfd_ = -1, eq_fd_ = -1, kick_fd_ = -1;
-  std::size_t inject_ = 0, iov_limit_ = 1;
+  std::size_t inject_ = 0;
   bool prov_key_ = false, local_mr_ = false, rma_ = true, pins_ = false;
   tcp::TcpCard mine_;
   std::vector<PeerCard> cards_;

@@ -17,20 +17,19 @@ void start_sodium() {
   if (sodium_init() < 0) throw std::runtime_error("tcp: libsodium cannot start");
 }
 
-// MAC over the concatenation of `parts` (label first).
-void mac_of(const LinkKey& k, std::initializer_list<std::pair<const void*, std::size_t>> parts, unsigned char* out) {
-  crypto_auth_hmacsha512256_state st;
-  crypto_auth_hmacsha512256_init(&st, k.bytes, sizeof k.bytes);
-  for (const auto& [p, n] : parts) crypto_auth_hmacsha512256_update(&st, static_cast<const unsigned char*>(p), n);
-  crypto_auth_hmacsha512256_final(&st, out);
-}
-
 void hello_mac(const LinkKey& k, const Challenge& c, const Hello& h, unsigned char* out) {
   static const char kLabel[] = "meshmp tcp hello v1";
   mac_of(k, {{kLabel, sizeof kLabel}, {c.nonce, sizeof c.nonce}, {&h, offsetof(Hello, mac)}}, out);
 }
 
 }  // namespace
+
+void mac_of(const LinkKey& k, std::initializer_list<std::pair<const void*, std::size_t>> parts, unsigned char* out) {
+  crypto_auth_hmacsha512256_state st;
+  crypto_auth_hmacsha512256_init(&st, k.bytes, sizeof k.bytes);
+  for (const auto& [p, n] : parts) crypto_auth_hmacsha512256_update(&st, static_cast<const unsigned char*>(p), n);
+  crypto_auth_hmacsha512256_final(&st, out);
+}
 
 LinkKey derive_key(const std::string& secret) {
   if (secret.empty()) throw std::runtime_error("tcp: the job has no secret to authenticate links with");

@@ -15,8 +15,11 @@
 // x86-64/aarch64 (little-endian), and a peer of the other order fails here.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 namespace meshmp::mesh::tcp {
 
@@ -31,6 +34,10 @@ struct LinkKey {
 };
 /// Throws std::runtime_error if `secret` is empty or libsodium cannot start.
 LinkKey derive_key(const std::string& secret);
+
+/// The 32-byte MAC (HMAC-SHA-512-256) under `k` of the concatenation of
+/// `parts` (a label first), into `out`. The ofi provider's requests use it too.
+void mac_of(const LinkKey& k, std::initializer_list<std::pair<const void*, std::size_t>> parts, unsigned char* out);
 
 struct Challenge {
   std::uint32_t magic, version;
