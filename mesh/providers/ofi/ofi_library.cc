@@ -2,7 +2,7 @@
 
 #include <dlfcn.h>
 
-#include <mutex>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -18,6 +18,10 @@ struct Loaded {
 const Loaded& load() {
   static const Loaded loaded = [] {
     Loaded l;
+    // libfabric's psm provider brings PSM's libinfinipath, whose crash
+    // handler writes a "<program>.<time>-<pid>,<host>.btr" backtrace into
+    // the working directory; meshmp's users did not ask for those.
+    ::setenv("IPATH_NO_BACKTRACE", "1", 0);
     void* h = ::dlopen("libfabric.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h) {
       l.error = std::string("ofi: cannot load libfabric (Debian: apt install libfabric1): ") + ::dlerror();
