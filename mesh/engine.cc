@@ -318,6 +318,41 @@ Error Engine::smp_combine(const void* mine, std::size_t bytes, void* result, Smp
   return err;
 }
 
+std::size_t Engine::smp_max_broadcast_bytes() const { return impl_->host ? impl_->host->max_broadcast_bytes() : 0; }
+
+Error Engine::smp_broadcast(void* buf, std::size_t bytes, bool is_root, std::size_t* root_bytes) {
+  *root_bytes = bytes;
+  if (size_ == 1) return Error::kOk;
+  Impl& im = *impl_;
+  if (!im.host)
+    throw std::logic_error("Engine::smp_broadcast: no host-local combine (smp_available() is false)");
+  HostCombine& hc = *im.host;
+  const std::uint64_t seq = im.smp_bcast_seq++;
+  Error err = Error::kOk;
+  auto peer_failed = [&] {
+    for (const PeerState& p : im.peers)
+      if (p.failed != Error::kOk) {
+        err = p.failed;
+        return true;
+      }
+    return false;
+  };
+  if (is_root) {
+    if (!hc.broadcast_publish(seq, buf, bytes)) im.block_until([&] { return hc.broadcast_publish(seq, buf, bytes) || peer_failed(); });
+    return err;
+  }
+  std::size_t got = 0;
+  HostCombine::State state = hc.broadcast_result(seq, buf, bytes, &got);
+  if (state == HostCombine::State::kPending)
+    im.block_until([&] {
+      state = hc.broadcast_result(seq, buf, bytes, &got);
+      return state != HostCombine::State::kPending || peer_failed();
+    });
+  if (state == HostCombine::State::kTruncated) err = Error::kTruncate;
+  if (state != HostCombine::State::kPending) *root_bytes = got;
+  return err;
+}
+
 const LinkStats* Engine::direction_stats(Direction d) const {
   if (d.index() >= static_cast<int>(impl_->by_direction.size())) return nullptr;
   LinkState* ls = impl_->by_direction[d.index()];

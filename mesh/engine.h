@@ -231,6 +231,21 @@ class Engine {
   bool smp_available() const;
   std::size_t smp_max_bytes() const;
   Error smp_combine(const void* mine, std::size_t bytes, void* result, SmpFold fold, void* ctx);
+  /// Host-local broadcast through shared memory, under the same conditions
+  /// as smp_combine: the root (is_root) writes its `bytes` of `buf` once,
+  /// every other rank copies them into its `buf` (`bytes` there is its
+  /// capacity). Every rank learns the root's bytes in *root_bytes; where they
+  /// exceed smp_max_broadcast_bytes() only that size went through shared
+  /// memory and the caller moves the data another way (so every rank
+  /// chooses alike even if the counts differ). The root returns as soon as
+  /// its bytes are out, unless the slot they need is still being read by an
+  /// earlier broadcast's slowest rank. Every rank must call it the same
+  /// number of times in the same order. Returns kTruncate on a rank whose
+  /// `bytes` is smaller than the root's (MPI_ERR_TRUNCATE; `buf` then holds
+  /// the first `bytes`), the peer's error if a rank fails meanwhile; throws
+  /// std::logic_error without smp_available().
+  std::size_t smp_max_broadcast_bytes() const;
+  Error smp_broadcast(void* buf, std::size_t bytes, bool is_root, std::size_t* root_bytes);
 
   /// This process's context ids, shared by QMP, MPI and the bridge between
   /// them (context_ids.h; agreed over a group by

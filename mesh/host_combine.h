@@ -1,9 +1,12 @@
 // A host-local global combine that a provider may offer: every rank of the
 // job on one host contributes a few bytes through shared memory, the last to
 // arrive folds them, and all get the one result (seed 002 §5.2's flat tree;
-// the shm provider's implementation says how its release differs). The
-// engine drives it (Engine::smp_combine); collectives/ uses it only when the
-// address vector says every rank shares this host.
+// the shm provider's implementation says how its release differs). Beside
+// it, a host-local broadcast: the root writes its bytes once into a shared
+// slot and every other rank copies them out (one write, every rank reads).
+// The engine drives both (Engine::smp_combine, Engine::smp_broadcast);
+// collectives/ uses them only when the address vector says every rank
+// shares this host.
 #pragma once
 
 #include <cstddef>
@@ -31,6 +34,21 @@ class HostCombine {
   /// On the others: copies the result once it is out; kTruncated to a rank
   /// that contributed fewer bytes than another.
   virtual State result(std::uint64_t seq, void* out, std::size_t bytes) const = 0;
+
+  /// Bytes a broadcast may carry.
+  virtual std::size_t max_broadcast_bytes() const = 0;
+  /// On the root of broadcast number `seq` (numbered apart from combines):
+  /// publishes `bytes` and, where bytes <= max_broadcast_bytes(), the bytes
+  /// of `data`, and wakes the readers; false, having published nothing,
+  /// while a reader of an earlier broadcast still holds the slot `seq` needs
+  /// (call again as progress is made).
+  virtual bool broadcast_publish(std::uint64_t seq, const void* data, std::size_t bytes) = 0;
+  /// On the others: once broadcast `seq` is out, sets *got to the root's
+  /// bytes, copies min(bytes, *got) of its data into `out` where *got <=
+  /// max_broadcast_bytes() (else nothing: the data goes another way), and
+  /// releases the slot; kTruncated where the data was there and *got >
+  /// bytes, kReleased otherwise, kPending before.
+  virtual State broadcast_result(std::uint64_t seq, void* out, std::size_t bytes, std::size_t* got) = 0;
 };
 
 }  // namespace meshmp::mesh

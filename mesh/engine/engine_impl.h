@@ -209,6 +209,7 @@ struct Engine::Impl {
   int probing = 0;                // a blocking probe is waiting (it may need buffering beyond the limit)
   std::uint64_t smp_seq = 0;      // host-local combines done so far
   std::vector<char> smp_all;      // every contribution, on the last to arrive
+  std::uint64_t smp_bcast_seq = 0; // host-local broadcasts done so far
   ContextIds contexts;
   std::vector<int> host_ids;      // by world rank: the lowest rank on its host (wire_up)
   bool polling = false;           // inside poll_link's frame loop: handlers queue their puts

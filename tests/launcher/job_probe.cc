@@ -5,6 +5,8 @@
 //                       message from it
 //   kill-watch RANK     the same, but the others ignore qmprun's SIGTERM, so
 //                       the engine's own dead-peer detection ends their wait
+//   bcast-watch RANK    as kill-watch, but the others wait in a shared-memory
+//                       broadcast from RANK (Engine::smp_broadcast)
 //   orphan-segment      rank 0 starts a connection to a non-neighbour and is
 //                       killed before the peer can open it
 //   hang                every rank sleeps (for --timeout and SIGTERM tests)
@@ -139,7 +141,7 @@ int main(int argc, char** argv) {
   if (argc < 2) return 2;
   const std::string mode = argv[1];
   // Before init: qmprun's SIGTERM may follow the victim's death at once.
-  if (mode == "kill-watch") ::signal(SIGTERM, SIG_IGN);
+  if (mode == "kill-watch" || mode == "bcast-watch") ::signal(SIGTERM, SIG_IGN);
   const std::string secret = env_or_empty("MESHMP_SECRET"), job = env_or_empty("MESHMP_JOB"),
                     sock = env_or_empty("MESHMP_BOOTSTRAP");
   Engine& e = Engine::init();
@@ -157,6 +159,14 @@ int main(int argc, char** argv) {
     const int who = std::atoi(argv[2]);
     if (e.rank() == who) ::raise(SIGKILL);
     return wait_for(e, who);
+  } else if (mode == "bcast-watch" && argc == 3 && e.smp_available()) {
+    const int who = std::atoi(argv[2]);
+    if (e.rank() == who) ::raise(SIGKILL);
+    char buf[64] = {};
+    std::size_t root_bytes = 0;
+    const meshmp::mesh::Error err = e.smp_broadcast(buf, sizeof buf, false, &root_bytes);
+    std::fprintf(stderr, "rank %d: broadcast from %d ended: %s\n", e.rank(), who, meshmp::mesh::error_name(err));
+    return err == meshmp::mesh::Error::kPeerDead ? 3 : 4;
   } else if (mode == "orphan-segment") {
     if (e.rank() == 0) {
       int v = 1;

@@ -175,6 +175,16 @@ TEST(Qmprun, BlockedRanksSeeTheDeadPeerAsAnErrorNotAHang) {
   EXPECT_EQ(count_probes(), 0);
 }
 
+// The same for ranks waiting in a shared-memory broadcast whose root died
+// before writing it.
+TEST(Qmprun, RanksWaitingOnADeadBroadcastRootSeeAnError) {
+  Result r = run({"-n", "4", "--geometry", "4", g_probe, "bcast-watch", "0"});
+  EXPECT_EQ(r.status, 128 + SIGKILL);
+  EXPECT_NE(r.err.find("broadcast from 0 ended: peer or link gone"), std::string::npos) << r.err;
+  EXPECT_LT(r.seconds, 5.0);
+  EXPECT_EQ(count_probes(), 0);
+}
+
 TEST(Qmprun, SegmentOfARankKilledMidConnectIsRemoved) {
   const int shm_before = count_shm();
   Result r = run({"-n", "4", "--geometry", "4", g_probe, "orphan-segment"});

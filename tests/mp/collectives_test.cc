@@ -4,6 +4,8 @@
 // results on every rank, and the critical path measured by the messages'
 // depth tags: sum(floor(dim/2)) for the sweep and the dimension-wise combine,
 // twice that for reduce + broadcast.
+#include <unistd.h>
+
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -51,17 +53,67 @@ bool identical_everywhere(const Group& g, const void* buf, std::size_t bytes) {
   return same == 1;
 }
 
+// On one host with shared memory a broadcast of up to smp_max_broadcast_bytes()
+// goes through it (no message on the critical path); a longer one, or one
+// across hosts or over tcp, is the axis sweep.
 TEST(Collectives, BroadcastFromEveryRootInSumOfHalfDimsSteps) {
   Group g = world();
-  for (std::size_t n : {std::size_t{8}, std::size_t{100000}}) {
+  const std::size_t smp_limit = engine().smp_available() ? engine().smp_max_broadcast_bytes() : 0;
+  for (std::size_t n : {std::size_t{8}, std::size_t{8192}, std::size_t{8193}, std::size_t{100000}}) {
     for (int root = 0; root < g.size(); ++root) {
       std::vector<unsigned char> buf(n, 0);
       if (g.me == root)
         for (std::size_t i = 0; i < n; ++i) buf[i] = testing::pattern(root, i);
       ASSERT_EQ(collectives::broadcast(g, buf.data(), n, root), mesh::Error::kOk);
       for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(buf[i], testing::pattern(root, i)) << "root " << root;
-      EXPECT_EQ(max_critical_path(g), g.size() > 1 ? sweep_steps() : 0) << "root " << root;
+      const int path = g.size() == 1 || n <= smp_limit ? 0 : sweep_steps();
+      EXPECT_EQ(max_critical_path(g), path) << "root " << root << ", " << n << " bytes";
     }
+  }
+}
+
+// Broadcasts from changing roots in a row, more than the shared slots, with
+// ranks that lag: every rank gets every root's bytes in order, and a root
+// that runs ahead waits for the slot rather than overwriting it.
+TEST(Collectives, BroadcastsInARowFromChangingRoots) {
+  Group g = world();
+  for (int rep = 0; rep < 300; ++rep) {
+    const int root = (rep * 7) % g.size();
+    const std::size_t n = 1 + static_cast<std::size_t>(rep * 37) % 3000;
+    std::vector<unsigned char> buf(n, 0);
+    if (g.me == root)
+      for (std::size_t i = 0; i < n; ++i) buf[i] = testing::pattern(root + rep, i);
+    if (g.me == rep % g.size() && rep % 50 == 0) usleep(20000);  // a slow reader
+    ASSERT_EQ(collectives::broadcast(g, buf.data(), n, root), mesh::Error::kOk);
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(buf[i], testing::pattern(root + rep, i)) << "rep " << rep;
+  }
+}
+
+// Receivers whose count is smaller than the root's: on the shared-memory
+// path each gets kTruncate and the first bytes; on the sweep the root's
+// neighbours get kTruncate and pass on what they hold. Either way every rank
+// comes back (also where the sizes straddle the shared-memory limit) and the
+// job goes on.
+TEST(Collectives, BroadcastToAShortBufferIsTruncated) {
+  Group g = world();
+  if (g.size() == 1) GTEST_SKIP() << "one rank: nothing to receive";
+  const std::size_t smp_limit = engine().smp_available() ? engine().smp_max_broadcast_bytes() : 0;
+  for (std::size_t n : {std::size_t{64}, std::size_t{12000}, std::size_t{20000}}) {
+    std::vector<unsigned char> buf(n, 0);
+    if (g.me == 0)
+      for (std::size_t i = 0; i < n; ++i) buf[i] = testing::pattern(0, i);
+    const std::size_t mine = g.me == 0 ? n : n / 2;
+    const mesh::Error err = collectives::broadcast(g, buf.data(), mine, 0);
+    if (g.me == 0) {
+      EXPECT_EQ(err, mesh::Error::kOk) << n;
+    } else if (n <= smp_limit) {
+      EXPECT_EQ(err, mesh::Error::kTruncate) << n;
+    } else {
+      EXPECT_TRUE(err == mesh::Error::kOk || err == mesh::Error::kTruncate) << n;
+    }
+    if (g.me != 0)
+      for (std::size_t i = 0; i < mine; ++i) ASSERT_EQ(buf[i], testing::pattern(0, i)) << n << " at " << i;
+    ASSERT_EQ(collectives::barrier(g), mesh::Error::kOk) << n;
   }
 }
 

@@ -13,6 +13,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -75,6 +76,15 @@ struct ShmControl {
   // results the last rank to arrive releases (seq = combine number + 1).
   alignas(64) std::atomic<std::uint64_t> smp_arrivals;
   SmpSlot smp_result[2];
+  // Host-local broadcasts, in rank 0's block only (ShmProvider::
+  // broadcast_publish says how a slot is used and reused).
+  struct BcastSlot {
+    alignas(64) std::atomic<std::uint64_t> seq;  // broadcast number + 1, stored last by the root
+    std::uint64_t bytes;
+    alignas(64) std::atomic<std::uint64_t> reads;  // copies taken out, over every use of the slot
+    std::atomic<std::int32_t> waiter;              // rank + 1 of a root waiting for the slot, or 0
+    alignas(64) char data[ShmProvider::kBcastSlotBytes];
+  } bcast[ShmProvider::kBcastSlots];
   // Followed by nranks std::atomic<std::uint8_t> connect requests, then
   // nranks reasons why a peer closed its link to us (0: it did not).
   std::atomic<std::uint8_t>* requests() {
@@ -453,7 +463,15 @@ const char* ShmProvider::contribution(int r, std::uint64_t seq, std::size_t* byt
 
 void ShmProvider::publish(std::uint64_t seq, const void* result, std::size_t bytes, std::size_t largest) {
   ShmControl::SmpSlot& s = controls_[0]->smp_result[seq & 1];
-  if (result) std::memcpy(s.data, result, bytes);
+  if (result) {
+    // The waiters poll seq, whose cache line holds the data's first bytes:
+    // write the rest first, so that line is taken from them once, at the
+    // end, not again after each poll in between (2 ranks, 128 B: 0.55 ->
+    // 0.35 us a combine once polling had become faster).
+    constexpr std::size_t head = 64 - offsetof(ShmControl::SmpSlot, data) % 64;
+    if (bytes > head) std::memcpy(s.data + head, static_cast<const char*>(result) + head, bytes - head);
+    std::memcpy(s.data, result, std::min(bytes, head));
+  }
   s.bytes = result ? largest : kSmpFailed;
   s.seq.store(seq + 1, std::memory_order_seq_cst);
   for (int r = 0; r < o_.nranks; ++r)
@@ -467,6 +485,41 @@ HostCombine::State ShmProvider::result(std::uint64_t seq, void* out, std::size_t
   // Rank 0's block is a peer's word: copy no more than asked for.
   std::memcpy(out, s.data, std::min<std::size_t>(bytes, kSmpSlotBytes));
   return s.bytes > bytes ? State::kTruncated : State::kReleased;
+}
+
+bool ShmProvider::broadcast_publish(std::uint64_t seq, const void* data, std::size_t bytes) {
+  ShmControl::BcastSlot& s = controls_[0]->bcast[seq % kBcastSlots];
+  const std::uint64_t readers = static_cast<std::uint64_t>(o_.nranks - 1);
+  const std::uint64_t free_at = readers * (seq / kBcastSlots);  // reads of every earlier use
+  if (s.reads.load(std::memory_order_acquire) < free_at) {
+    // Tell the last reader to wake us, then look again: it either sees the
+    // waiter or its read is visible to this second look (both seq_cst).
+    s.waiter.store(o_.rank + 1, std::memory_order_seq_cst);
+    if (s.reads.load(std::memory_order_seq_cst) < free_at) return false;
+  }
+  if (bytes <= kBcastSlotBytes) std::memcpy(s.data, data, bytes);
+  s.bytes = bytes;
+  s.seq.store(seq + 1, std::memory_order_release);
+  for (int r = 0; r < o_.nranks; ++r)
+    if (r != o_.rank) wake(r);
+  return true;
+}
+
+HostCombine::State ShmProvider::broadcast_result(std::uint64_t seq, void* out, std::size_t bytes, std::size_t* got) {
+  ShmControl::BcastSlot& s = controls_[0]->bcast[seq % kBcastSlots];
+  if (s.seq.load(std::memory_order_acquire) != seq + 1) return State::kPending;
+  // Rank 0's block is a peer's word: copy no more than asked for or fits.
+  const std::uint64_t root_bytes = s.bytes;
+  *got = root_bytes;
+  const bool here = root_bytes <= kBcastSlotBytes;
+  if (here) std::memcpy(out, s.data, std::min<std::size_t>(bytes, root_bytes));
+  const std::uint64_t readers = static_cast<std::uint64_t>(o_.nranks - 1);
+  const std::uint64_t reads = s.reads.fetch_add(1, std::memory_order_seq_cst) + 1;
+  if (reads % readers == 0) {
+    const std::int32_t w = s.waiter.load(std::memory_order_seq_cst);
+    if (w > 0 && w <= o_.nranks && w - 1 != o_.rank) wake(w - 1);
+  }
+  return here && root_bytes > bytes ? State::kTruncated : State::kReleased;
 }
 
 std::uint32_t ShmProvider::arm() {

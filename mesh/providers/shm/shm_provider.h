@@ -137,6 +137,20 @@ class ShmProvider final : public Provider, public MemoryDomain, public HostCombi
   const char* contribution(int r, std::uint64_t seq, std::size_t* bytes) const override;
   void publish(std::uint64_t seq, const void* result, std::size_t bytes, std::size_t largest) override;
   State result(std::uint64_t seq, void* out, std::size_t bytes) const override;
+  /// Host-local broadcast: kBcastSlots slots of kBcastSlotBytes in rank 0's
+  /// block, broadcast `seq` in slot seq % kBcastSlots. The root copies its
+  /// bytes in (a longer broadcast: only its size) and stores the slot's seq last (its cache lines written once,
+  /// every rank reads them), then wakes the sleepers; each reader copies out
+  /// and adds one to the slot's count of reads, which counts every use of the
+  /// slot, so the root of seq + kBcastSlots knows when the slot is free
+  /// ((nranks-1) * uses) and otherwise sleeps as the slot's waiter, woken by
+  /// the last reader. The root does not wait for its readers, so broadcasts
+  /// in a row overlap up to kBcastSlots deep, as eager messages do.
+  static constexpr std::size_t kBcastSlotBytes = 8192;
+  static constexpr std::uint64_t kBcastSlots = 4;
+  std::size_t max_broadcast_bytes() const override { return kBcastSlotBytes; }
+  bool broadcast_publish(std::uint64_t seq, const void* data, std::size_t bytes) override;
+  State broadcast_result(std::uint64_t seq, void* out, std::size_t bytes, std::size_t* got) override;
 
   // ---- shm's own ----
   /// This rank's registered memory and its mappings of the peers' (QMP_MEM_COMMS).
