@@ -38,6 +38,11 @@ struct ReduceOp {
   /// left operand of member i+1's, `in` being the right one. combine may
   /// overwrite `in` (always scratch memory of the algorithm).
   bool commutative = true;
+  /// True where combine never writes `in` (the predefined operations): an
+  /// algorithm may then pass another rank's memory as `in` directly (the
+  /// host-local long combine reads the others' staging buffers) instead of
+  /// copying it to scratch first.
+  bool keeps_in = false;
 };
 
 /// Which global-combine algorithm to use (chosen by size unless forced).

@@ -320,6 +320,13 @@ Error Engine::smp_combine(const void* mine, std::size_t bytes, void* result, Smp
 
 std::size_t Engine::smp_max_broadcast_bytes() const { return impl_->host ? impl_->host->max_broadcast_bytes() : 0; }
 
+std::size_t Engine::smp_staging_bytes() const { return impl_->host ? impl_->host->staging_bytes() : 0; }
+
+char* Engine::smp_staging(int rank, int which) {
+  if (!impl_->host) throw std::logic_error("Engine::smp_staging: no host-local combine (smp_available() is false)");
+  return impl_->host->staging(rank, which);
+}
+
 Error Engine::smp_broadcast(void* buf, std::size_t bytes, bool is_root, std::size_t* root_bytes) {
   *root_bytes = bytes;
   if (size_ == 1) return Error::kOk;

@@ -245,6 +245,13 @@ class Engine {
   /// the first `bytes`), the peer's error if a rank fails meanwhile; throws
   /// std::logic_error without smp_available().
   std::size_t smp_max_broadcast_bytes() const;
+  /// Host-local staging (same conditions as smp_combine): two buffers of
+  /// smp_staging_bytes() per rank, page-aligned, that world rank `rank`
+  /// writes and every rank may read; `which` is 0 or 1. The caller orders
+  /// writes and reads with smp_combine barriers (bytes = 0). Throws
+  /// std::logic_error without smp_available().
+  std::size_t smp_staging_bytes() const;
+  char* smp_staging(int rank, int which);
   Error smp_broadcast(void* buf, std::size_t bytes, bool is_root, std::size_t* root_bytes);
 
   /// This process's context ids, shared by QMP, MPI and the bridge between

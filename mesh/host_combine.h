@@ -3,8 +3,11 @@
 // arrive folds them, and all get the one result (seed 002 §5.2's flat tree;
 // the shm provider's implementation says how its release differs). Beside
 // it, a host-local broadcast: the root writes its bytes once into a shared
-// slot and every other rank copies them out (one write, every rank reads).
-// The engine drives both (Engine::smp_combine, Engine::smp_broadcast);
+// slot and every other rank copies them out (one write, every rank reads),
+// and two staging buffers per rank that the owner writes and every rank
+// reads (long combines: each rank folds its slice straight from the
+// others'). The engine drives them (Engine::smp_combine, smp_broadcast,
+// smp_staging);
 // collectives/ uses them only when the address vector says every rank
 // shares this host.
 #pragma once
@@ -49,6 +52,13 @@ class HostCombine {
   /// releases the slot; kTruncated where the data was there and *got >
   /// bytes, kReleased otherwise, kPending before.
   virtual State broadcast_result(std::uint64_t seq, void* out, std::size_t bytes, std::size_t* got) = 0;
+
+  /// Bytes of each of a rank's two staging buffers.
+  virtual std::size_t staging_bytes() const = 0;
+  /// Rank r's staging buffer `which` (0 or 1), page-aligned: r writes it,
+  /// every rank of the host may read it. Who may touch it when is the
+  /// caller's protocol (combines with 0 bytes as barriers).
+  virtual char* staging(int r, int which) = 0;
 };
 
 }  // namespace meshmp::mesh

@@ -215,6 +215,7 @@ int make_reduction(MPI_Comm comm, const char* call, MPI_Op op, MPI_Datatype type
                        (kind_of(t.uniform) == kPair ? " (pair types take MPI_MAXLOC/MPI_MINLOC)" : ""));
     }
     out->op.combine = f;
+    out->op.keeps_in = true;
     out->op.elem_size = type_info(t.uniform)->size;
     out->packed = true;
     out->elems_per_instance = t.size / out->op.elem_size;

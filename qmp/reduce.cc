@@ -35,6 +35,7 @@ template <typename T>
 collectives::ReduceOp op(void (*f)(void*, const void*, std::size_t, void*)) {
   collectives::ReduceOp o;
   o.combine = f;
+  o.keeps_in = true;
   o.elem_size = sizeof(T);
   return o;
 }

@@ -216,6 +216,83 @@ TEST(Collectives, SharedMemoryCombine) {
   }
 }
 
+// Long vectors on one host: the reduce-scatter / all-gather through the
+// staging buffers, over several chunks, with operations that may and may not
+// be handed another rank's memory: the rank-order sum exactly, bit-identical
+// everywhere, no messages on the critical path.
+TEST(Collectives, SharedMemoryStagedCombine) {
+  if (!mesh::Engine::get()->smp_available())
+    GTEST_SKIP() << "no host-local shared memory: the ranks do not all share a host and shm";
+  Group g = world();
+  for (bool keeps_in : {false, true}) {
+    for (std::size_t count : {std::size_t{129}, std::size_t{1100}, std::size_t{40000}, std::size_t{100003}}) {
+      if (g.size() == 2 && count * sizeof(double) < 8192) continue;  // 2 ranks: the exchange up to 8 KiB
+      SCOPED_TRACE(std::to_string(count) + " doubles, keeps_in " + std::to_string(keeps_in));
+      std::vector<double> v(count);
+      for (std::size_t i = 0; i < count; ++i) v[i] = std::sin(g.me * 7.0 + static_cast<double>(i)) * 1e9;
+      std::vector<double> all(count * g.size());
+      collectives::gather(g, v.data(), all.data(), count * sizeof(double), 0);
+      ReduceOp op = sum_op<double>();
+      op.keeps_in = keeps_in;
+      ASSERT_EQ(collectives::allreduce(g, v.data(), count, op), mesh::Error::kOk);
+      EXPECT_EQ(max_critical_path(g), 0);
+      ASSERT_TRUE(identical_everywhere(g, v.data(), count * sizeof(double)));
+      if (g.me == 0)
+        for (std::size_t i = 0; i < count; ++i) {
+          double ref = all[i];
+          for (int r = 1; r < g.size(); ++r) ref += all[r * count + i];
+          ASSERT_EQ(v[i], ref) << i;
+        }
+    }
+  }
+}
+
+// An associative, non-commutative operation (composition of affine maps x ->
+// a*x + b, modulo 2^64) over several chunks comes out in group-rank order.
+TEST(Collectives, SharedMemoryStagedCombineKeepsRankOrder) {
+  Group g = world();
+  struct Affine {
+    std::uint64_t a, b;
+  };
+  ReduceOp op;
+  op.elem_size = sizeof(Affine);
+  op.commutative = false;
+  op.combine = [](void* io, const void* in, std::size_t n, void*) {
+    for (std::size_t i = 0; i < n; ++i) {  // io = io then in: x -> in(io(x))
+      Affine& l = static_cast<Affine*>(io)[i];
+      const Affine& r = static_cast<const Affine*>(in)[i];
+      l = {r.a * l.a, r.a * l.b + r.b};
+    }
+  };
+  const std::size_t count = 50001;  // 800 KB: four chunks
+  auto mine = [&](int r, std::size_t i) { return Affine{2 * (r + i) + 3, r * 31 + i}; };
+  std::vector<Affine> v(count);
+  for (std::size_t i = 0; i < count; ++i) v[i] = mine(g.me, i);
+  ASSERT_EQ(collectives::allreduce(g, v.data(), count, op), mesh::Error::kOk);
+  for (std::size_t i = 0; i < count; ++i) {
+    Affine ref = mine(0, i);
+    for (int r = 1; r < g.size(); ++r) {
+      const Affine x = mine(r, i);
+      ref = {x.a * ref.a, x.a * ref.b + x.b};
+    }
+    ASSERT_EQ(v[i].a, ref.a) << i;
+    ASSERT_EQ(v[i].b, ref.b) << i;
+  }
+}
+
+// Counts that differ between ranks (an erroneous program): whoever was given
+// fewer elements than another gets kTruncate, the others kOk, and nobody
+// hangs; the job goes on.
+TEST(Collectives, LongAllreduceWithDifferentCountsIsTruncatedNotHung) {
+  Group g = world();
+  if (g.size() == 1) GTEST_SKIP() << "one rank";
+  const std::size_t count = g.me == 1 ? 30000 : 40000;
+  std::vector<double> v(40000, 1.0);
+  const mesh::Error err = collectives::allreduce(g, v.data(), count, sum_op<double>());
+  if (engine().smp_available()) EXPECT_EQ(err, g.me == 1 ? mesh::Error::kTruncate : mesh::Error::kOk);
+  ASSERT_EQ(collectives::barrier(g), mesh::Error::kOk);
+}
+
 TEST(Collectives, AlltoallDeliversEveryBlock) {
   Group g = world();
   const std::size_t block = 3000;

@@ -214,7 +214,8 @@ ShmProvider::ShmProvider(const Options& o) : o_(o), registry_(o.job, o.rank, o.a
   // Yama may restrict process_vm_writev to ancestors; allow our peers.
   ::prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
   asymmetric_fence_ = register_asymmetric_fence();
-  control_bytes_ = round_page(sizeof(ShmControl) + 2 * static_cast<std::size_t>(o.nranks));
+  staging_offset_ = round_page(sizeof(ShmControl) + 2 * static_cast<std::size_t>(o.nranks));
+  control_bytes_ = staging_offset_ + 2 * kStagingBytes;
   std::size_t mapped = 0;
   void* p = map_segment(control_name(o.rank), control_bytes_, true, &mapped);
   if (!p) throw std::runtime_error(segment_error("create", control_name(o.rank)));
@@ -520,6 +521,10 @@ HostCombine::State ShmProvider::broadcast_result(std::uint64_t seq, void* out, s
     if (w > 0 && w <= o_.nranks && w - 1 != o_.rank) wake(w - 1);
   }
   return here && root_bytes > bytes ? State::kTruncated : State::kReleased;
+}
+
+char* ShmProvider::staging(int r, int which) {
+  return reinterpret_cast<char*>(controls_.at(r)) + staging_offset_ + static_cast<std::size_t>(which & 1) * kStagingBytes;
 }
 
 std::uint32_t ShmProvider::arm() {

@@ -151,6 +151,12 @@ class ShmProvider final : public Provider, public MemoryDomain, public HostCombi
   std::size_t max_broadcast_bytes() const override { return kBcastSlotBytes; }
   bool broadcast_publish(std::uint64_t seq, const void* data, std::size_t bytes) override;
   State broadcast_result(std::uint64_t seq, void* out, std::size_t bytes, std::size_t* got) override;
+  /// Two staging buffers of kStagingBytes per rank, at the end of its control
+  /// segment (so no other name in /dev/shm): pages of tmpfs are made when
+  /// first written, so a job that never combines long vectors pays nothing.
+  static constexpr std::size_t kStagingBytes = 256 * 1024;
+  std::size_t staging_bytes() const override { return kStagingBytes; }
+  char* staging(int r, int which) override;
 
   // ---- shm's own ----
   /// This rank's registered memory and its mappings of the peers' (QMP_MEM_COMMS).
@@ -182,6 +188,7 @@ class ShmProvider final : public Provider, public MemoryDomain, public HostCombi
 
   Options o_;
   ShmControl* own_ = nullptr;
+  std::size_t staging_offset_ = 0;  // where the staging buffers start in a control segment
   std::size_t control_bytes_ = 0;
   std::vector<ShmControl*> controls_;
   std::vector<int> pids_;
