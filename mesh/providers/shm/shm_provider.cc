@@ -79,11 +79,13 @@ struct ShmControl {
   // Host-local broadcasts, in rank 0's block only (ShmProvider::
   // broadcast_publish says how a slot is used and reused).
   struct BcastSlot {
+    static constexpr std::size_t kHead = 48;     // bytes of data in seq's cache line
     alignas(64) std::atomic<std::uint64_t> seq;  // broadcast number + 1, stored last by the root
     std::uint64_t bytes;
+    char head[kHead];  // a short broadcast is read with the line its reader polls
     alignas(64) std::atomic<std::uint64_t> reads;  // copies taken out, over every use of the slot
     std::atomic<std::int32_t> waiter;              // rank + 1 of a root waiting for the slot, or 0
-    alignas(64) char data[ShmProvider::kBcastSlotBytes];
+    alignas(64) char tail[ShmProvider::kBcastSlotBytes - kHead];
   } bcast[ShmProvider::kBcastSlots];
   // Followed by nranks std::atomic<std::uint8_t> connect requests, then
   // nranks reasons why a peer closed its link to us (0: it did not).
@@ -498,7 +500,11 @@ bool ShmProvider::broadcast_publish(std::uint64_t seq, const void* data, std::si
     s.waiter.store(o_.rank + 1, std::memory_order_seq_cst);
     if (s.reads.load(std::memory_order_seq_cst) < free_at) return false;
   }
-  if (bytes <= kBcastSlotBytes) std::memcpy(s.data, data, bytes);
+  if (bytes <= kBcastSlotBytes) {  // the tail first: seq's line is written once, last
+    constexpr std::size_t head = ShmControl::BcastSlot::kHead;
+    if (bytes > head) std::memcpy(s.tail, static_cast<const char*>(data) + head, bytes - head);
+    std::memcpy(s.head, data, std::min(bytes, head));
+  }
   s.bytes = bytes;
   s.seq.store(seq + 1, std::memory_order_release);
   for (int r = 0; r < o_.nranks; ++r)
@@ -513,7 +519,12 @@ HostCombine::State ShmProvider::broadcast_result(std::uint64_t seq, void* out, s
   const std::uint64_t root_bytes = s.bytes;
   *got = root_bytes;
   const bool here = root_bytes <= kBcastSlotBytes;
-  if (here) std::memcpy(out, s.data, std::min<std::size_t>(bytes, root_bytes));
+  if (here) {
+    constexpr std::size_t head = ShmControl::BcastSlot::kHead;
+    const std::size_t n = std::min<std::size_t>(bytes, root_bytes);
+    std::memcpy(out, s.head, std::min(n, head));
+    if (n > head) std::memcpy(static_cast<char*>(out) + head, s.tail, n - head);
+  }
   const std::uint64_t readers = static_cast<std::uint64_t>(o_.nranks - 1);
   const std::uint64_t reads = s.reads.fetch_add(1, std::memory_order_seq_cst) + 1;
   if (reads % readers == 0) {

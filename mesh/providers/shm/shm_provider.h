@@ -147,7 +147,7 @@ class ShmProvider final : public Provider, public MemoryDomain, public HostCombi
   /// the last reader. The root does not wait for its readers, so broadcasts
   /// in a row overlap up to kBcastSlots deep, as eager messages do.
   static constexpr std::size_t kBcastSlotBytes = 8192;
-  static constexpr std::uint64_t kBcastSlots = 4;
+  static constexpr std::uint64_t kBcastSlots = 16;
   std::size_t max_broadcast_bytes() const override { return kBcastSlotBytes; }
   bool broadcast_publish(std::uint64_t seq, const void* data, std::size_t bytes) override;
   State broadcast_result(std::uint64_t seq, void* out, std::size_t bytes, std::size_t* got) override;
