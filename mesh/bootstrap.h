@@ -46,6 +46,10 @@ class Bootstrap {
   virtual const std::string& secret() const = 0;
   /// Ranks of this job on this host, this one included.
   virtual int local_ranks() const = 0;
+  /// Tells the launcher this rank is in finalize (before its last fence),
+  /// so that a rank which exits without it can be told from one that
+  /// finished; a launcher that tracks this itself (PMIx) needs nothing.
+  virtual void finalizing() {}
   /// Asks the launcher to end the whole job with exit status `code`;
   /// returns once the request is sent.
   virtual void abort(int code, const std::string& message) = 0;

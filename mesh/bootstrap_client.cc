@@ -67,6 +67,11 @@ const std::string& LauncherBootstrap::get(int rank, const std::string& key) cons
   throw std::runtime_error("bootstrap: rank " + std::to_string(rank) + " published no \"" + key + "\"");
 }
 
+void LauncherBootstrap::finalizing() {
+  if (!bootstrap::send_frame(fd_, bootstrap::Msg::kFinalizing, ""))
+    throw std::runtime_error("finalize: the launcher went away");
+}
+
 void LauncherBootstrap::abort(int code, const std::string& message) {
   bootstrap::send_frame(fd_, bootstrap::Msg::kAbort, bootstrap::encode_abort(code, message));
 }

@@ -24,6 +24,7 @@ class LauncherBootstrap final : public Bootstrap {
   /// One FENCE frame carries this rank's puts (key, value, key, value, ...
   /// as blobs); the launcher's all-gather brings back every rank's.
   void fence() override;
+  void finalizing() override;
   const std::string& get(int rank, const std::string& key) const override;
   int rank() const override { return rank_; }
   int size() const override { return size_; }

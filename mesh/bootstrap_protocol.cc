@@ -1,5 +1,6 @@
 #include "mesh/bootstrap_protocol.h"
 
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -8,9 +9,11 @@
 namespace meshmp::mesh::bootstrap {
 namespace {
 
+// A launcher that has gone is an error the caller reports, not a SIGPIPE
+// that kills the rank (MSG_NOSIGNAL).
 bool write_all(int fd, const char* p, std::size_t n) {
   while (n > 0) {
-    ssize_t w = ::write(fd, p, n);
+    ssize_t w = ::send(fd, p, n, MSG_NOSIGNAL);
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) return false;
     p += w;

@@ -1,6 +1,7 @@
 // The launcher's address-exchange protocol over a Unix stream socket: each
 // rank says HELLO, then any number of FENCEs (an all-gather of one blob per
-// rank), and may ask the launcher to ABORT the job. Frames are
+// rank), says FINALIZING before its last, and may ask the launcher to ABORT
+// the job. Frames are
 // {u32 type, u32 length, length bytes}. Both ends treat the peer's bytes as
 // untrusted: lengths are bounded and checked.
 #pragma once
@@ -16,6 +17,7 @@ enum class Msg : std::uint32_t {
   kFence = 2,   ///< rank -> launcher: this rank's blob
   kFenceResult = 3,  ///< launcher -> rank: for each rank, u32 length + blob
   kAbort = 4,   ///< rank -> launcher: i32 exit code, then a message
+  kFinalizing = 5,  ///< rank -> launcher: this rank is in finalize (empty)
 };
 
 inline constexpr std::uint32_t kMaxFrame = 64u << 20;  ///< bytes

@@ -7,6 +7,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <functional>
 #include <stdexcept>
@@ -119,6 +121,24 @@ TEST(LauncherBootstrap, ALauncherThatGoesAwayIsAnError) {
   });
   LauncherBootstrap boot(launcher.path(), 1, 2, "testjob", kSecret);
   EXPECT_THROW(boot.fence(), std::runtime_error);
+}
+
+// A write to a launcher that has closed the connection is an error the rank
+// reports, not a SIGPIPE that kills it (this test process, without it).
+TEST(LauncherBootstrap, ALauncherGoneBeforeFinalizeIsAnErrorNotASignal) {
+  std::atomic<bool> closed{false};
+  {
+    FakeLauncher launcher([&](int fd) {
+      bs::Msg type;
+      std::string body;
+      bs::recv_frame(fd, &type, &body);  // the HELLO
+      ::shutdown(fd, SHUT_RDWR);
+      closed = true;
+    });
+    LauncherBootstrap boot(launcher.path(), 1, 2, "testjob", kSecret);
+    while (!closed) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_THROW(boot.finalizing(), std::runtime_error);
+  }
 }
 
 TEST(LauncherBootstrap, NoLauncherNamesTheSocket) {
