@@ -61,8 +61,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if ((type == FrameType::kEager || type == FrameType::kRts) && h.tag < 0) broken("tag >= 0");
   if (h.length > meshmp::mesh::kMaxMessageBytes && type != FrameType::kEager && type != FrameType::kData)
     broken("message length <= 2^47");
-  if ((type == FrameType::kCredit || type == FrameType::kCancel || type == FrameType::kSyncAck) && h.length != 0)
-    broken("CREDIT/CANCEL/SYNC_ACK carry no length");
+  if ((type == FrameType::kCredit || type == FrameType::kCancel || type == FrameType::kSyncAck ||
+       type == FrameType::kBye) &&
+      h.length != 0)
+    broken("CREDIT/CANCEL/SYNC_ACK/BYE carry no length");
   if (type == FrameType::kCancelAck && h.length > 1) broken("CANCEL_ACK length is 0 or 1");
   return 0;
 }

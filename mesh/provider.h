@@ -83,6 +83,11 @@ class Provider {
   // ---- failure ---------------------------------------------------------------
   /// "" while `peer` lives; else what became of it ("process 4711 has exited").
   virtual std::string check_peer(int peer) = 0;
+  /// Finalize: this rank has sent its last frame. A provider that can show
+  /// it to peers without a link (shm: a flag in the control block) does.
+  virtual void finalizing() {}
+  /// Whether `peer` has shown that it finalized (see finalizing()).
+  virtual bool finalized(int peer) const { (void)peer; return false; }
   /// Tells `peer`, out of band (it needs no token and no working link), that
   /// this rank rejected its data and closed the link, and wakes it.
   virtual void report_closed(int peer) = 0;

@@ -16,6 +16,7 @@ const char* frame_type_name(FrameType t) {
     case FrameType::kRecvReady: return "RECV_READY";
     case FrameType::kCancel: return "CANCEL";
     case FrameType::kCancelAck: return "CANCEL_ACK";
+    case FrameType::kBye: return "BYE";
     default: return "?";
   }
 }
@@ -54,7 +55,9 @@ WireFault check_end_to_end(const FrameHeader& h, const LinkView& v) {
        type == FrameType::kRecvReady) &&
       h.length > kMaxMessageBytes)
     return WireFault{WireFault::kTooLong, h.type, h.length, kMaxMessageBytes};
-  if ((type == FrameType::kCredit || type == FrameType::kCancel || type == FrameType::kSyncAck) && h.length != 0)
+  if ((type == FrameType::kCredit || type == FrameType::kCancel || type == FrameType::kSyncAck ||
+       type == FrameType::kBye) &&
+      h.length != 0)
     return WireFault{WireFault::kUnexpectedPayload, h.type, h.length, 0};
   if (type == FrameType::kCancelAck && h.length > 1) return WireFault{WireFault::kCancelAckLength, h.type, h.length, 1};
   return {};

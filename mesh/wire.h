@@ -28,6 +28,7 @@ enum class FrameType : std::uint8_t {
   kRecvReady = 8,  ///< a started channel receive announces its buffer (ARCHITECTURE.md §3)
   kCancel = 9,     ///< the sender cancels a message that has left (send_id): retract it if unmatched
   kCancelAck = 10, ///< the answer: length 1 if it was retracted, 0 if it had matched
+  kBye = 11,       ///< the sender finalizes: sent last on each of its links to the receiver
   kEnd  // one past the last valid type
 };
 

@@ -1,4 +1,5 @@
 #include "examples/lqcd/gauge.h"
+#include "examples/lqcd/comm_error.h"
 
 #include <qmp.h>
 
@@ -115,7 +116,8 @@ Averages measure(const GaugeField& u) {
       }
     }
   });
-  QMP_sum_double_array(sums, 2);
+  if (QMP_sum_double_array(sums, 2) != QMP_SUCCESS)
+    throw CommError(std::string("QMP_sum_double_array: ") + QMP_get_error_string(nullptr));
   const double v = static_cast<double>(l.global_volume());
   return Averages{sums[0] / (6.0 * v), sums[1] / (4.0 * v)};
 }

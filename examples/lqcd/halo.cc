@@ -1,4 +1,5 @@
 #include "examples/lqcd/halo.h"
+#include "examples/lqcd/comm_error.h"
 
 #include <cstring>
 #include <stdexcept>
@@ -9,7 +10,7 @@ namespace lqcd {
 namespace {
 
 void check(bool ok, const std::string& what) {
-  if (!ok) throw std::runtime_error(what + ": " + QMP_get_error_string(nullptr));
+  if (!ok) throw CommError(what + ": " + QMP_get_error_string(nullptr));
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "examples/lqcd/comm_error.h"
 #include "examples/lqcd/gauge.h"
 #include "examples/lqcd/nersc.h"
 #include "examples/lqcd/rng.h"
@@ -219,6 +220,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     code = primary() ? app.exit(e) : (e.get_exit_code() ? 2 : 0);
     if (code) code = 2;
+  } catch (const CommError& e) {
+    // Other ranks may wait for this one in a halo exchange or a sum: end
+    // them all now rather than leave them to a finalize that never completes.
+    std::fprintf(stderr, "lqcd: rank %d: %s; ending the job (QMP_abort)\n", QMP_get_node_number(), e.what());
+    QMP_abort(1);
   } catch (const std::exception& e) {
     if (primary()) std::fprintf(stderr, "lqcd: %s\n", e.what());
     code = 1;

@@ -1,4 +1,5 @@
 #include "examples/lqcd/nersc.h"
+#include "examples/lqcd/comm_error.h"
 
 #include <qmp.h>
 
@@ -71,7 +72,7 @@ void transfer(void* buf, std::size_t bytes, int node, bool send) {
   QMP_msgmem_t mm = QMP_declare_msgmem(buf, bytes);
   QMP_msghandle_t h = send ? QMP_declare_send_to(mm, node, 0) : QMP_declare_receive_from(mm, node, 0);
   if (!h || QMP_start(h) != QMP_SUCCESS || QMP_wait(h) != QMP_SUCCESS)
-    throw std::runtime_error(std::string("NERSC I/O: transfer with node ") + std::to_string(node) + " failed: " +
+    throw CommError(std::string("NERSC I/O: transfer with node ") + std::to_string(node) + " failed: " +
                              QMP_get_error_string(nullptr));
   QMP_free_msghandle(h);
   QMP_free_msgmem(mm);

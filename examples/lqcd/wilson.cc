@@ -1,4 +1,5 @@
 #include "examples/lqcd/wilson.h"
+#include "examples/lqcd/comm_error.h"
 
 #include <qmp.h>
 
@@ -42,7 +43,8 @@ double g_sum_seconds = 0;  // time in global sums, for the communication share
 
 void global_sum(double* v, int n) {
   const double t0 = QMP_time();
-  if (QMP_sum_double_array(v, n) != QMP_SUCCESS) throw std::runtime_error("QMP_sum_double_array failed");
+  if (QMP_sum_double_array(v, n) != QMP_SUCCESS)
+    throw CommError(std::string("QMP_sum_double_array: ") + QMP_get_error_string(nullptr));
   g_sum_seconds += QMP_time() - t0;
 }
 

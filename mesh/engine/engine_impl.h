@@ -169,6 +169,7 @@ struct PeerState {
   bool same_host = false;
   std::vector<LinkState*> links;  // links[0] carries every envelope to this peer
   Error failed = Error::kOk;
+  std::size_t byes = 0;           // BYE frames from it: finalized once every link brought one
 };
 
 struct Engine::Impl {
@@ -400,6 +401,10 @@ struct Engine::Impl {
 
   // ---- failure.cc
   void fail_peer(int peer, Error why, const std::string& msg, bool tell_peer = true);
+  int fail_requests_of(int peer, Error why);
+  bool on_bye(LinkState&, const FrameHeader& h, const char*);
+  void say_bye();
+  void peer_finalized(int peer);
   void check_liveness();
   void note_unreachable(int peer);
 

@@ -20,6 +20,13 @@ void Engine::Impl::fail_peer(int peer, Error why, const std::string& msg, bool t
     while (PendingFrame* f = ls->sendq.pop_front()) release_frame(f);
     ls->put_queue.clear();
   }
+  fail_requests_of(peer, why);
+}
+
+// Fails every unfinished request that involves `peer` with `why`; returns
+// how many.
+int Engine::Impl::fail_requests_of(int peer, Error why) {
+  int failed = 0;
   for (auto& up : requests) {
     Request* r = up.get();
     if (!r->in_use || r->state == State::kDone || r->state == State::kInactive) continue;
@@ -34,7 +41,35 @@ void Engine::Impl::fail_peer(int peer, Error why, const std::string& msg, bool t
     r->status.error = why;
     r->status.source = peer;
     complete(r);
+    ++failed;
   }
+  return failed;
+}
+
+// Finalize (Engine::shutdown), after the queues have drained: a BYE on
+// every link, the last frame the peer gets on it.
+void Engine::Impl::say_bye() {
+  for (auto& ls : links)
+    if (peers[ls->peer].failed == Error::kOk) send_or_queue(*ls, make_header(FrameType::kBye, ls->peer), nullptr);
+}
+
+// A peer that finalized sends nothing more (issue 29): once every link to it
+// has brought its BYE (each link keeps its order, so every frame it sent
+// before is in), what still waits on it can never complete and fails now,
+// and later calls that need it fail at once -- a rank blocked in a receive
+// from a peer that went on to finalize gets an error instead of a hang.
+// Silent where nothing waited: that is an ordinary finalize.
+bool Engine::Impl::on_bye(LinkState&, const FrameHeader& h, const char*) {
+  PeerState& ps = peers[h.src];
+  if (ps.failed == Error::kOk && ++ps.byes >= ps.links.size()) peer_finalized(h.src);
+  return true;
+}
+
+void Engine::Impl::peer_finalized(int peer) {
+  peers[peer].failed = Error::kPeerDead;
+  if (const int n = fail_requests_of(peer, Error::kPeerDead))
+    std::fprintf(stderr, "meshmp: rank %d: rank %d has finalized; %d request%s waiting on it fail (%s)\n", e.rank_,
+                 peer, n, n == 1 ? "" : "s", error_name(Error::kPeerDead));
 }
 
 // Every 100 ms while blocked: is every rank of the job still alive? (Also
@@ -56,6 +91,14 @@ void Engine::Impl::check_liveness() {
   last_liveness = now;
   for (int p = 0; p < e.size_; ++p) {
     if (p == e.rank_ || peers[p].failed != Error::kOk) continue;
+    // A peer with no link to us never gets a BYE from it: its provider may
+    // show the finalize. A link it opened before is published before that
+    // (accept it first); a linked peer's BYE comes after its last frame.
+    if (peers[p].links.empty() && peers[p].provider->finalized(p)) {
+      progress();
+      if (peers[p].links.empty()) peer_finalized(p);
+      continue;
+    }
     const std::string gone = peers[p].provider->check_peer(p);
     if (!gone.empty()) fail_peer(p, Error::kPeerDead, gone);
   }

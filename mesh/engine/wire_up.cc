@@ -333,15 +333,23 @@ std::unique_ptr<Engine> Engine::create(EngineSetup setup) {
 
 void Engine::shutdown() {
   Impl& im = *impl_;
-  // Drain queued frames (DONE, SYNC_ACK, credits) before leaving.
-  im.block_until([&] {
+  // Drain queued frames (DONE, SYNC_ACK, credits) before leaving, then the
+  // BYEs that tell each linked peer nothing more will come (failure.cc).
+  auto drained = [&] {
     for (auto& ls : im.links)
       if ((!ls->sendq.empty() || !ls->put_queue.empty() || ls->puts_in_flight) &&
           im.peers[ls->peer].failed == Error::kOk)
         return false;
     return true;
-  });
-  if (im.boot) im.boot->fence();
+  };
+  im.block_until(drained);
+  im.say_bye();
+  im.block_until(drained);
+  for (Provider* pv : im.in_use) pv->finalizing();
+  if (im.boot) {
+    im.boot->finalizing();
+    im.boot->fence();
+  }
 }
 
 std::string Engine::finalize() {

@@ -7,6 +7,11 @@
 //                       the engine's own dead-peer detection ends their wait
 //   bcast-watch RANK    as kill-watch, but the others wait in a shared-memory
 //                       broadcast from RANK (Engine::smp_broadcast)
+//   bye RANK            RANK finalizes at once; the others wait for a message
+//                       from it (its BYE must fail that wait)
+//   late-finalize RANK  RANK sleeps 3 s before it finalizes, the others
+//                       finalize at once
+//   no-finalize         every rank exits 0 without finalizing
 //   orphan-segment      rank 0 starts a connection to a non-neighbour and is
 //                       killed before the peer can open it
 //   hang                every rank sleeps (for --timeout and SIGTERM tests)
@@ -167,6 +172,19 @@ int main(int argc, char** argv) {
     const meshmp::mesh::Error err = e.smp_broadcast(buf, sizeof buf, false, &root_bytes);
     std::fprintf(stderr, "rank %d: broadcast from %d ended: %s\n", e.rank(), who, meshmp::mesh::error_name(err));
     return err == meshmp::mesh::Error::kPeerDead ? 3 : 4;
+  } else if (mode == "bye" && argc == 3) {
+    const int who = std::atoi(argv[2]);
+    if (e.rank() == who) {
+      Engine::finalize();
+      return 0;
+    }
+    const int rc = wait_for(e, who);
+    Engine::finalize();
+    return rc;
+  } else if (mode == "late-finalize" && argc == 3) {
+    if (e.rank() == std::atoi(argv[2])) ::sleep(3);
+  } else if (mode == "no-finalize") {
+    return 0;
   } else if (mode == "orphan-segment") {
     if (e.rank() == 0) {
       int v = 1;

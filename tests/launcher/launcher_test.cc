@@ -154,6 +154,41 @@ TEST(Qmprun, FirstFailingRanksStatusAndName) {
   EXPECT_EQ(count_probes(), 0);
 }
 
+// Issue 29: a rank that exits with status 0 without finalizing leaves the
+// others waiting (here for a message from it): the job ends at once, named.
+TEST(Qmprun, ARankExitingWithoutFinalizeEndsTheJob) {
+  Result r = run({"-n", "4", "--timeout", "30", g_probe, "exit", "0", "2"});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("rank 2 (pid "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("exited with status 0 without finalizing"), std::string::npos) << r.err;
+  EXPECT_LT(r.seconds, 5.0);
+  EXPECT_EQ(count_probes(), 0);
+}
+
+// Every rank leaving without finalize is not a success either.
+TEST(Qmprun, NoRankFinalizingIsAFailure) {
+  Result r = run({"-n", "2", "--timeout", "30", g_probe, "no-finalize"});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("without finalizing"), std::string::npos) << r.err;
+}
+
+// A rank that finalized sends BYE: the others' receive from it fails at once
+// (with a message naming it) instead of waiting with it in finalize forever.
+TEST(Qmprun, AReceiveFromAFinalizedRankFailsInsteadOfHanging) {
+  Result r = run({"-n", "4", "--geometry", "4", "--timeout", "30", g_probe, "bye", "1"});
+  EXPECT_EQ(r.status, 3) << r.err;  // wait_for saw kPeerDead
+  EXPECT_NE(r.err.find("rank 1 has finalized; 1 request waiting on it fail"), std::string::npos) << r.err;
+  EXPECT_LT(r.seconds, 5.0);
+  EXPECT_EQ(count_probes(), 0);
+}
+
+// Ranks that wait in finalize name the one that has not come.
+TEST(Qmprun, RanksWaitingInFinalizeNameTheMissingOne) {
+  Result r = run({"-n", "3", "--finalize-warning", "1", "--timeout", "30", g_probe, "late-finalize", "2"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("2 ranks have been in finalize for 1 s, waiting for rank 2 (pid "), std::string::npos) << r.err;
+}
+
 TEST(Qmprun, KilledRankEndsTheJobWithinFiveSecondsAndLeavesNothing) {
   const int shm_before = count_shm();
   Result r = run({"-n", "8", "--geometry", "2x2x2", g_probe, "kill", "3"});

@@ -313,6 +313,31 @@ loss|loss_ofi)
   else
     echo "ok: a node cut off fails the calls with it on both ends: $(grep -m1 "rank 0: rank 1: $link" "$work/out")"
   fi
+  if [ "$case_" = loss ]; then
+    # Issue 29: the lattice-QCD job with node 0 cut off mid-run. The ranks
+    # next to it see their links fail, lqcd ends the job with QMP_abort, and
+    # it ends -- where it used to hang, the others waiting in halo
+    # exchanges on peers that had gone on to finalize.
+    for i in 1 2 3 4 5 6; do ip -n "$name-n0" link set "eth$i" up; done
+    sleep 2  # meshrouted puts the routes back
+    "$qmprun" --timeout 300 --tag-output -n 8 --config "$mesh_cfg" --netns "$name" "$lqcd" --lattice 8x8x8x8 \
+      --grid 2x2x2x1 --start hot --seed 7 --therm 100000 > "$work/out" 2>&1 &
+    job=$!
+    for _ in $(seq 600); do
+      [ "$(grep -c '^\[0\] sweep ' "$work/out")" -ge 2 ] && break
+      sleep 0.1
+    done
+    t0=$(date +%s%N)
+    for i in 1 2 3 4 5 6; do ip -n "$name-n0" link set "eth$i" down; done
+    wait $job; rc=$?
+    took=$(( ($(date +%s%N) - t0) / 1000000 ))
+    echo "node cut off under lqcd: the job ended after ${took} ms with status $rc"
+    if [ $rc = 0 ] || ! grep -q "ending the job (QMP_abort)" "$work/out" || [ "$took" -gt 15000 ]; then
+      echo "FAILED: lqcd with a node cut off"; tail -30 "$work/out"; fail=1
+    else
+      echo "ok: lqcd with a node cut off ends the job: $(grep -m1 "ending the job (QMP_abort)" "$work/out")"
+    fi
+  fi
   ;;
 *) echo "netns_test: unknown case $case_"; exit 2 ;;
 esac

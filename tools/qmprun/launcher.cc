@@ -135,6 +135,7 @@ class Job {
   void on_frame(Client& c, bs::Msg type, std::string body);
   void drop(Client& c, const char* why);
   void reap();
+  void report_finalize_wait(Clock::time_point now);
   void fail_job(int code, const std::string& message);
   void teardown(int sig);
   void cleanup();
@@ -153,6 +154,11 @@ class Job {
   std::vector<bool> alive_;
   std::vector<Clock::time_point> stopped_since_;  // time_point{} while running
   std::vector<bool> stop_reported_;
+  // Ranks that said HELLO, and those that said FINALIZING: one that exits
+  // between the two, even with status 0, leaves the others waiting for it.
+  std::vector<bool> joined_, finalizing_;
+  Clock::time_point finalize_wait_since_{};  // the first FINALIZING
+  bool finalize_wait_reported_ = false;
   int alive_count_ = 0;
   pid_t pgid_ = 0;
   std::vector<Client> clients_;
@@ -277,6 +283,8 @@ void Job::spawn() {
   alive_.assign(n_, false);
   stopped_since_.assign(n_, Clock::time_point{});
   stop_reported_.assign(n_, false);
+  joined_.assign(n_, false);
+  finalizing_.assign(n_, false);
   std::vector<char*> argv;
   for (const std::string& a : opt_.command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -369,8 +377,32 @@ void Job::reap() {
       if (!ok && !tearing_down_)
         fail_job(exit_code_of(status), "rank " + std::to_string(r) + " (pid " + std::to_string(pid) + ") " +
                                            describe_status(status) + "; ending the job");
+      else if (joined_[r] && !finalizing_[r] && !tearing_down_)
+        fail_job(1, "rank " + std::to_string(r) + " (pid " + std::to_string(pid) +
+                        ") exited with status 0 without finalizing (QMP_finalize_msg_passing, MPI_Finalize); the "
+                        "ranks that wait for it would wait forever: ending the job");
     }
   }
+}
+
+// Ranks in finalize wait in its fence for every other rank; if some have
+// not come --finalize-warning seconds after the first, say once who is
+// missing (a rank still computing, or one stuck waiting on a peer that has
+// finalized).
+void Job::report_finalize_wait(Clock::time_point now) {
+  if (finalize_wait_reported_ || tearing_down_ || finalize_wait_since_ == Clock::time_point{} ||
+      now - finalize_wait_since_ < std::chrono::duration<double>(opt_.finalize_warning_s))
+    return;
+  std::string missing;
+  int in = 0;
+  for (int r = 0; r < n_; ++r) {
+    if (finalizing_[r]) ++in;
+    else if (alive_[r]) missing += (missing.empty() ? "" : ", ") + std::to_string(r) + " (pid " + std::to_string(pids_[r]) + ")";
+  }
+  if (missing.empty()) return;
+  finalize_wait_reported_ = true;
+  std::fprintf(stderr, "qmprun: %d rank%s in finalize for %.0f s, waiting for rank %s, which has not finalized\n",
+               in, in == 1 ? " has been" : "s have been", opt_.finalize_warning_s, missing.c_str());
 }
 
 void Job::on_signal() {
@@ -425,6 +457,12 @@ void Job::on_frame(Client& c, bs::Msg type, std::string body) {
       return drop(c, nullptr);
     }
     c.rank = static_cast<int>(rank);
+    joined_[c.rank] = true;
+    return;
+  }
+  if (type == bs::Msg::kFinalizing) {
+    finalizing_[c.rank] = true;
+    if (finalize_wait_since_ == Clock::time_point{}) finalize_wait_since_ = Clock::now();
     return;
   }
   if (type == bs::Msg::kFence) {
@@ -496,6 +534,7 @@ void Job::loop() {
                      "waits for it (SIGCONT resumes it)\n",
                      r, static_cast<int>(pids_[r]), std::chrono::duration<double>(now - stopped_since_[r]).count());
       }
+    report_finalize_wait(now);
     if (opt_.timeout_s > 0 && !tearing_down_ && now >= timeout_at_)
       fail_job(124, "the job exceeded --timeout " + std::to_string(opt_.timeout_s) + " s; ending it");
     if (tearing_down_ && alive_count_ > 0 && now >= kill_deadline_) teardown(SIGKILL);

@@ -23,6 +23,9 @@ struct LaunchOptions {
   /// A rank stopped (SIGSTOP, ^Z, a debugger) this long is named on stderr;
   /// the job keeps waiting for it.
   double stopped_warning_s = 180;
+  /// Ranks in finalize this long while others have not come: those others
+  /// are named on stderr (once); the job keeps waiting.
+  double finalize_warning_s = 10;
   /// Most ranks started on this host; a larger job (a config of 10^6 nodes
   /// without -n) is refused before anything is forked.
   int max_ranks = kDefaultMaxRanks;

@@ -30,6 +30,9 @@ int main(int argc, char** argv) {
   app.add_option("--stopped-warning", opt.stopped_warning_s,
                  "name a rank that has been stopped (SIGSTOP) this many seconds (default 180)")
       ->check(CLI::PositiveNumber);
+  app.add_option("--finalize-warning", opt.finalize_warning_s,
+                 "name the ranks that have not finalized this many seconds after the first did (default 10)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--max-ranks", opt.max_ranks,
                  "start at most this many ranks on this host (default " +
                      std::to_string(meshmp::tools::kDefaultMaxRanks) + ")")

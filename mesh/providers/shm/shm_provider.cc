@@ -67,6 +67,7 @@ struct ShmControl {
   std::atomic<std::uint32_t> sleeping;
   alignas(64) std::atomic<std::uint32_t> connect_pending;
   std::atomic<std::uint32_t> closed_pending;
+  std::atomic<std::uint32_t> finalized;  // set by the owner once it has sent its last frame
   struct SmpSlot {
     alignas(64) std::atomic<std::uint64_t> seq;  // contribution number + 1, stored last
     std::uint64_t bytes;
@@ -403,6 +404,13 @@ void ShmProvider::accept(std::vector<std::unique_ptr<Link>>* incoming) {
       incoming->push_back(std::move(l));
     }
   }
+}
+
+void ShmProvider::finalizing() { own_->finalized.store(1, std::memory_order_release); }
+
+bool ShmProvider::finalized(int peer) const {
+  const ShmControl* c = controls_.at(peer);
+  return c && c->finalized.load(std::memory_order_acquire) != 0;
 }
 
 std::string ShmProvider::check_peer(int peer) {

@@ -80,6 +80,8 @@ class ShmProvider final : public Provider, public MemoryDomain, public HostCombi
   void accept(std::vector<std::unique_ptr<Link>>* incoming) override;
   /// "" while the peer's process exists (kill(pid, 0)).
   std::string check_peer(int peer) override;
+  void finalizing() override;
+  bool finalized(int peer) const override;
   /// Marks the link closed in the peer's control block -- which needs no
   /// token and no working ring -- and wakes it.
   void report_closed(int peer) override;
