@@ -145,10 +145,19 @@ void walk(const TypeInfo& t, MPI_Aint base, F& f) {
     return;
   }
   for (const TypeBlock& b : t.blocks) {
-    const MPI_Aint ext = b.child->extent();
-    for (std::size_t r = 0; r < b.reps; ++r)
-      for (std::size_t j = 0; j < b.blocklen; ++j)
-        walk(*b.child, base + b.disp + static_cast<MPI_Aint>(r) * b.rep_stride + static_cast<MPI_Aint>(j) * ext, f);
+    const TypeInfo& c = *b.child;
+    const MPI_Aint ext = c.extent();
+    // A dense child (one run as long as its extent): a block of them is one
+    // run, so a block of 2^31 elements costs one call, not 2^31 (issue 29).
+    const bool dense = c.flat && c.runs.size() == 1 && ext > 0 && static_cast<MPI_Aint>(c.size) == ext;
+    for (std::size_t r = 0; r < b.reps; ++r) {
+      const MPI_Aint at = base + b.disp + static_cast<MPI_Aint>(r) * b.rep_stride;
+      if (dense) {
+        if (b.blocklen) f(at + c.runs[0].offset, b.blocklen * c.size);
+        continue;
+      }
+      for (std::size_t j = 0; j < b.blocklen; ++j) walk(c, at + static_cast<MPI_Aint>(j) * ext, f);
+    }
   }
 }
 }  // namespace detail
