@@ -136,6 +136,9 @@ struct ProviderSetup {
   /// the config names none: tcp connects a neighbour link over its cable.
   std::vector<std::string> interfaces;
   int timeout_ms = 3000;      ///< tcp: a silent peer or cable fails its links after this long
+  /// tcp: a link not up this long after it was made fails; a dial that
+  /// fails (refused, unreachable, lost) is tried again until then.
+  int connect_timeout_ms = 30000;
   /// ofi: the libfabric provider to use (MESHMP_OFI_PROVIDER, as FI_PROVIDER
   /// names them: "verbs", "tcp" ...); "" takes the first hardware one, else
   /// the first libfabric lists.

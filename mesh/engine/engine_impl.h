@@ -169,6 +169,7 @@ struct PeerState {
   bool same_host = false;
   std::vector<LinkState*> links;  // links[0] carries every envelope to this peer
   Error failed = Error::kOk;
+  std::string why;                // what fail_peer was told
   std::size_t byes = 0;           // BYE frames from it: finalized once every link brought one
 };
 

@@ -13,6 +13,7 @@ namespace meshmp::mesh {
 void Engine::Impl::fail_peer(int peer, Error why, const std::string& msg, bool tell_peer) {
   if (peers[peer].failed != Error::kOk) return;
   peers[peer].failed = why;
+  peers[peer].why = msg;
   std::fprintf(stderr, "meshmp: rank %d: rank %d: %s (%s); its requests fail\n", e.rank_, peer,
                msg.c_str(), error_name(why));
   if (why == Error::kProtocol && tell_peer) peers[peer].provider->report_closed(peer);

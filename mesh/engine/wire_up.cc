@@ -135,6 +135,12 @@ void Engine::Impl::wire_up() {
       if (!ls->up && peers[ls->peer].failed == Error::kOk) return false;
     return true;
   });
+  // A neighbour this rank cannot reach fails the start (issue 29): the job
+  // would only fail later, in its first exchange.
+  for (auto& ls : links)
+    if (!ls->up)
+      throw std::runtime_error("the link to rank " + std::to_string(ls->peer) +
+                               " did not come up at start-up: " + peers[ls->peer].why);
   boot->fence();
   for (auto& pv : providers) pv->wired();
   // The host-local combine serves collectives over the whole job, so only
@@ -294,6 +300,8 @@ Engine& Engine::init() {
     ps.mesh_fabric = mesh_fabric;
     ps.interfaces = interfaces;
     ps.timeout_ms = static_cast<int>(number(env::kTcpTimeout, ps.timeout_ms, 1000, 3600 * 1000));
+    ps.connect_timeout_ms =
+        static_cast<int>(number(env::kConnectTimeout, ps.connect_timeout_ms, 1000, 3600 * 1000));
     if (const char* o = std::getenv(env::kOfiProvider)) ps.ofi_provider = o;
     if (std::getenv(env::kOfiHeartbeat)) ps.ofi_heartbeat = static_cast<int>(number(env::kOfiHeartbeat, 0, 0, 1));
     setup.providers = open_providers(which ? which : "", ps);

@@ -331,11 +331,38 @@ loss|loss_ofi)
     for i in 1 2 3 4 5 6; do ip -n "$name-n0" link set "eth$i" down; done
     wait $job; rc=$?
     took=$(( ($(date +%s%N) - t0) / 1000000 ))
-    echo "node cut off under lqcd: the job ended after ${took} ms with status $rc"
+    echo "node cut off under lqcd: the job ended after ${took} ms with status $rc"  # cables stay down
     if [ $rc = 0 ] || ! grep -q "ending the job (QMP_abort)" "$work/out" || [ "$took" -gt 15000 ]; then
       echo "FAILED: lqcd with a node cut off"; tail -30 "$work/out"; fail=1
     else
       echo "ok: lqcd with a node cut off ends the job: $(grep -m1 "ending the job (QMP_abort)" "$work/out")"
+    fi
+    # Start-up (issue 29, item 3): node 0's cables down when the job starts
+    # and back 1 s later: its links are dialled again, and the job runs.
+    "$qmprun" --timeout 60 -n 8 --config "$mesh_cfg" --netns "$name" "$pingpong" --iters 100 --max 1024 \
+      > "$work/out" 2>&1 &
+    job=$!
+    sleep 1
+    for i in 1 2 3 4 5 6; do ip -n "$name-n0" link set "eth$i" up; done
+    wait $job; rc=$?
+    if [ $rc != 0 ] || ! grep -q "^pingpong " "$work/out" || grep -q "its requests fail" "$work/out"; then
+      echo "FAILED: a cable restored 1 s after the start (status $rc)"; tail -20 "$work/out"; fail=1
+    else
+      echo "ok: node 0's cables restored 1 s after the start: the job ran"
+    fi
+    # ... and never back: the start fails within MESHMP_CONNECT_TIMEOUT_MS
+    # (a neighbour's init says why; qmprun ends the rest, node 0 included).
+    for i in 1 2 3 4 5 6; do ip -n "$name-n0" link set "eth$i" down; done
+    t0=$(date +%s%N)
+    MESHMP_CONNECT_TIMEOUT_MS=4000 "$qmprun" --timeout 60 -n 8 --config "$mesh_cfg" --netns "$name" "$pingpong" \
+      --iters 100 --max 1024 > "$work/out" 2>&1
+    rc=$?
+    took=$(( ($(date +%s%N) - t0) / 1000000 ))
+    echo "node 0 cut off at the start: the job ended after ${took} ms with status $rc"
+    if [ $rc = 0 ] || [ "$took" -gt 10000 ] || ! grep -q "did not come up at start-up: tcp [1-7]<->0 .*within 4000 ms" "$work/out"; then
+      echo "FAILED: node 0 cut off at the start"; tail -20 "$work/out"; fail=1
+    else
+      echo "ok: node 0 cut off at the start fails the start: $(grep -m1 "did not come up at start-up" "$work/out")"
     fi
   fi
   ;;

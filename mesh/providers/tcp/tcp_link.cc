@@ -41,7 +41,7 @@ TcpLink::TcpLink(TcpProvider* p, int peer, int index, std::uint32_t slots, std::
   // Room for two whole frames and a good read-ahead, so a recv takes many
   // small frames at once and a frame is never split by the buffer's end.
   in_.resize(2 * (kFrameHead + payload) + 65536);
-  deadline_ = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(p_->connect_timeout_ms());
 }
 
 TcpLink::~TcpLink() {
@@ -86,18 +86,47 @@ void TcpLink::set_state_superseded() {
     fd_ = -1;
   }
   state_ = State::kSuperseded;
-  deadline_ = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  deadline_ = std::chrono::steady_clock::now() + std::chrono::milliseconds(p_->connect_timeout_ms());
 }
 
-void TcpLink::start_dial(int fd, bool on_demand) {
-  fd_ = fd;
+void TcpLink::start_dial(const tcp::Dial& to, int port, bool on_demand) {
+  to_ = to;
+  port_ = port;
   on_demand_ = on_demand;
   state_ = State::kConnecting;
+  connect_now();
+}
+
+void TcpLink::connect_now() {
+  int err = 0;
+  const int fd = p_->open_connection(to_, port_, &err);
+  dialled_at_ = std::chrono::steady_clock::now();
+  if (fd < 0) return redial_or_fail(err);
+  fd_ = fd;
   epoll_event ev{};
   ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
   ev.data.ptr = this;
   ::epoll_ctl(p_->epoll_fd(), EPOLL_CTL_ADD, fd_, &ev);
   readable_ = writable_ = true;  // look once: the connection may be up already
+}
+
+void TcpLink::redial_or_fail(int err) {
+  const bool network = err == ECONNREFUSED || err == ENETUNREACH || err == EHOSTUNREACH || err == ETIMEDOUT ||
+                       err == ENETDOWN || err == EHOSTDOWN || err == ECONNRESET || err == EADDRNOTAVAIL;
+  const auto now = std::chrono::steady_clock::now(), again = now + std::chrono::milliseconds(200);
+  if (fd_ >= 0) {
+    ::epoll_ctl(p_->epoll_fd(), EPOLL_CTL_DEL, fd_, nullptr);
+    ::close(fd_);
+    fd_ = -1;
+  }
+  last_error_ = err;
+  if (network && again < deadline_) {
+    redial_at_ = again;
+    return;
+  }
+  fail(true, network ? "cannot connect within " + std::to_string(p_->connect_timeout_ms()) +
+                           " ms (MESHMP_CONNECT_TIMEOUT_MS): " + std::strerror(err)
+                     : std::string("cannot connect: ") + std::strerror(err));
 }
 
 void TcpLink::adopt(int fd) {
@@ -151,14 +180,27 @@ bool TcpLink::recv_exact(void* dst, std::size_t n) {
 
 void TcpLink::advance_handshake() {
   if (state_ == State::kConnecting) {
-    if (!writable_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (fd_ < 0) {  // the last attempt failed: the next one when it is due
+      if (now >= redial_at_) connect_now();
+      return;
+    }
+    // No SYN-ACK for 1 s (a cable down, a full backlog): dial again rather
+    // than wait for the kernel's SYN backoff (1, 3, 7 ... s).
+    if (!writable_) {
+      if (now - dialled_at_ > std::chrono::seconds(1)) redial_or_fail(ETIMEDOUT);
+      return;
+    }
     int err = 0;
     socklen_t len = sizeof err;
     ::getsockopt(fd_, SOL_SOCKET, SO_ERROR, &err, &len);
-    if (err == EINPROGRESS || err == EALREADY) return;
+    if (err == EINPROGRESS || err == EALREADY) {
+      writable_ = false;
+      return;
+    }
     if (err != 0) {
       if (on_demand_ && peer_ < p_->rank() && err == ECONNRESET) return set_state_superseded();
-      return fail(true, std::string("cannot connect: ") + std::strerror(err));
+      return redial_or_fail(err);
     }
     state_ = State::kChallenge;
   }
@@ -187,8 +229,12 @@ void TcpLink::advance_handshake() {
 bool TcpLink::up() {
   if (state_ == State::kUp) return true;
   if (state_ == State::kConnecting || state_ == State::kChallenge || state_ == State::kWelcome) advance_handshake();
-  if (state_ != State::kUp && state_ != State::kFailed && std::chrono::steady_clock::now() > deadline_)
-    fail(true, state_ == State::kAwaiting ? "the peer did not connect within 30 s" : "no connection after 30 s");
+  if (state_ != State::kUp && state_ != State::kFailed && std::chrono::steady_clock::now() > deadline_) {
+    const std::string within = std::to_string(p_->connect_timeout_ms()) + " ms (MESHMP_CONNECT_TIMEOUT_MS)";
+    fail(true, state_ == State::kAwaiting ? "the peer did not connect within " + within
+               : last_error_           ? "no connection within " + within + ", the last try: " + std::strerror(last_error_)
+                                       : "no connection within " + within);
+  }
   return state_ == State::kUp;
 }
 

@@ -28,6 +28,7 @@
 
 #include "mesh/link.h"
 #include "mesh/providers/tcp/tcp_auth.h"
+#include "mesh/providers/tcp/tcp_card.h"
 
 namespace meshmp::mesh {
 
@@ -48,8 +49,12 @@ class TcpLink final : public Link {
   TcpLink(TcpProvider* p, int peer, int index, std::uint32_t slots, std::size_t payload, std::string where);
   ~TcpLink() override;
 
-  /// The dialling side: `fd` is connecting; the handshake runs in up().
-  void start_dial(int fd, bool on_demand);
+  /// The dialling side: connects to `to` (port `port`); the handshake runs
+  /// in up(). A dial refused, unreachable or unanswered (no SYN-ACK within
+  /// 1 s) is made again every 200 ms until the link's deadline
+  /// (MESHMP_CONNECT_TIMEOUT_MS after it was made): a cable or peer that
+  /// comes within that time is connected, one that does not fails the link.
+  void start_dial(const tcp::Dial& to, int port, bool on_demand);
   /// The listening side: `fd` passed the handshake.
   void adopt(int fd);
   /// epoll's events for this link's socket.
@@ -90,6 +95,10 @@ class TcpLink final : public Link {
   };
   void set_state_superseded();
   void advance_handshake();
+  void connect_now();
+  /// A dial failed with `err`: again in 200 ms if that is a network's
+  /// answer and the deadline allows, else the link fails.
+  void redial_or_fail(int err);
   /// Sends `n` bytes now, queueing (copied) what the socket does not take.
   void transmit(const char* p, std::size_t n);
   /// Sends from the out queue; false if the link failed.
@@ -112,6 +121,11 @@ class TcpLink final : public Link {
   bool on_demand_ = false;
   bool readable_ = false, writable_ = false, out_armed_ = false;
   std::chrono::steady_clock::time_point deadline_{};
+  tcp::Dial to_{};                                      // the dialling side: where, and
+  int port_ = 0;
+  std::chrono::steady_clock::time_point dialled_at_{};  // this attempt's start, or
+  std::chrono::steady_clock::time_point redial_at_{};   // (no socket) the next attempt's
+  int last_error_ = 0;                                  // the last failed attempt's errno
   tcp::Challenge challenge_{};
   tcp::Hello hello_{};
   char hs_buf_[sizeof(tcp::Hello)];

@@ -104,6 +104,11 @@ std::unique_ptr<TcpLink> TcpProvider::dial(int peer, int index, bool on_demand) 
   auto link = std::make_unique<TcpLink>(this, peer, index, s_.slots, s_.payload,
                                         tcp::ip_string(to.dst) + ":" + std::to_string(pc.port));
   book_.live.push_back(link.get());
+  link->start_dial(to, pc.port, on_demand);
+  return link;
+}
+
+int TcpProvider::open_connection(const tcp::Dial& to, int port, int* err) const {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) throw sys_error("socket");
   tune(fd);
@@ -117,12 +122,14 @@ std::unique_ptr<TcpLink> TcpProvider::dial(int peer, int index, bool on_demand) 
   }
   sockaddr_in dst{};
   dst.sin_family = AF_INET;
-  dst.sin_port = htons(static_cast<std::uint16_t>(pc.port));
+  dst.sin_port = htons(static_cast<std::uint16_t>(port));
   dst.sin_addr.s_addr = htonl(to.dst);
-  link->start_dial(fd, on_demand);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&dst), sizeof dst) != 0 && errno != EINPROGRESS)
-    link->fail(true, std::string("cannot connect: ") + std::strerror(errno));
-  return link;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&dst), sizeof dst) != 0 && errno != EINPROGRESS) {
+    *err = errno;
+    ::close(fd);
+    return -1;
+  }
+  return fd;
 }
 
 std::unique_ptr<Link> TcpProvider::offer_link(int peer, int index) {

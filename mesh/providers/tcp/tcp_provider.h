@@ -94,6 +94,10 @@ class TcpProvider final : public Provider, public MemoryDomain {
   int rank() const { return s_.rank; }
   const tcp::LinkKey& key() const { return key_; }
   int timeout_ms() const { return s_.timeout_ms; }
+  int connect_timeout_ms() const { return s_.connect_timeout_ms; }
+  /// A tuned non-blocking socket connecting from to.src (if set) to
+  /// to.dst:port; -1 with *err set if connect() failed at once.
+  int open_connection(const tcp::Dial& to, int port, int* err) const;
   /// Applies TCP_NODELAY, keepalive and TCP_USER_TIMEOUT to a link's socket.
   void tune(int fd) const;
 
