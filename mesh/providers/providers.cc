@@ -18,6 +18,7 @@ std::unique_ptr<Provider> open_shm(const ProviderSetup& s) {
   o.job = s.job;
   o.token = random_hex(16);
   o.arena_token = random_hex(16);
+  o.secret = s.secret;
   o.rank = s.rank;
   o.nranks = s.nranks;
   o.slots = s.slots;

@@ -186,8 +186,10 @@ TEST_F(OtherUser, CanNeitherReadTheJobNorPlantANameInIt) {
   });
   EXPECT_EQ(read_rc, 0) << "the other user opened segments (count) or reached the launcher (+100)";
 
-  // Planting: the name rank 0's next arena will take (its first is
-  // listed), open to all, before the job needs it.
+  // Planting: the name rank 0's next arena would take if names followed
+  // from one another (its first is listed), open to all, before the job
+  // needs it. Each name's token part is keyed by the job's secret (issue
+  // 29), so this is not that name: the job does not meet it at all.
   std::string first;
   for (const std::string& n : names)
     if (n.size() > 5 && n.compare(n.size() - 5, 5, "-m0-1") == 0) first = n;
@@ -207,10 +209,10 @@ TEST_F(OtherUser, CanNeitherReadTheJobNorPlantANameInIt) {
   std::string out, err;
   const int rc = l.finish(&out, &err);
   ::unlink(go);
-  // The job refused the planted name, said so, and still moved its data.
+  // The job never came near the planted name and moved its data.
   EXPECT_EQ(rc, 0) << out << err;
   EXPECT_NE(out.find("data ok"), std::string::npos) << out;
-  EXPECT_NE(err.find("refusing the segment name " + planted + ": someone else holds it"), std::string::npos) << err;
+  EXPECT_EQ(err.find("refusing"), std::string::npos) << err;
   const int fd = ::shm_open(planted.c_str(), O_RDONLY, 0);
   ASSERT_GE(fd, 0) << "the planted segment is left alone (the launcher's sweep spares others' names)";
   EXPECT_EQ(read_all(fd), bait) << "nothing of the job was written into it";

@@ -43,6 +43,34 @@ std::uint64_t addr(const void* p) { return reinterpret_cast<std::uint64_t>(p); }
 constexpr std::size_t kLimit = std::size_t{1} << 30;
 constexpr std::size_t kSmallArena = 64 * 1024;
 
+// Arena names in a job (a secret): the listed name of one arena gives away
+// neither the rank's token nor the name of the next one (issue 29), and a
+// peer registry with the secret still finds them.
+TEST(ShmRegistry, NamesUnderASecretCannotBeWorkedOutFromOneAnother) {
+  const std::string job = unique_job(), secret = "0123456789abcdef0123456789abcdef";
+  ShmRegistry owner(job, 0, tok(0), kLimit, kSmallArena, secret);
+  ShmRegistry peer(job, 1, tok(1), kLimit, kSmallArena, secret);
+  peer.set_peer_tokens(tokens(2));
+  void* a = owner.allocate(kSmallArena / 2, 64);
+  void* b = owner.allocate(kSmallArena, 64);  // a second arena
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_FALSE(name_exists(job, 0, 1)) << "the name carries the token";
+  const std::string first = owner.name(0, 1), second = owner.name(0, 2);
+  struct stat st {};
+  EXPECT_EQ(::stat(("/dev/shm" + first).c_str(), &st), 0) << first;
+  EXPECT_EQ(::stat(("/dev/shm" + second).c_str(), &st), 0) << second;
+  EXPECT_EQ(first.find(tok(0)), std::string::npos) << first;
+  // The tag parts differ beyond the region number.
+  const std::string tag1 = first.substr(0, first.rfind("-m")), tag2 = second.substr(0, second.rfind("-m"));
+  EXPECT_NE(tag1, tag2);
+  const char msg[] = "through the keyed name";
+  ASSERT_EQ(peer.write(0, owner.region_of(b, sizeof msg), addr(b), msg, sizeof msg), 0);
+  EXPECT_EQ(std::memcmp(b, msg, sizeof msg), 0);
+  owner.release(a);
+  owner.release(b);
+}
+
 TEST(ShmRegistry, KeysCarryTheRegionAndANonzeroNonce) {
   EXPECT_EQ(registered_region_of(make_registration_key(7, 0)), 7u);
   EXPECT_NE(make_registration_key(0, 0), 0u);

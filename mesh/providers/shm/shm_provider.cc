@@ -21,6 +21,7 @@
 #include <stdexcept>
 
 #include "mesh/host_identity.h"
+#include "mesh/providers/shm/shm_names.h"
 #include "mesh/providers/shm/shm_segment.h"
 #include "mesh/providers/shm/slot_ring.h"
 
@@ -208,7 +209,8 @@ class ShmLink final : public Link {
   std::uint64_t send_seq_ = 0, recv_seq_ = 0;
 };
 
-ShmProvider::ShmProvider(const Options& o) : o_(o), registry_(o.job, o.rank, o.arena_token, o.registered_limit) {
+ShmProvider::ShmProvider(const Options& o)
+    : o_(o), registry_(o.job, o.rank, o.arena_token, o.registered_limit, ShmRegistry::kFirstArena, o.secret) {
   tokens_.assign(o.nranks, "");
   tokens_[o.rank] = o.token;
   hosts_.assign(o.nranks, "");
@@ -248,18 +250,20 @@ ShmProvider::~ShmProvider() {
 }
 
 std::string ShmProvider::control_name(int rank) const {
-  return "/meshmp-" + o_.job + "-" + tokens_.at(rank) + "-c" + std::to_string(rank);
+  const std::string what = "c" + std::to_string(rank);
+  return "/meshmp-" + o_.job + "-" + shm_name_tag(o_.secret, tokens_.at(rank), what) + "-" + what;
 }
 
 std::string ShmProvider::link_name(int a, int b, int index) const {
   const int lo = std::min(a, b), hi = std::max(a, b);
-  return "/meshmp-" + o_.job + "-" + tokens_.at(lo) + "-l" + std::to_string(lo) + "-" + std::to_string(hi) + "-" +
-         std::to_string(index);
+  const std::string what = "l" + std::to_string(lo) + "-" + std::to_string(hi) + "-" + std::to_string(index);
+  return "/meshmp-" + o_.job + "-" + shm_name_tag(o_.secret, tokens_.at(lo), what) + "-" + what;
 }
 
 std::string ShmProvider::wake_fifo_name(int rank) const {
-  return "/meshmp-" + o_.job + "-" + (rank == o_.rank ? o_.arena_token : arena_tokens_.at(rank)) + "-w" +
-         std::to_string(rank);
+  const std::string what = "w" + std::to_string(rank);
+  return "/meshmp-" + o_.job + "-" +
+         shm_name_tag(o_.secret, rank == o_.rank ? o_.arena_token : arena_tokens_.at(rank), what) + "-" + what;
 }
 
 std::string ShmProvider::address_card() const {

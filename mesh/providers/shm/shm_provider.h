@@ -47,6 +47,7 @@ class ShmProvider final : public Provider, public MemoryDomain, public HostCombi
     /// Reach every rank on this kernel, also in other network namespaces
     /// (MESHMP_PROVIDER=shm); else only those on this host (auto).
     bool forced = false;
+    std::string secret;  ///< the job's secret: every name's token part is keyed by it (shm_names.h)
   };
 
   explicit ShmProvider(const Options& o);

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "mesh/providers/shm/shm_names.h"
 #include "mesh/providers/shm/shm_segment.h"
 
 namespace meshmp::mesh {
@@ -29,8 +30,9 @@ static_assert(sizeof(RegionHeader) <= kHeaderBytes);
 std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) & ~(to - 1); }
 }  // namespace
 
-ShmRegistry::ShmRegistry(std::string job, int rank, std::string token, std::size_t limit, std::size_t first_arena)
-    : job_(std::move(job)), rank_(rank), tokens_(static_cast<std::size_t>(rank) + 1), limit_(limit),
+ShmRegistry::ShmRegistry(std::string job, int rank, std::string token, std::size_t limit, std::size_t first_arena,
+                         std::string secret)
+    : job_(std::move(job)), secret_(std::move(secret)), rank_(rank), tokens_(static_cast<std::size_t>(rank) + 1), limit_(limit),
       first_arena_(first_arena) {
   tokens_[static_cast<std::size_t>(rank)] = std::move(token);
 }
@@ -42,7 +44,8 @@ ShmRegistry::~ShmRegistry() {
 
 std::string ShmRegistry::name(int rank, std::uint32_t region) const {
   const std::string& token = rank >= 0 && static_cast<std::size_t>(rank) < tokens_.size() ? tokens_[rank] : "";
-  return "/meshmp-" + job_ + "-" + token + "-m" + std::to_string(rank) + "-" + std::to_string(region);
+  const std::string what = "m" + std::to_string(rank) + "-" + std::to_string(region);
+  return "/meshmp-" + job_ + "-" + shm_name_tag(secret_, token, what) + "-" + what;
 }
 
 namespace {

@@ -50,7 +50,9 @@ class ShmRegistry {
   /// bytes of arenas this registry may create in all
   /// (EngineOptions::registered_limit, MESHMP_REGISTERED_LIMIT);
   /// `first_arena`: bytes of the first arena (smaller in tests).
-  ShmRegistry(std::string job, int rank, std::string token, std::size_t limit, std::size_t first_arena = kFirstArena);
+  /// `secret`: the job's, keying the names' token part (shm_names.h).
+  ShmRegistry(std::string job, int rank, std::string token, std::size_t limit, std::size_t first_arena = kFirstArena,
+              std::string secret = "");
   /// Every rank's name token (learnt at the launcher's fence): a peer's
   /// arenas are found by their names, which carry its token.
   void set_peer_tokens(std::vector<std::string> tokens) { tokens_ = std::move(tokens); }
@@ -88,9 +90,10 @@ class ShmRegistry {
     std::size_t in_use = 0, high_water = 0, arena_bytes = 0, arenas = 0;
   };
   Usage usage() const { return usage_; }
+  /// The name in /dev/shm of rank `rank`'s arena `region`.
+  std::string name(int rank, std::uint32_t region) const;
 
  private:
-  std::string name(int rank, std::uint32_t region) const;
   /// A new arena of at least `bytes` usable bytes, added as one free block;
   /// false (errno set) if it would pass the limit or cannot be created.
   bool grow(std::size_t bytes);
@@ -120,6 +123,7 @@ class ShmRegistry {
   };
 
   std::string job_;
+  std::string secret_;
   int rank_;
   std::vector<std::string> tokens_;  ///< by rank; ours only until set_peer_tokens
   std::size_t limit_;
