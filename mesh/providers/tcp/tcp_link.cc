@@ -2,7 +2,10 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <linux/tcp.h>  // struct tcp_info with tcpi_snd_wnd (glibc's has not)
+#include <linux/sockios.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -68,6 +71,29 @@ void TcpLink::fail(bool peer_gone, const std::string& why) {
   }
   out_.clear();
   p_->link_failed(peer_, peer_gone, describe() + ": " + why);
+}
+
+std::string TcpLink::unacknowledged(int timeout_ms) const {
+  if (state_ != State::kUp || fd_ < 0) return "";
+  tcp_info info{};
+  socklen_t len = sizeof info;
+  if (::getsockopt(fd_, IPPROTO_TCP, TCP_INFO, &info, &len) != 0) return "";
+  if (info.tcpi_last_ack_recv < static_cast<std::uint32_t>(timeout_ms)) return "";
+  // The peer's last word was a zero window: it is alive and not reading (it
+  // computes). Its kernel answers the window probes, but they back off
+  // (0.2, 0.4 ... s), so only unanswered probes say it is gone.
+  const bool window_known = len >= offsetof(tcp_info, tcpi_snd_wnd) + sizeof info.tcpi_snd_wnd;
+  if (window_known && info.tcpi_snd_wnd == 0) {
+    if (info.tcpi_probes < 3) return "";
+  } else {
+    // Bytes waiting in the kernel (sent and unacknowledged, or not sent: no
+    // route to a cut cable) and no ACK for timeout_ms.
+    int queued = 0;
+    if (::ioctl(fd_, SIOCOUTQ, &queued) != 0) queued = 0;
+    if (info.tcpi_unacked == 0 && queued <= 0) return "";
+  }
+  return "no acknowledgement of data sent for " + std::to_string(info.tcpi_last_ack_recv) +
+         " ms (MESHMP_TCP_TIMEOUT_MS " + std::to_string(timeout_ms) + "): Connection timed out";
 }
 
 void TcpLink::close_rejected() {

@@ -65,6 +65,9 @@ class TcpLink final : public Link {
   /// the connection (Provider::report_closed).
   void close_rejected();
   State state() const { return state_; }
+  /// "" unless bytes queued on an up connection (sent or not) have had no
+  /// acknowledgement for more than `timeout_ms` (TCP_INFO, SIOCOUTQ): then why.
+  std::string unacknowledged(int timeout_ms) const;
   void supersede() { if (state_ != State::kUp) set_state_superseded(); }
   std::chrono::steady_clock::time_point deadline() const { return deadline_; }
 

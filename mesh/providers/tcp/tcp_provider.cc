@@ -76,15 +76,25 @@ ProviderCaps TcpProvider::caps() const {
   return c;
 }
 
+// An idle connection is watched by keepalive (a probe a second, failing
+// after timeout_ms of silence); one with bytes in flight by check_peer.
 void TcpProvider::tune(int fd) const {
   const int one = 1, idle = 1, intvl = 1, cnt = std::max(1, s_.timeout_ms / 1000);
-  const unsigned timeout = static_cast<unsigned>(s_.timeout_ms);
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
   ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
   ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
   ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
-  ::setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &timeout, sizeof timeout);
+}
+
+std::string TcpProvider::check_peer(int peer) {
+  for (TcpLink* l : book_.live)
+    if (l->peer() == peer)
+      if (std::string why = l->unacknowledged(s_.timeout_ms); !why.empty()) {
+        l->fail(true, why);
+        return l->describe() + ": " + why;
+      }
+  return "";
 }
 
 void TcpProvider::attach(const std::vector<std::string>& cards) {

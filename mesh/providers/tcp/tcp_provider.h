@@ -62,7 +62,12 @@ class TcpProvider final : public Provider, public MemoryDomain {
   std::unique_ptr<Link> connect(int peer) override;
   void accept(std::vector<std::unique_ptr<Link>>* incoming) override;
   /// tcp sees no process: a dead peer shows as a failed link (take_failures).
-  std::string check_peer(int) override { return ""; }
+  /// A link to `peer` whose sent bytes have had no acknowledgement for
+  /// timeout_ms (a cut cable, a dead host): TCP_INFO, asked every 100 ms
+  /// while the engine waits. Not TCP_USER_TIMEOUT, which Linux also applies
+  /// to a zero window: a live peer that computes instead of reading would
+  /// lose its link (issue 29).
+  std::string check_peer(int peer) override;
   /// Shuts down every connection to `peer`: it reads end-of-stream.
   void report_closed(int peer) override;
   void take_failures(std::vector<LinkFailure>* failures) override;
