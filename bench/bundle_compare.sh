@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# meshmp at this checkout ("new") against an earlier meshmp ("old"), Open MPI
+# 4.1.4 and USQCD QMP on a bigger machine that has no MPI, in one short run:
+# MPI point-to-point and collectives (../shared/bench-16core/p2p.c, coll.c),
+# the QMP collectives (bench/qmp_collectives.c) and the QMP neighbour gather
+# (bench/qmp_gather.c), interleaved, the order rotating per round, every
+# rank pinned to its own core.
+# Here (the 2-core machine):
+#   bazel run -c opt //:install -- --prefix /tmp/mm_new
+#   (cd WORKTREE_OF_BASE && bazel run -c opt //:install -- --prefix /tmp/mm_old)
+#   MESHMP_PREFIX=/tmp/mm_new BUNDLE=.bundle ../shared/bench-16core/build.sh
+#   bench/bundle_compare.sh add /tmp/mm_new /tmp/mm_old .bundle
+# There (the bundle carried along; results in $OUT/raw.txt):
+#   bash .bundle/bundle_compare.sh run 5
+# Here again: python3 bench/bundle_summary.py raw.txt   (best and median, ratios)
+set -u
+if [ "${1:-}" = add ]; then
+  new=$2 old=$3 dc=$4 here=$(cd "$(dirname "$0")/.." && pwd)
+  anchor=${USQCD_QMP:-$here/../shared/anchors/usqcd-qmp}
+  set -e
+  for v in new old; do
+    mm=$new sfx=""
+    [ $v = old ] && mm=$old sfx=_old
+    libs=("$mm/lib/libmeshmp.a" -static-libstdc++ -static-libgcc -lstdc++ -lm -lrt -lpthread -lunistring -lsodium
+          -L/usr/lib/x86_64-linux-gnu/pmix2/lib -lpmix)
+    for p in p2p coll; do cc -O2 -I"$mm/include" "$here/../shared/bench-16core/$p.c" -o "$dc/bin/${p}_meshmp$sfx" "${libs[@]}"; done
+    cc -O2 -I"$mm/include" "$here/bench/qmp_gather.c" -o "$dc/bin/gather_meshmp$sfx" "${libs[@]}"
+    cc -O2 -I"$mm/include" "$here/bench/qmp_collectives.c" -o "$dc/bin/qmpcoll_meshmp$sfx" "${libs[@]}"
+    cp "$mm/bin/qmprun" "$dc/bin/qmprun$sfx"  # each build with its own launcher
+  done
+  cc -O2 -I/usr/lib/x86_64-linux-gnu/openmpi/include -I"$anchor/include" "$here/bench/qmp_collectives.c" \
+    "$anchor/lib/libqmp.a" -o "$dc/bin/qmpcoll_usqcd" -L/usr/lib/x86_64-linux-gnu/openmpi/lib -lmpi
+  strip "$dc"/bin/* 2>/dev/null || true
+  cp "$0" "$dc/bundle_compare.sh"
+  exit 0
+fi
+[ "${1:-}" = run ] || { echo "usage: bundle_compare.sh add NEW_PREFIX OLD_PREFIX BUNDLE | run [ROUNDS]" >&2; exit 2; }
+shift
+T0=$(date +%s); ROUNDS=${1:-3}; DEADLINE=${DEADLINE:-330}; OUT=${OUT:-/tmp/devout}
+mkdir -p "$OUT"; source "$(dirname "$0")/env.sh"; B=$DC/bin; RAW=$OUT/raw.txt; LOG=$OUT/log.txt; : > "$RAW"
+left() { echo $((DEADLINE - ($(date +%s) - T0))); }
+say() { echo "[$(( $(date +%s) - T0 ))s] $*" | tee -a "$LOG"; }
+PRIM=() SEC=(); declare -A seen
+while read -r cpu pkg core; do k="$pkg.$core"; if [ -z "${seen[$k]:-}" ]; then seen[$k]=1; PRIM+=("$cpu"); else SEC+=("$cpu"); fi
+done < <(for d in /sys/devices/system/cpu/cpu[0-9]*; do c=${d##*cpu}; [ -f "$d/topology/core_id" ] || continue
+  echo "$c $(cat "$d/topology/physical_package_id") $(cat "$d/topology/core_id")"; done | sort -k2,2n -k3,3n -k1,1n)
+ALL=("${PRIM[@]}" "${SEC[@]}"); PIN=$(IFS=,; echo "${ALL[*]}")
+say "cpus $(nproc); physical cores ${#PRIM[@]}; pin $PIN"
+{ lscpu; uptime; } > "$OUT/env.txt" 2>&1
+mm() { local n=$1 g=$2; shift 2; timeout 60 "$B/qmprun$QSFX" -n "$n" $g "$B/pin" "$PIN" "$@"; }
+om() { local n=$1; shift 2; timeout 60 "${OMPIRUN[@]}" -np "$n" -H "localhost:$n" --bind-to none --mca mpi_yield_when_idle 0 "$B/pin" "$PIN" "$@"; }
+geo() { case $1 in 16) echo "--geometry 2x2x2x2" ;; 8) echo "--geometry 2x2x2" ;; 4) echo "--geometry 2x2" ;; 2) echo "--geometry 2" ;; esac; }
+rec() { local tag=$1; shift; echo "### $tag :: $*" >> "$LOG"; "$@" > /tmp/run.out 2>&1; local rc=$?
+  cat /tmp/run.out >> "$LOG"; grep -E "^(p2p|coll|gather|alloc)" /tmp/run.out | sed "s/^/$tag /" >> "$RAW"
+  [ $rc = 0 ] || say "FAILED rc=$rc: $tag"; }
+run_lib() {  # lib round
+  local l=$1 r=$2 n
+  case $l in
+    new) sfx="" QSFX="" ;; old) sfx="_old" QSFX="_old" ;;
+  esac
+  if [ $l = ref ]; then
+    for n in 16 8; do rec "R=$r lib=ompi cfg=coll n=$n" om $n x "$B/coll_ompi" 1; done
+    rec "R=$r lib=ompi cfg=p2p n=2" om 2 x "$B/p2p_ompi" 1
+    for n in 2 8 16; do rec "R=$r lib=usqcd cfg=qmpcoll n=$n" om $n x "$B/qmpcoll_usqcd" 5000; done
+    for n in 8 16; do rec "R=$r lib=usqcd cfg=gather n=$n" om $n x "$B/gather_usqcd" 2000; done
+  else
+    for n in 16 8; do rec "R=$r lib=$l cfg=coll n=$n" mm $n "" "$B/coll_meshmp$sfx" 1; done
+    rec "R=$r lib=$l cfg=p2p n=2" mm 2 "" "$B/p2p_meshmp$sfx" 1
+    for n in 2 8 16; do rec "R=$r lib=$l cfg=qmpcoll n=$n" mm $n "$(geo $n)" "$B/qmpcoll_meshmp$sfx" 5000; done
+    for n in 8 16; do rec "R=$r lib=$l cfg=gather n=$n" mm $n "$(geo $n)" "$B/gather_meshmp$sfx" 2000; done
+  fi
+}
+orders=("new old ref" "ref new old" "old ref new")
+for r in $(seq 1 "$ROUNDS"); do
+  for l in ${orders[$(( (r-1) % 3 ))]}; do
+    [ "$(left)" -gt 25 ] || { say "deadline: stop"; break 2; }
+    run_lib $l $r
+  done
+  say "round $r done"
+done
+say "all done; $(wc -l < "$RAW") raw lines"; ls /dev/shm | head -3 >> "$LOG"
