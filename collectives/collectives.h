@@ -16,7 +16,11 @@
 
 namespace meshmp::collectives {
 
-/// Broadcast `bytes` bytes from group rank `root` to every member.
+/// Broadcast `bytes` bytes from group rank `root` to every member. A group
+/// of every rank of a job on one host goes through shared memory (one write
+/// by the root, one read per rank; the size first, so a longer one takes the
+/// sweep on every rank alike); otherwise the axis sweep. kTruncate on a
+/// member whose `bytes` is smaller than the root's (MPI_ERR_TRUNCATE).
 mesh::Error broadcast(const Group& g, void* buf, std::size_t bytes, int root);
 
 /// Reduce `count` elements (of op.elem_size bytes) into `buf` at group rank
@@ -26,7 +30,11 @@ mesh::Error broadcast(const Group& g, void* buf, std::size_t bytes, int root);
 mesh::Error reduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op, int root);
 
 /// Global combine: every member ends with the combination of all members'
-/// `count` elements, bit-identical everywhere.
+/// `count` elements, bit-identical everywhere. A group of every rank of a job
+/// on one host: up to 1 KiB the flat shared-memory combine, above it (above
+/// 8 KiB on 2 ranks) a reduce-scatter / all-gather through staging buffers
+/// in shared memory, each slice folded in group-rank order; kTruncate on a
+/// member given fewer elements than another.
 mesh::Error allreduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op,
                       CombineAlgorithm algo = CombineAlgorithm::kAuto);
 
