@@ -266,9 +266,12 @@ bool is_torus(const Group& g) { return g.torus && g.torus->size() == g.size(); }
 
 // The shared-memory path needs every rank of the job in the group (so all
 // ranks run these collectives in one order) on one host, and a small payload.
-bool smp_applies(const Group& g, std::size_t bytes) {
+bool whole_job_on_one_host(const Group& g) {
   const mesh::Engine& e = *g.engine;
-  return g.size() == e.size() && e.smp_available() && bytes <= e.smp_max_bytes();
+  return g.size() == e.size() && e.smp_available();
+}
+bool smp_applies(const Group& g, std::size_t bytes) {
+  return whole_job_on_one_host(g) && bytes <= g.engine->smp_max_bytes();
 }
 
 // A broadcast on one host starts in shared memory: the root writes its size
@@ -276,11 +279,6 @@ bool smp_applies(const Group& g, std::size_t bytes) {
 // the axis sweep's chain of eager messages cost 2.4-2.8x Open MPI's time at
 // 8 B on 8 ranks). Longer ones then take the sweep; every rank has the
 // root's size, so all choose alike even where the counts differ.
-bool smp_broadcast_applies(const Group& g) {
-  const mesh::Engine& e = *g.engine;
-  return g.size() == e.size() && e.smp_available();
-}
-
 // Every member's contribution, combined in group-rank order by the last to
 // arrive, so all members get the same bits.
 Error smp_allreduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op) {
@@ -340,6 +338,11 @@ Error smp_staged_allreduce(const Group& g, void* buf, std::size_t count, const R
   int world = e.size();
   for (std::size_t first = 0; first < count || first == 0; first += chunk_elems) {
     const std::size_t n = std::min(chunk_elems, count - first), per = (n + p - 1) / p;
+    // Member j's slice of this chunk: elements [lo, hi).
+    auto slice = [&](int j, std::size_t* lo, std::size_t* hi) {
+      *lo = std::min(n, per * static_cast<std::size_t>(j));
+      *hi = std::min(n, *lo + per);
+    };
     const int which = static_cast<int>(chunks_done++ & 1);
     char* mine = e.smp_staging(g.ranks[g.me], which);
     std::memcpy(mine, out + first * es, n * es);
@@ -351,7 +354,8 @@ Error smp_staged_allreduce(const Group& g, void* buf, std::size_t count, const R
     } else if (Error err = barrier(); err != Error::kOk) {
       return err;
     }
-    const std::size_t lo = std::min(n, per * static_cast<std::size_t>(g.me)), hi = std::min(n, lo + per);
+    std::size_t lo, hi;
+    slice(g.me, &lo, &hi);
     if (hi > lo) {
       char* res = out + (first + lo) * es;  // our own input is in `mine` already
       std::memcpy(res, e.smp_staging(g.ranks[0], which) + lo * es, (hi - lo) * es);
@@ -364,7 +368,8 @@ Error smp_staged_allreduce(const Group& g, void* buf, std::size_t count, const R
     }
     if (Error err = barrier(); err != Error::kOk) return err;
     for (int j = 0; j < g.size(); ++j) {
-      const std::size_t jlo = std::min(n, per * static_cast<std::size_t>(j)), jhi = std::min(n, jlo + per);
+      std::size_t jlo, jhi;
+      slice(j, &jlo, &jhi);
       if (j != g.me && jhi > jlo)
         std::memcpy(out + (first + jlo) * es, e.smp_staging(g.ranks[j], which) + jlo * es, (jhi - jlo) * es);
     }
@@ -381,7 +386,7 @@ constexpr std::size_t kStagedMinBytesOnTwo = 8192;
 bool smp_staging_applies(const Group& g, std::size_t count, const ReduceOp& op) {
   const mesh::Engine& e = *g.engine;
   if (g.size() == 2 && count * op.elem_size < kStagedMinBytesOnTwo) return false;
-  return g.size() == e.size() && e.smp_available() && op.elem_size <= e.smp_staging_bytes() / g.size();
+  return whole_job_on_one_host(g) && op.elem_size <= e.smp_staging_bytes() / g.size();
 }
 
 void no_combine(void*, const void*, std::size_t, void*) {}
@@ -416,7 +421,7 @@ ScatterAlgorithm personalized_algorithm(const Group& g, ScatterAlgorithm algo) {
 
 Error broadcast(const Group& g, void* buf, std::size_t bytes, int root) {
   if (g.size() == 1) return Error::kOk;
-  if (smp_broadcast_applies(g)) {
+  if (whole_job_on_one_host(g)) {
     g_last_depth = 0;
     std::size_t root_bytes = 0;
     const Error err = g.engine->smp_broadcast(buf, bytes, g.me == root, &root_bytes);

@@ -308,12 +308,7 @@ Error Engine::smp_combine(const void* mine, std::size_t bytes, void* result, Smp
       if (state == HostCombine::State::kTruncated) err = Error::kTruncate;
       return true;
     }
-    for (const PeerState& p : im.peers)
-      if (p.failed != Error::kOk) {
-        err = p.failed;
-        return true;
-      }
-    return false;
+    return im.any_peer_failed(&err);
   });
   return err;
 }
@@ -336,16 +331,9 @@ Error Engine::smp_broadcast(void* buf, std::size_t bytes, bool is_root, std::siz
   HostCombine& hc = *im.host;
   const std::uint64_t seq = im.smp_bcast_seq++;
   Error err = Error::kOk;
-  auto peer_failed = [&] {
-    for (const PeerState& p : im.peers)
-      if (p.failed != Error::kOk) {
-        err = p.failed;
-        return true;
-      }
-    return false;
-  };
   if (is_root) {
-    if (!hc.broadcast_publish(seq, buf, bytes)) im.block_until([&] { return hc.broadcast_publish(seq, buf, bytes) || peer_failed(); });
+    if (!hc.broadcast_publish(seq, buf, bytes))
+      im.block_until([&] { return hc.broadcast_publish(seq, buf, bytes) || im.any_peer_failed(&err); });
     return err;
   }
   std::size_t got = 0;
@@ -353,7 +341,7 @@ Error Engine::smp_broadcast(void* buf, std::size_t bytes, bool is_root, std::siz
   if (state == HostCombine::State::kPending)
     im.block_until([&] {
       state = hc.broadcast_result(seq, buf, bytes, &got);
-      return state != HostCombine::State::kPending || peer_failed();
+      return state != HostCombine::State::kPending || im.any_peer_failed(&err);
     });
   if (state == HostCombine::State::kTruncated) err = Error::kTruncate;
   if (state != HostCombine::State::kPending) *root_bytes = got;

@@ -406,6 +406,16 @@ struct Engine::Impl {
   bool on_bye(LinkState&, const FrameHeader& h, const char*);
   void say_bye();
   void peer_finalized(int peer);
+  /// A host-local collective waits on every rank: the first failed peer's
+  /// error into *err, and true, if there is one.
+  bool any_peer_failed(Error* err) const {
+    for (const PeerState& p : peers)
+      if (p.failed != Error::kOk) {
+        *err = p.failed;
+        return true;
+      }
+    return false;
+  }
   void check_liveness();
   void note_unreachable(int peer);
 
