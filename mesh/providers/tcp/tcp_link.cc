@@ -211,22 +211,23 @@ void TcpLink::advance_handshake() {
       if (now >= redial_at_) connect_now();
       return;
     }
-    // No SYN-ACK for 1 s (a cable down, a full backlog): dial again rather
-    // than wait for the kernel's SYN backoff (1, 3, 7 ... s).
-    if (!writable_) {
-      if (now - dialled_at_ > std::chrono::seconds(1)) redial_or_fail(ETIMEDOUT);
-      return;
-    }
+    // SO_ERROR is 0 while a connect is still in progress: only the peer's
+    // address says the connection is made (a writable event is not proof --
+    // events are also made up for small link counts, tcp_provider.cc).
     int err = 0;
     socklen_t len = sizeof err;
     ::getsockopt(fd_, SOL_SOCKET, SO_ERROR, &err, &len);
-    if (err == EINPROGRESS || err == EALREADY) {
-      writable_ = false;
-      return;
-    }
     if (err != 0) {
       if (on_demand_ && peer_ < p_->rank() && err == ECONNRESET) return set_state_superseded();
       return redial_or_fail(err);
+    }
+    sockaddr_in to{};
+    socklen_t to_len = sizeof to;
+    if (::getpeername(fd_, reinterpret_cast<sockaddr*>(&to), &to_len) != 0) {
+      // No SYN-ACK for 1 s (a cable down, a full backlog): dial again rather
+      // than wait for the kernel's SYN backoff (1, 3, 7, 15 ... s).
+      if (now - dialled_at_ > std::chrono::seconds(1)) redial_or_fail(ETIMEDOUT);
+      return;
     }
     state_ = State::kChallenge;
   }
