@@ -195,10 +195,16 @@ bool OfiLink::drain() {
     if (n > 0) {
       any = true;
       for (ssize_t i = 0; i < n; ++i) on_completion(static_cast<Op*>(ev[i].op_context), ev[i].len);
-      if (n < 16) return any;
+      if (n < 16) {
+        emptied_ = true;
+        return any;
+      }
       continue;
     }
-    if (n == -FI_EAGAIN) return any;
+    if (n == -FI_EAGAIN) {
+      emptied_ = true;
+      return any;
+    }
     if (n == -FI_EAVAIL) {
       fi_cq_err_entry err{};
       if (fi_cq_readerr(cq_, &err, 0) <= 0) return any;
@@ -286,7 +292,19 @@ void OfiLink::end_send(std::size_t payload_bytes) {
 
 bool OfiLink::peek(FrameHeader* h, const char** payload) {
   if (state_ != State::kUp) return false;
-  if (arrived_.empty() && !drain()) return false;
+  if (arrived_.empty()) {
+    // The engine peeks again after the last frame it took. If the read that
+    // brought those frames left the queue empty, another read now would cost
+    // the provider's progress (a system call on libfabric's tcp) between the
+    // frame and the application's answer: the next round reads instead.
+    if (skip_read_) {
+      skip_read_ = false;
+      return false;
+    }
+    emptied_ = false;
+    if (!drain()) return false;
+    skip_read_ = emptied_;
+  }
   if (arrived_.empty() || state_ != State::kUp) return false;
   const auto [slot, len] = arrived_.front();
   if (len < kHeader) {

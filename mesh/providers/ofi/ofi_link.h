@@ -130,6 +130,8 @@ class OfiLink final : public Link {
   std::vector<std::uint32_t> send_free_;
   std::uint32_t cur_send_ = 0;
   bool holding_ = false;
+  bool emptied_ = false;    // drain: its last CQ read left the queue empty
+  bool skip_read_ = false;  // peek: the read that brought the frames emptied the queue
   std::uint64_t send_seq_ = 0, recv_seq_ = 0;
   std::vector<std::unique_ptr<Op>> write_ops_;  // every write Op made; free ones in write_free_
   std::vector<Op*> write_free_;
