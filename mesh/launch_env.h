@@ -24,6 +24,7 @@ inline constexpr const char* kDebug = "MESHMP_DEBUG";          ///< 1: say at st
 inline constexpr const char* kEagerLimit = "MESHMP_EAGER_LIMIT";  ///< bytes; overrides config
 inline constexpr const char* kCredits = "MESHMP_CREDITS";      ///< slots per link; overrides config
 inline constexpr const char* kShmCma = "MESHMP_SHM_CMA";       ///< 0: never use process_vm_writev
+inline constexpr const char* kShmArenaNames = "MESHMP_SHM_ARENA_NAMES";  ///< 1: registered memory in named /dev/shm segments
 inline constexpr const char* kSpin = "MESHMP_SPIN";            ///< polls before blocking
 inline constexpr const char* kYield = "MESHMP_YIELD";          ///< 1: sched_yield between idle polls
 inline constexpr const char* kUnexpectedLimit = "MESHMP_UNEXPECTED_LIMIT";  ///< bytes

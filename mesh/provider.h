@@ -126,6 +126,7 @@ struct ProviderSetup {
   std::uint32_t slots = 32;   ///< receive slots per link direction (EngineOptions::credits)
   std::size_t payload = 16384;  ///< bytes per slot (EngineOptions::eager_limit)
   bool cma = true;            ///< shm: RDMA write by process_vm_writev
+  bool shm_arena_names = false;  ///< shm: registered memory in named segments (MESHMP_SHM_ARENA_NAMES)
   std::size_t registered_limit = 0;  ///< bytes of registered memory
   std::string secret;         ///< the job's secret (Bootstrap::secret): tcp authenticates with it
   std::string host;           ///< this rank's host_identity()

@@ -291,6 +291,7 @@ Engine& Engine::init() {
     ps.slots = setup.options.credits;
     ps.payload = setup.options.eager_limit;
     ps.cma = setup.options.cma;
+    ps.shm_arena_names = number(env::kShmArenaNames, 0, 0, 1) != 0;
     ps.registered_limit = setup.options.registered_limit;
     ps.secret = boot->secret();
     ps.host = host_identity();

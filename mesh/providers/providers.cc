@@ -27,6 +27,7 @@ std::unique_ptr<Provider> open_shm(const ProviderSetup& s) {
   o.registered_limit = s.registered_limit;
   o.host = s.host;
   o.forced = s.forced;
+  o.named_arenas = s.shm_arena_names;
   return std::make_unique<ShmProvider>(o);
 }
 

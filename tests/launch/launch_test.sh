@@ -95,7 +95,9 @@ same_as_qmprun() {
 }
 # killed_rank DESCRIPTION LAUNCHER...: rank 1 of link_loss is killed during
 # its exchange with rank 0; the launcher must end the job with a non-zero
-# status within 10 s, rank 0's exchange having failed.
+# status within 10 s, rank 0's exchange having failed, and nothing of the
+# job may be left in /dev/shm (every rank held registered memory).
+job_shm() { ls /dev/shm | grep "^meshmp-$MESHMP_JOB_PREFIX"; }
 killed_rank() {
   local what=$1; shift
   timeout -k 5 120 "$@" "$link_loss" > "$work/out" 2>&1 &
@@ -115,6 +117,8 @@ killed_rank() {
   local took=$(( ($(date +%s%N) - t0) / 1000000 ))
   if [ -z "$victim" ] || [ $rc = 0 ] || [ $took -gt 10000 ] || ! grep -q "rank 0: the exchange failed" "$work/out"; then
     echo "FAILED: $what (victim '$victim', status $rc after $took ms)"; tail -30 "$work/out"; fail=1
+  elif [ -n "$(job_shm)" ]; then
+    echo "FAILED: $what: left in /dev/shm:"; job_shm; rm -f /dev/shm/meshmp-"$MESHMP_JOB_PREFIX"*; fail=1
   else
     echo "ok: $what: the job ended after $took ms with status $rc; $(grep -m1 'rank 0: the exchange failed' "$work/out")"
   fi

@@ -2,6 +2,9 @@
 // (tests/netns/netns_test.sh cuts the cable, or kills a rank, during the
 // exchange). The exchange runs up to 60 s; every call must either complete
 // or fail with an error -- never hang. The other ranks only wait at the end.
+// Every rank holds registered memory (on one host a shm arena), which ranks
+// 0 and 1 receive into: a rank killed with it must leave nothing behind in
+// /dev/shm under any launcher (tests/launch/launch_test.sh, issue 29).
 #include <chrono>
 #include <cstdio>
 #include <vector>
@@ -17,16 +20,26 @@ using testing::engine;
 
 TEST(LinkLoss, ExchangesCompleteOrFailNeverHang) {
   mesh::Engine& e = engine();
+  constexpr std::size_t kBytes = 100000;  // rendezvous-sized: puts over both cables
+  std::vector<char> out(kBytes, 'x'), plain(kBytes);
+  char* registered = static_cast<char*>(e.allocate_registered(kBytes, 64));
+  char* in = registered ? registered : plain.data();
   std::printf("rank %d ready\n", e.rank());
   std::fflush(stdout);
+  struct Free {
+    mesh::Engine& e;
+    char* p;
+    ~Free() {
+      if (p) e.free_registered(p);
+    }
+  } free_registered{e, registered};
   if (e.rank() > 1) return;
   const int other = 1 - e.rank();
-  std::vector<char> out(100000, 'x'), in(100000);  // rendezvous-sized: puts over both cables
   const auto start = std::chrono::steady_clock::now();
   long rounds = 0;
   while (std::chrono::steady_clock::now() - start < std::chrono::seconds(60)) {
     Status ss, rs;
-    mesh::Request* r = e.irecv(in.data(), in.size(), other, 1, 0);
+    mesh::Request* r = e.irecv(in, kBytes, other, 1, 0);
     e.send(out.data(), out.size(), other, 1, 0, mesh::SendMode::kStandard, &ss);
     e.wait(r, &rs);
     if (ss.error != Error::kOk || rs.error != Error::kOk) {

@@ -5,6 +5,7 @@
 #include <qmp.h>
 
 #include <dirent.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -345,8 +346,24 @@ std::string job_prefix() {
   return "";
 }
 
-// This rank's registered-memory segments: "meshmp-<job>-<token>-m<rank>-<n>".
+// This rank's registered-memory arenas: nameless memfds it holds open
+// ("/memfd:meshmp-arena" in /proc/self/fd).
 int registered_regions() {
+  int count = 0;
+  DIR* d = opendir("/proc/self/fd");
+  if (!d) return -1;
+  while (dirent* e = readdir(d)) {
+    char target[256];
+    const std::string link = std::string("/proc/self/fd/") + e->d_name;
+    const ssize_t n = readlink(link.c_str(), target, sizeof target - 1);
+    count += n > 0 && std::string(target, static_cast<size_t>(n)).rfind("/memfd:meshmp-arena", 0) == 0;
+  }
+  closedir(d);
+  return count;
+}
+
+// Names in /dev/shm of this job's registered memory ("...-m<rank>-<n>").
+int named_regions() {
   const std::string prefix = job_prefix();
   const std::string mine = "-m" + std::to_string(me()) + "-";
   int count = 0;
@@ -379,6 +396,7 @@ TEST(Qmp, MemoryIsAligned) {
     ASSERT_NE(first, nullptr);
     const int pool = registered_regions();
     EXPECT_GE(pool, 1);
+    EXPECT_EQ(named_regions(), 0) << "registered memory has no name in /dev/shm";
     QMP_free_memory(first);
     EXPECT_EQ(registered_regions(), pool) << "a freed buffer's region stays for the next";
     for (int i = 0; i < 1000; ++i) {

@@ -1,10 +1,14 @@
 // The shm registry (registered memory, seed 000 §3.7) within one process: two
-// registries of one job stand for two ranks; writes go through the name the
-// owner created, exactly as between processes. Memory comes from a pool of
-// arenas: reused after release, one mapping per arena in a peer.
+// registries of one job stand for two ranks; writes go through the owner's
+// descriptor (/proc/<pid>/fd) or the name it created, exactly as between
+// processes. Memory comes from a pool of arenas: reused after release, one
+// mapping per arena in a peer.
 #include "mesh/providers/shm/shm_registry.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -38,7 +42,23 @@ bool name_exists(const std::string& job, int rank, std::uint32_t region) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
+// Names in /dev/shm that begin with "meshmp-<job>".
+std::vector<std::string> job_names(const std::string& job) {
+  std::vector<std::string> v;
+  const std::string prefix = "meshmp-" + job;
+  if (DIR* d = ::opendir("/dev/shm")) {
+    while (dirent* e = ::readdir(d))
+      if (std::string(e->d_name).rfind(prefix, 0) == 0) v.push_back(e->d_name);
+    ::closedir(d);
+  }
+  return v;
+}
+
+// This process's id for every rank: the registries here are all in it.
+std::vector<int> pids(int n) { return std::vector<int>(n, ::getpid()); }
+
 std::uint64_t addr(const void* p) { return reinterpret_cast<std::uint64_t>(p); }
+using Sharing = ShmRegistry::Sharing;
 
 constexpr std::size_t kLimit = std::size_t{1} << 30;
 constexpr std::size_t kSmallArena = 64 * 1024;
@@ -48,8 +68,8 @@ constexpr std::size_t kSmallArena = 64 * 1024;
 // peer registry with the secret still finds them.
 TEST(ShmRegistry, NamesUnderASecretCannotBeWorkedOutFromOneAnother) {
   const std::string job = unique_job(), secret = "0123456789abcdef0123456789abcdef";
-  ShmRegistry owner(job, 0, tok(0), kLimit, kSmallArena, secret);
-  ShmRegistry peer(job, 1, tok(1), kLimit, kSmallArena, secret);
+  ShmRegistry owner(job, 0, tok(0), kLimit, kSmallArena, secret, Sharing::kName);
+  ShmRegistry peer(job, 1, tok(1), kLimit, kSmallArena, secret, Sharing::kName);
   peer.set_peer_tokens(tokens(2));
   void* a = owner.allocate(kSmallArena / 2, 64);
   void* b = owner.allocate(kSmallArena, 64);  // a second arena
@@ -214,10 +234,11 @@ TEST(ShmRegistry, RegionOfCoversTheArenaAndNothingElse) {
   EXPECT_TRUE(owner.release(q));
 }
 
-TEST(ShmRegistry, APeerWritesIntoTheArenaAndNowhereElse) {
+void APeerWritesIntoTheArenaAndNowhereElse(Sharing sharing) {
   const std::string job = unique_job();
-  ShmRegistry owner(job, 0, tok(0), kLimit, kSmallArena), writer(job, 1, tok(1), kLimit);
+  ShmRegistry owner(job, 0, tok(0), kLimit, kSmallArena, "", sharing), writer(job, 1, tok(1), kLimit, kSmallArena, "", sharing);
   writer.set_peer_tokens(tokens(2));
+  writer.set_peer_pids({::getpid(), ::getpid()});
   const std::size_t n = 10000;
   auto* p = static_cast<unsigned char*>(owner.allocate(n, 64));
   ASSERT_NE(p, nullptr);
@@ -247,12 +268,73 @@ TEST(ShmRegistry, APeerWritesIntoTheArenaAndNowhereElse) {
   EXPECT_TRUE(owner.release(p));
   EXPECT_TRUE(owner.release(p2));
 }
+TEST(ShmRegistry, APeerWritesIntoTheArenaAndNowhereElse) { APeerWritesIntoTheArenaAndNowhereElse(Sharing::kDescriptor); }
+TEST(ShmRegistry, APeerWritesIntoTheNamedArenaAndNowhereElse) { APeerWritesIntoTheArenaAndNowhereElse(Sharing::kName); }
+
+// Arenas shared by descriptor have no name (issue 29): nothing of the job
+// is in /dev/shm for another user to see, or for a killed rank to leave
+// behind; a peer still writes into them, through /proc/<pid>/fd.
+TEST(ShmRegistry, ArenasSharedByDescriptorHaveNoName) {
+  const std::string job = unique_job();
+  ShmRegistry owner(job, 0, tok(0), kLimit, kSmallArena), writer(job, 1, tok(1), kLimit);
+  writer.set_peer_pids(pids(2));
+  std::vector<char*> bufs;
+  for (int i = 0; i < 3; ++i) bufs.push_back(static_cast<char*>(owner.allocate(kSmallArena, 64)));  // three arenas
+  EXPECT_EQ(owner.usage().arenas, 3u);
+  EXPECT_TRUE(job_names(job).empty());
+  for (char* b : bufs) {
+    ASSERT_NE(b, nullptr);
+    const std::uint32_t region = owner.region_of(b, kSmallArena);
+    EXPECT_NE(region & ShmRegistry::kDescriptorRegion, 0u);
+    const char v = static_cast<char>(region);
+    ASSERT_EQ(writer.write(0, region, addr(b) + 100, &v, 1), 0);
+    EXPECT_EQ(b[100], v);
+  }
+  EXPECT_TRUE(job_names(job).empty());
+  for (char* b : bufs) EXPECT_TRUE(owner.release(b));
+}
+
+// A region number is the owner's word: one that names a descriptor of the
+// owner's that is not an arena -- a file, a pipe, shared memory without an
+// arena's header -- is refused, and nothing is written into it.
+TEST(ShmRegistry, ADescriptorThatIsNotAnArenaIsRefused) {
+  const std::string job = unique_job();
+  ShmRegistry writer(job, 1, tok(1), kLimit);
+  writer.set_peer_pids(pids(2));
+  char path[] = "/tmp/shm_registry_test.XXXXXX";
+  const int file = ::mkstemp(path);
+  ASSERT_GE(file, 0);
+  ::unlink(path);
+  const std::string zeros(8192, '\0');
+  ASSERT_EQ(::write(file, zeros.data(), zeros.size()), static_cast<ssize_t>(zeros.size()));
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  const int bare = ::memfd_create("not-an-arena", MFD_CLOEXEC);
+  ASSERT_GE(bare, 0);
+  ASSERT_EQ(::ftruncate(bare, 8192), 0);
+  const char v = 'x';
+  for (int fd : {file, pipe_fds[0], bare}) {
+    EXPECT_NE(writer.write(0, ShmRegistry::kDescriptorRegion | static_cast<std::uint32_t>(fd), 64, &v, 1), 0) << fd;
+    EXPECT_EQ(writer.peer_regions_mapped(), 0u) << fd;
+  }
+  char back[8192];
+  ASSERT_EQ(::pread(file, back, sizeof back, 0), static_cast<ssize_t>(sizeof back));
+  EXPECT_EQ(std::string(back, sizeof back), zeros);
+  ASSERT_EQ(::pread(bare, back, sizeof back, 0), static_cast<ssize_t>(sizeof back));
+  EXPECT_EQ(std::string(back, sizeof back), zeros);
+  // ... and a descriptor or process that is not there is a bad announcement.
+  EXPECT_EQ(writer.write(0, ShmRegistry::kDescriptorRegion | 1000000u, 64, &v, 1), EFAULT);
+  ::close(file);
+  ::close(pipe_fds[0]);
+  ::close(pipe_fds[1]);
+  ::close(bare);
+}
 
 TEST(ShmRegistry, ArenasStayUntilTheRegistryGoes) {
   const std::string job = unique_job();
   std::uint32_t region = 0;
   {
-    ShmRegistry owner(job, 3, tok(3), kLimit);
+    ShmRegistry owner(job, 3, tok(3), kLimit, ShmRegistry::kFirstArena, "", Sharing::kName);
     void* a = owner.allocate(100, 8);
     ASSERT_NE(a, nullptr);
     region = owner.region_of(a, 100);
@@ -295,6 +377,7 @@ TEST(ShmRegistry, PeerMappingsStayBounded) {
   }
   ShmRegistry writer(job, n, tok(n), kLimit);
   writer.set_peer_tokens(tokens(n + 1));
+  writer.set_peer_pids(pids(n + 1));
   for (int round = 0; round < 2; ++round)
     for (int r = 0; r < n; ++r) {
       const char v = static_cast<char>(r + round);

@@ -210,7 +210,8 @@ class ShmLink final : public Link {
 };
 
 ShmProvider::ShmProvider(const Options& o)
-    : o_(o), registry_(o.job, o.rank, o.arena_token, o.registered_limit, ShmRegistry::kFirstArena, o.secret) {
+    : o_(o), registry_(o.job, o.rank, o.arena_token, o.registered_limit, ShmRegistry::kFirstArena, o.secret,
+                            o.named_arenas ? ShmRegistry::Sharing::kName : ShmRegistry::Sharing::kDescriptor) {
   tokens_.assign(o.nranks, "");
   tokens_[o.rank] = o.token;
   hosts_.assign(o.nranks, "");
@@ -301,6 +302,7 @@ void ShmProvider::attach(const std::vector<std::string>& cards) {
   }
   arena_tokens_ = arena_tokens;
   registry_.set_peer_tokens(arena_tokens);
+  registry_.set_peer_pids(pids_);
   for (int r = 0; r < o_.nranks; ++r) {
     if (r == o_.rank || !reachable(r)) continue;
     std::size_t mapped = 0;

@@ -35,8 +35,8 @@ class ShmProvider final : public Provider, public MemoryDomain, public HostCombi
   struct Options {
     std::string job;      ///< job id shared by all ranks (hex; not a secret)
     std::string token;        ///< this rank's random token for control and link names (random_token.h)
-    std::string arena_token;  ///< ... and another for its registered-memory arenas, whose names stay
-                              ///< listed while the job runs (so they give away nothing of `token`)
+    std::string arena_token;  ///< ... and another for its registered-memory arenas if they are named:
+                              ///< those names stay listed while the job runs (so they give away nothing of `token`)
     int rank = 0;
     int nranks = 1;
     std::uint32_t slots = 32;     ///< receive slots per link direction
@@ -48,6 +48,7 @@ class ShmProvider final : public Provider, public MemoryDomain, public HostCombi
     /// (MESHMP_PROVIDER=shm); else only those on this host (auto).
     bool forced = false;
     std::string secret;  ///< the job's secret: every name's token part is keyed by it (shm_names.h)
+    bool named_arenas = false;  ///< registered-memory arenas as named segments (ShmRegistry::Sharing::kName)
   };
 
   explicit ShmProvider(const Options& o);

@@ -1,6 +1,7 @@
 #include "mesh/providers/shm/shm_registry.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -31,14 +32,19 @@ std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) & ~(to
 }  // namespace
 
 ShmRegistry::ShmRegistry(std::string job, int rank, std::string token, std::size_t limit, std::size_t first_arena,
-                         std::string secret)
-    : job_(std::move(job)), secret_(std::move(secret)), rank_(rank), tokens_(static_cast<std::size_t>(rank) + 1), limit_(limit),
-      first_arena_(first_arena) {
+                         std::string secret, Sharing sharing)
+    : job_(std::move(job)), secret_(std::move(secret)), rank_(rank), sharing_(sharing),
+      tokens_(static_cast<std::size_t>(rank) + 1), limit_(limit), first_arena_(first_arena) {
   tokens_[static_cast<std::size_t>(rank)] = std::move(token);
 }
 
 ShmRegistry::~ShmRegistry() {
-  for (auto& [start, a] : arenas_) ::shm_unlink(name(rank_, a.region).c_str());
+  for (auto& [start, a] : arenas_) {
+    if (a.fd >= 0)
+      ::close(a.fd);
+    else
+      ::shm_unlink(name(rank_, a.region).c_str());
+  }
   for (auto& [key, p] : peer_) ::munmap(p.map, p.map_bytes);
 }
 
@@ -101,6 +107,12 @@ bool ShmRegistry::grow(std::size_t bytes) {
   char* map = nullptr;
   std::size_t mapped = 0;
   std::uint32_t region = 0;
+  int fd = -1;
+  if (sharing_ == Sharing::kDescriptor) {
+    map = static_cast<char*>(create_unnamed_segment(kHeaderBytes + want, &fd, &mapped));
+    if (!map) return false;
+    region = kDescriptorRegion | static_cast<std::uint32_t>(fd);
+  }
   // A name someone else holds (planted: they can read our arena names) is
   // never used; say so and take the next. A few in a row is an attack.
   for (int tries = 0; tries < 4 && !map; ++tries) {
@@ -119,7 +131,7 @@ bool ShmRegistry::grow(std::size_t bytes) {
   h->bytes = want;
   h->offset = kHeaderBytes;
   h->magic = kRegionMagic;
-  arenas_.emplace(reinterpret_cast<std::uintptr_t>(user), Arena{region, map, mapped, want});
+  arenas_.emplace(reinterpret_cast<std::uintptr_t>(user), Arena{region, fd, map, mapped, want});
   add_free(reinterpret_cast<std::uintptr_t>(user), want);
   usage_.arena_bytes += want;
   ++usage_.arenas;
@@ -258,6 +270,12 @@ std::uint32_t ShmRegistry::region_of(const void* p, std::size_t len) const {
   return off <= it->second.bytes && len <= it->second.bytes - off ? it->second.region : 0;
 }
 
+char* ShmRegistry::map_peer(int peer, std::uint32_t region, std::size_t* mapped) const {
+  if ((region & kDescriptorRegion) == 0) return static_cast<char*>(map_segment(name(peer, region), 0, false, mapped));
+  const int pid = peer >= 0 && static_cast<std::size_t>(peer) < pids_.size() ? pids_[peer] : 0;
+  return static_cast<char*>(map_process_segment(pid, static_cast<int>(region & ~kDescriptorRegion), mapped));
+}
+
 int ShmRegistry::write(int peer, std::uint32_t region, std::uint64_t remote_addr, const void* src, std::size_t len) {
   auto it = peer_.find({peer, region});
   if (it == peer_.end()) {
@@ -269,7 +287,7 @@ int ShmRegistry::write(int peer, std::uint32_t region, std::uint64_t remote_addr
       peer_.erase(lru);
     }
     std::size_t mapped = 0;
-    auto* map = static_cast<char*>(map_segment(name(peer, region), 0, false, &mapped));
+    char* map = map_peer(peer, region, &mapped);
     if (!map) return errno == ENOENT ? EFAULT : errno;  // no such region: a bad announcement
     // The header is the peer's word: copy it once and check it describes this mapping.
     RegionHeader h{};

@@ -19,9 +19,17 @@
 // than its limit: there the classes' blocks are merged back first, and then
 // allocate() fails and the caller uses ordinary memory.
 //
-// Segment names are "/meshmp-<job>-<token>-m<rank>-<region>" with the
-// owner's random token (shm_provider.h), 0600, checked before a peer maps
-// them; the launcher's sweep of "/meshmp-<job>-*" covers a rank that dies.
+// Arenas have no name (Sharing::kDescriptor, the default): each is a memfd
+// whose descriptor the owner keeps, and its region number is that
+// descriptor with the top bit set, so a peer maps region R of rank r by
+// opening /proc/<pid of r>/fd/<R & 0x7fffffff>. Nothing of them is in
+// /dev/shm, for another user to see or for a rank killed by SIGKILL to leave
+// behind under srun or mpirun, which sweep nothing (issue 29). Where such a
+// descriptor cannot be opened (a process that is not dumpable, a /proc that
+// hides it), MESHMP_SHM_ARENA_NAMES=1 gives named segments (Sharing::kName):
+// "/meshmp-<job>-<tag>-m<rank>-<region>", the tag keyed by the job's secret
+// (shm_names.h), 0600, checked before a peer maps them; qmprun's sweep of
+// "/meshmp-<job>-*" covers a rank that dies.
 #pragma once
 
 #include <cstddef>
@@ -43,6 +51,10 @@ inline std::uint32_t registered_region_of(std::uint64_t key) { return static_cas
 
 class ShmRegistry {
  public:
+  /// How peers on this host reach an arena (see above).
+  enum class Sharing : std::uint8_t { kDescriptor, kName };
+  /// Region numbers of descriptor-shared arenas: this bit and the descriptor.
+  static constexpr std::uint32_t kDescriptorRegion = 0x8000'0000u;
   static constexpr std::size_t kFirstArena = std::size_t{4} << 20;
   static constexpr std::size_t kLargestArena = std::size_t{256} << 20;
 
@@ -51,13 +63,19 @@ class ShmRegistry {
   /// (EngineOptions::registered_limit, MESHMP_REGISTERED_LIMIT);
   /// `first_arena`: bytes of the first arena (smaller in tests).
   /// `secret`: the job's, keying the names' token part (shm_names.h).
+  /// `sharing`: how this rank's arenas are shared (a peer's are told apart
+  /// by their region numbers).
   ShmRegistry(std::string job, int rank, std::string token, std::size_t limit, std::size_t first_arena = kFirstArena,
-              std::string secret = "");
+              std::string secret = "", Sharing sharing = Sharing::kDescriptor);
   /// Every rank's name token (learnt at the launcher's fence): a peer's
   /// arenas are found by their names, which carry its token.
   void set_peer_tokens(std::vector<std::string> tokens) { tokens_ = std::move(tokens); }
-  /// Removes the names of this rank's arenas. Their mappings stay until the
-  /// process exits: the application may still hold pointers into them.
+  /// Every rank's process id on this host (0 elsewhere): a peer's unnamed
+  /// arenas are found through it.
+  void set_peer_pids(std::vector<int> pids) { pids_ = std::move(pids); }
+  /// Removes the names of this rank's arenas, or closes their descriptors.
+  /// Their mappings stay until the process exits: the application may still
+  /// hold pointers into them.
   ~ShmRegistry();
   ShmRegistry(const ShmRegistry&) = delete;
   ShmRegistry& operator=(const ShmRegistry&) = delete;
@@ -90,7 +108,7 @@ class ShmRegistry {
     std::size_t in_use = 0, high_water = 0, arena_bytes = 0, arenas = 0;
   };
   Usage usage() const { return usage_; }
-  /// The name in /dev/shm of rank `rank`'s arena `region`.
+  /// The name in /dev/shm of rank `rank`'s arena `region` (Sharing::kName).
   std::string name(int rank, std::uint32_t region) const;
 
  private:
@@ -105,8 +123,12 @@ class ShmRegistry {
   void rekey_free(std::map<std::uintptr_t, std::size_t>::iterator it, std::uintptr_t start, std::size_t bytes);
   std::multimap<std::size_t, std::uintptr_t>::iterator by_size(std::map<std::uintptr_t, std::size_t>::iterator it);
 
+  /// Maps region `region` of `peer` whole (nullptr, errno set, if it cannot).
+  char* map_peer(int peer, std::uint32_t region, std::size_t* mapped) const;
+
   struct Arena {
     std::uint32_t region;
+    int fd;  ///< Sharing::kDescriptor: the memfd peers open; else -1
     char* map;
     std::size_t map_bytes;
     std::size_t bytes;  ///< usable bytes, from the arena's key in arenas_
@@ -125,7 +147,9 @@ class ShmRegistry {
   std::string job_;
   std::string secret_;
   int rank_;
+  Sharing sharing_;
   std::vector<std::string> tokens_;  ///< by rank; ours only until set_peer_tokens
+  std::vector<int> pids_;            ///< by rank (set_peer_pids)
   std::size_t limit_;
   std::size_t first_arena_;
   std::uint32_t next_region_ = 1;
