@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   }
   std::vector<char> buf(max_bytes), ack(4);
   std::vector<Request*> reqs(window);
-  if (me == 0) std::printf("# meshmp core pingpong, eager limit %zu bytes\n", e.options().eager_limit);
+  if (me == 0) std::printf("# meshmp core pingpong, eager limit %zu bytes\n", e.eager_limit_to(peer));
   for (std::size_t n = min_bytes; n <= max_bytes; n *= 2) {
     if (me != 0 && me != peer) continue;
     const int other = me == 0 ? peer : 0;

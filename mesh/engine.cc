@@ -354,6 +354,8 @@ const LinkStats* Engine::direction_stats(Direction d) const {
   return ls ? &ls->stats : nullptr;
 }
 
+std::size_t Engine::eager_limit_to(int peer) const { return impl_->peers.at(peer).eager_limit; }
+
 const LinkStats* Engine::peer_stats(int peer) const {
   const PeerState& ps = impl_->peers.at(peer);
   return ps.links.empty() ? nullptr : &ps.links[0]->stats;

@@ -275,6 +275,10 @@ class Engine {
   /// to `peer`.
   const LinkStats* direction_stats(Direction d) const;
   const LinkStats* peer_stats(int peer) const;
+  /// Bytes from which a message to `peer` goes by rendezvous: the eager
+  /// limit (EngineOptions::eager_limit), or more where its provider streams
+  /// bytes (tcp, ofi without hardware RDMA: MESHMP_STREAM_EAGER_LIMIT).
+  std::size_t eager_limit_to(int peer) const;
   /// Number of links currently open (neighbour + on-demand).
   int open_links() const;
 

@@ -22,6 +22,7 @@ inline constexpr const char* kOfiProvider = "MESHMP_OFI_PROVIDER";  ///< ofi: li
 inline constexpr const char* kOfiHeartbeat = "MESHMP_OFI_HEARTBEAT";  ///< ofi: 1 heartbeats on every fabric, 0 none
 inline constexpr const char* kDebug = "MESHMP_DEBUG";          ///< 1: say at start which provider serves which peers
 inline constexpr const char* kEagerLimit = "MESHMP_EAGER_LIMIT";  ///< bytes; overrides config
+inline constexpr const char* kStreamEagerLimit = "MESHMP_STREAM_EAGER_LIMIT";  ///< bytes; tcp, ofi without hardware RDMA
 inline constexpr const char* kCredits = "MESHMP_CREDITS";      ///< slots per link; overrides config
 inline constexpr const char* kShmCma = "MESHMP_SHM_CMA";       ///< 0: never use process_vm_writev
 inline constexpr const char* kShmArenaNames = "MESHMP_SHM_ARENA_NAMES";  ///< 1: registered memory in named /dev/shm segments

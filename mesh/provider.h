@@ -30,6 +30,11 @@ struct ProviderCaps {
   /// size 2): the engine stripes large puts over them (channel bonding,
   /// seed 000 §3.10). Not shm's: both of its links share one memory bus.
   bool stripe = false;
+  /// Messages shorter than this go eager to a peer this provider reaches
+  /// (its links' max_payload()); 0: the engine's eager limit. Over a byte
+  /// stream (tcp, libfabric's tcp) a rendezvous costs a round trip more than
+  /// the copy it saves, up to ProviderSetup::stream_payload.
+  std::size_t eager_limit = 0;
 };
 
 /// A link that failed under the provider (Provider::take_failures).
@@ -125,6 +130,10 @@ struct ProviderSetup {
   int rank = 0, nranks = 1;
   std::uint32_t slots = 32;   ///< receive slots per link direction (EngineOptions::credits)
   std::size_t payload = 16384;  ///< bytes per slot (EngineOptions::eager_limit)
+  /// Bytes per slot of links over a byte stream (meshmp's tcp, ofi without
+  /// hardware RDMA) where more than `payload`: messages below it go eager
+  /// there (MESHMP_STREAM_EAGER_LIMIT).
+  std::size_t stream_payload = 0;
   bool cma = true;            ///< shm: RDMA write by process_vm_writev
   bool shm_arena_names = false;  ///< shm: registered memory in named segments (MESHMP_SHM_ARENA_NAMES)
   std::size_t registered_limit = 0;  ///< bytes of registered memory

@@ -102,9 +102,9 @@ void Engine::Impl::start_channel_recv(Request* r) {
 }
 
 // Whether a started channel receive announces its buffer: from the eager
-// limit on (smaller messages come eager; an announcement would only add a
-// frame).
-bool Engine::Impl::announces(const Request* r) const { return r->len >= e.opt_.eager_limit; }
+// limit to its peer on (smaller messages come eager; an announcement would
+// only add a frame).
+bool Engine::Impl::announces(const Request* r) const { return r->len >= peers[r->peer].eager_limit; }
 
 // Receiver-ready: tell the sender where this receive's buffer is.
 void Engine::Impl::announce(Request* r) {

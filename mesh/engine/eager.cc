@@ -78,7 +78,7 @@ void Engine::Impl::start_send(Request* r) {
   }
   LinkState& ls = *route(r->peer);
   r->state = State::kQueued;
-  const bool eager = r->len < e.opt_.eager_limit && r->len <= ls.max_payload;
+  const bool eager = r->len < peers[r->peer].eager_limit && r->len <= ls.max_payload;
   if (r->channel) {
     SendChannel& ch = *r->schan;
     r->chan_gen = ch.next_gen++;

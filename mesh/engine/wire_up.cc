@@ -75,6 +75,7 @@ void Engine::Impl::wire_up() {
       if (pv->reachable(p)) {
         peers[p].provider = pv.get();
         peers[p].same_host = pv->same_host(p);
+        peers[p].eager_limit = std::max(e.opt_.eager_limit, pv->caps().eager_limit);
         break;
       }
     if (peers[p].provider) continue;
@@ -290,6 +291,8 @@ Engine& Engine::init() {
     ps.nranks = setup.size;
     ps.slots = setup.options.credits;
     ps.payload = setup.options.eager_limit;
+    ps.stream_payload = std::max<std::size_t>(
+        ps.payload, static_cast<std::size_t>(number(env::kStreamEagerLimit, 131072, 64, 1 << 20)));
     ps.cma = setup.options.cma;
     ps.shm_arena_names = number(env::kShmArenaNames, 0, 0, 1) != 0;
     ps.registered_limit = setup.options.registered_limit;
@@ -327,6 +330,7 @@ std::unique_ptr<Engine> Engine::create(EngineSetup setup) {
   e.impl_ = std::make_unique<Impl>(e);
   Impl& im = *e.impl_;
   im.peers.resize(e.size_);
+  for (PeerState& ps : im.peers) ps.eager_limit = e.opt_.eager_limit;  // wire_up raises it per provider
   im.host_ids.assign(e.size_, 0);
   im.by_direction.assign(2 * e.torus_.ndims(), nullptr);
   if (e.size_ > 1) {

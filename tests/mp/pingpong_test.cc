@@ -1,7 +1,9 @@
 // Ping-pong between ranks 0 and 1 for every size from 0 B to 4 MiB in powers
 // of two and +-1 around the 16 KiB eager limit; data verified byte by byte,
 // in both directions. Extra ranks (if any) sit it out.
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "mesh/config.h"
@@ -17,8 +19,9 @@ using testing::pattern;
 std::vector<std::size_t> sizes() {
   std::vector<std::size_t> s = {0};
   for (std::size_t n = 1; n <= (4u << 20); n *= 2) s.push_back(n);
-  const std::size_t limit = engine().options().eager_limit;
-  for (std::size_t n : {limit - 1, limit, limit + 1}) s.push_back(n);
+  mesh::Engine& e = engine();
+  for (std::size_t limit : {e.options().eager_limit, e.eager_limit_to(1 - e.rank())})
+    for (std::size_t n : {limit - 1, limit, limit + 1}) s.push_back(n);
   return s;
 }
 
@@ -49,7 +52,9 @@ TEST(PingPong, EverySizeVerifiedBothWays) {
 
 // The threshold and credits come from the environment, else the config
 // (MESHMP_CONFIG, set by qmprun --config), else the defaults; messages below
-// the threshold go eager, at and above it by rendezvous.
+// the threshold go eager, at and above it by rendezvous. Over a byte stream
+// (meshmp's tcp, libfabric's tcp) the threshold to a peer is
+// MESHMP_STREAM_EAGER_LIMIT (128 KiB), never below the eager limit.
 TEST(PingPong, EagerLimitDecidesTheProtocol) {
   mesh::Engine& e = engine();
   if (e.rank() > 1) return;
@@ -63,10 +68,17 @@ TEST(PingPong, EagerLimitDecidesTheProtocol) {
   if (const char* env = std::getenv("MESHMP_EAGER_LIMIT")) want_limit = std::strtoul(env, nullptr, 10);
   EXPECT_EQ(e.options().eager_limit, want_limit);
   EXPECT_EQ(e.options().credits, want_credits);
+  const char* provider = std::getenv("MESHMP_PROVIDER");
+  const char* fabric = std::getenv("MESHMP_OFI_PROVIDER");  // (these tests run ofi over libfabric's tcp)
+  const bool stream = provider && (std::strcmp(provider, "tcp") == 0 ||
+                                   (std::strcmp(provider, "ofi") == 0 && fabric && std::strcmp(fabric, "tcp") == 0));
+  std::size_t want_stream = 131072;
+  if (const char* env = std::getenv("MESHMP_STREAM_EAGER_LIMIT")) want_stream = std::strtoul(env, nullptr, 10);
+  const std::size_t limit = e.eager_limit_to(1 - e.rank());
+  EXPECT_EQ(limit, stream ? std::max(want_limit, want_stream) : want_limit);
   const mesh::LinkStats* s = e.peer_stats(1 - e.rank());
   ASSERT_NE(s, nullptr);
   const auto eager0 = s->eager_sent, rdv0 = s->rendezvous_sent;
-  const std::size_t limit = e.options().eager_limit;
   std::vector<char> buf(limit);
   for (std::size_t n : {limit - 1, limit}) {
     if (e.rank() == 0) e.wait(e.isend(buf.data(), n, 1, 5, 0), nullptr);

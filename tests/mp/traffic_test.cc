@@ -284,7 +284,8 @@ TEST(Traffic, ChannelsWriteOnTheReceiversAnnouncement) {
   mesh::Engine& e = engine();
   if (e.size() < 2 || e.rank() > 1) return;
   const int peer = 1 - e.rank();
-  const std::size_t big = 64 << 10, small = 100;
+  // Above the eager limit to the peer (128 KiB over a byte stream).
+  const std::size_t big = std::max<std::size_t>(64 << 10, 2 * e.eager_limit_to(peer)), small = 100;
   std::vector<unsigned char> out(big), in(big);
   Request* send_big = e.channel_send_init(out.data(), big, peer, 50, 8);
   Request* send_small = e.channel_send_init(out.data(), small, peer, 50, 8);

@@ -101,6 +101,10 @@ OfiProvider::OfiProvider(const ProviderSetup& s)
   prov_key_ = (mode & FI_MR_PROV_KEY) != 0;
   local_mr_ = (mode & FI_MR_LOCAL) != 0;
   pins_ = ofi::is_hardware(prov);
+  // Hardware RDMA writes a rendezvous without the CPU: eager to the
+  // engine's limit. Over libfabric's tcp a write is bytes on a socket too,
+  // and the rendezvous's round trip costs more than the copy it saves.
+  payload_ = pins_ ? s.payload : std::max(s.payload, s.stream_payload);
   inject_ = info_->tx_attr->inject_size;
   info_->rx_attr->size = std::max<std::size_t>(info_->rx_attr->size, s.slots);
 
@@ -176,6 +180,7 @@ ProviderCaps OfiProvider::caps() const {
   c.rdma_write = rma_;
   c.registered_memory = true;
   c.stripe = true;  // each link its own endpoint (cable)
+  c.eager_limit = payload_;
   return c;
 }
 
@@ -221,7 +226,7 @@ bool OfiProvider::reachable(int peer) const { return tcp::reachable(s_, mine_, c
 // ---- links -----------------------------------------------------------------
 
 std::unique_ptr<OfiLink> OfiProvider::dial(int peer, int index, bool on_demand) {
-  auto link = std::make_unique<OfiLink>(this, peer, index, s_.slots, s_.payload);
+  auto link = std::make_unique<OfiLink>(this, peer, index, s_.slots, payload_);
   book_.live.push_back(link.get());
   settled_ = false;
   const tcp::TcpCard& pc = cards_.at(peer).card;
@@ -261,7 +266,7 @@ std::unique_ptr<OfiLink> OfiProvider::dial(int peer, int index, bool on_demand) 
 }
 
 std::unique_ptr<Link> OfiProvider::offer_link(int peer, int index) {
-  auto link = std::make_unique<OfiLink>(this, peer, index, s_.slots, s_.payload);
+  auto link = std::make_unique<OfiLink>(this, peer, index, s_.slots, payload_);
   book_.live.push_back(link.get());
   book_.offered[{peer, index}] = link.get();
   settled_ = false;
@@ -345,7 +350,7 @@ void OfiProvider::on_connreq(fi_info* info, const void* data, std::size_t len) {
     if (mine) {
       target = mine;
     } else {
-      made = std::make_unique<OfiLink>(this, peer, 0, s_.slots, s_.payload);
+      made = std::make_unique<OfiLink>(this, peer, 0, s_.slots, payload_);
       book_.live.push_back(made.get());
       target = made.get();
       book_.on_demand[peer] = target;

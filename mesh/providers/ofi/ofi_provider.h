@@ -182,6 +182,7 @@ class OfiProvider final : public Provider, public MemoryDomain {
   int epfd_ = -1, eq_fd_ = -1, kick_fd_ = -1;
   std::size_t inject_ = 0;
   bool prov_key_ = false, local_mr_ = false, rma_ = true, pins_ = false;
+  std::size_t payload_ = 0;  // bytes per slot of its links (ProviderCaps::eager_limit)
   tcp::TcpCard mine_;
   std::vector<PeerCard> cards_;
   LinkBook<OfiLink> book_;

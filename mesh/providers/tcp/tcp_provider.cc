@@ -73,6 +73,7 @@ ProviderCaps TcpProvider::caps() const {
   ProviderCaps c;
   c.rdma_write = true;  // WRITE records
   c.stripe = true;      // each link its own connection (cable)
+  c.eager_limit = stream_payload();
   return c;
 }
 
@@ -111,7 +112,7 @@ std::unique_ptr<TcpLink> TcpProvider::dial(int peer, int index, bool on_demand) 
   const auto d = tcp::dial_for(s_, mine_, pc, peer, index, on_demand);
   if (!d) throw std::runtime_error("tcp: rank " + std::to_string(peer) + " has no address to connect to");
   const tcp::Dial to = *d;
-  auto link = std::make_unique<TcpLink>(this, peer, index, s_.slots, s_.payload,
+  auto link = std::make_unique<TcpLink>(this, peer, index, s_.slots, stream_payload(),
                                         tcp::ip_string(to.dst) + ":" + std::to_string(pc.port));
   book_.live.push_back(link.get());
   link->start_dial(to, pc.port, on_demand);
@@ -143,7 +144,7 @@ int TcpProvider::open_connection(const tcp::Dial& to, int port, int* err) const 
 }
 
 std::unique_ptr<Link> TcpProvider::offer_link(int peer, int index) {
-  auto link = std::make_unique<TcpLink>(this, peer, index, s_.slots, s_.payload, "");
+  auto link = std::make_unique<TcpLink>(this, peer, index, s_.slots, stream_payload(), "");
   book_.live.push_back(link.get());
   book_.offered[{peer, index}] = link.get();
   return link;
@@ -264,7 +265,7 @@ void TcpProvider::admit(int fd, const tcp::Challenge& sent, const tcp::Hello& h)
     if (mine) {
       target = mine;  // ours loses: take the peer's into the same link
     } else {
-      made = std::make_unique<TcpLink>(this, peer, 0, s_.slots, s_.payload, "");
+      made = std::make_unique<TcpLink>(this, peer, 0, s_.slots, stream_payload(), "");
       book_.live.push_back(made.get());
       target = made.get();
       book_.on_demand[peer] = target;

@@ -21,6 +21,7 @@
 // the descriptor a job with shm beside tcp blocks on (wait_fd()).
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -107,6 +108,8 @@ class TcpProvider final : public Provider, public MemoryDomain {
   void tune(int fd) const;
 
  private:
+  /// Bytes per slot of its links (ProviderCaps::eager_limit): a byte stream.
+  std::size_t stream_payload() const { return std::max(s_.payload, s_.stream_payload); }
   struct Pending;  // an accepted connection whose Hello has not come yet
   /// Takes epoll's events (waiting up to `timeout_ms`), accepts
   /// connections and serves pending handshakes.
