@@ -281,6 +281,28 @@ Error Engine::smp_combine(const void* mine, std::size_t bytes, void* result, Smp
   if (!im.host)
     throw std::logic_error("Engine::smp_combine: no host-local combine (smp_available() is false)");
   HostCombine& hc = *im.host;
+  if (size_ == 2) {
+    // Two ranks: each posts its contribution and folds both, in rank order,
+    // from the other's slot -- one crossing between the cores instead of two
+    // (the arrival, then the result), and no shared counter. Both folds see
+    // the same bytes in the same order: the same bits on both.
+    hc.post(seq, mine, bytes);
+    const int other = 1 - rank_;
+    const char* theirs = nullptr;
+    std::size_t their_bytes = 0;
+    Error err = Error::kOk;
+    im.block_until([&] {
+      return (theirs = hc.contribution(other, seq, &their_bytes)) != nullptr || im.any_peer_failed(&err);
+    });
+    if (!theirs) return err;
+    if (bytes) {
+      im.smp_all.resize(2 * bytes);
+      std::memcpy(im.smp_all.data() + static_cast<std::size_t>(rank_) * bytes, mine, bytes);
+      std::memcpy(im.smp_all.data() + static_cast<std::size_t>(other) * bytes, theirs, bytes);
+      fold(im.smp_all.data(), result, ctx);
+    }
+    return their_bytes > bytes ? Error::kTruncate : Error::kOk;
+  }
   if (hc.arrive(seq, mine, bytes)) {
     // Contributions of other sizes (the ranks' counts differ) are folded as
     // if they had ours; a rank given less than the largest is told kTruncate.

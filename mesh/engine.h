@@ -215,7 +215,8 @@ class Engine {
   /// (at most smp_max_bytes()) from `mine`; the last rank to arrive calls
   /// `fold(all, result, ctx)` once, with every contribution at `all +
   /// rank*bytes` (world-rank order), and every rank gets that one result's
-  /// `bytes` in `result`, so all hold the same bits. With bytes = 0 it is a
+  /// `bytes` in `result`, so all hold the same bits (in a job of two ranks
+  /// both call `fold` on the same bytes: one crossing instead of two). With bytes = 0 it is a
   /// barrier and `fold` may be null. Every rank must call it the same number
   /// of times in the same order. Returns kPeerDead if a rank dies meanwhile,
   /// kProtocol on every rank if shared memory is corrupted, kTruncate on a

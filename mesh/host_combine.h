@@ -26,8 +26,12 @@ class HostCombine {
   /// Makes `bytes` of this rank's data visible as contribution number `seq`;
   /// true if this rank is the last of the job to arrive at `seq`.
   virtual bool arrive(std::uint64_t seq, const void* data, std::size_t bytes) = 0;
-  /// On the last arrival: rank r's contribution (max_bytes() readable) and,
-  /// in *bytes, its size as r gave it; nullptr if it is not there.
+  /// Makes `bytes` of this rank's data visible as contribution number `seq`
+  /// without counting an arrival: for a combine in which every rank reads
+  /// every contribution (a job uses one kind or the other, never both).
+  virtual void post(std::uint64_t seq, const void* data, std::size_t bytes) = 0;
+  /// Rank r's contribution (max_bytes() readable) and, in *bytes, its size
+  /// as r gave it; nullptr if it is not there (yet).
   virtual const char* contribution(int r, std::uint64_t seq, std::size_t* bytes) const = 0;
   /// On the last arrival: publishes the result (nullptr: the combine failed,
   /// every waiter gets kFailed), with the largest contribution's size, and

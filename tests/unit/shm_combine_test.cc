@@ -91,6 +91,30 @@ TEST_F(ShmCombine, OnlyTheLastArrivalFoldsAndEveryRankGetsItsResult) {
   }
 }
 
+// post(): a contribution every rank can read (two-rank combines), with its
+// size, and no arrival counted -- arrive()s that follow count from zero.
+TEST_F(ShmCombine, APostIsReadableAndCountsNoArrival) {
+  for (std::uint64_t seq = 0; seq < 4; ++seq) {
+    std::size_t bytes = 0;
+    EXPECT_EQ(rank(1).contribution(0, seq, &bytes), nullptr) << seq;
+    const int mine = value(0, seq);
+    rank(0).post(seq, &mine, sizeof mine);
+    for (int reader : {1, 2}) {
+      const char* c = rank(reader).contribution(0, seq, &bytes);
+      ASSERT_NE(c, nullptr) << seq;
+      EXPECT_EQ(bytes, sizeof mine);
+      int v;
+      std::memcpy(&v, c, sizeof v);
+      EXPECT_EQ(v, mine);
+    }
+  }
+  // The first arrivals of the job: the third is the last of three.
+  const int zero = 0;
+  EXPECT_FALSE(rank(0).arrive(0, &zero, 0));
+  EXPECT_FALSE(rank(1).arrive(0, &zero, 0));
+  EXPECT_TRUE(rank(2).arrive(0, &zero, 0)) << "the posts counted as arrivals";
+}
+
 TEST_F(ShmCombine, AFailedReleaseReachesEveryWaiter) {
   const int zero = 0;
   EXPECT_FALSE(rank(0).arrive(0, &zero, 0));

@@ -138,6 +138,7 @@ class ShmProvider final : public Provider, public MemoryDomain, public HostCombi
   static constexpr std::uint64_t kSmpFailed = ~std::uint64_t{0};  // result `bytes` of a failed combine
   std::size_t max_bytes() const override { return kSmpSlotBytes; }
   bool arrive(std::uint64_t seq, const void* data, std::size_t bytes) override;
+  void post(std::uint64_t seq, const void* data, std::size_t bytes) override;
   const char* contribution(int r, std::uint64_t seq, std::size_t* bytes) const override;
   void publish(std::uint64_t seq, const void* result, std::size_t bytes, std::size_t largest) override;
   State result(std::uint64_t seq, void* out, std::size_t bytes) const override;
