@@ -133,7 +133,10 @@ class ShmProvider final : public Provider, public MemoryDomain, public HostCombi
   /// reads one cache line per poll, and with more ranks than cores no release
   /// waits for a master to be scheduled. Two buffers alternate by seq parity,
   /// which is safe because no rank can arrive at seq+2 before every rank has
-  /// arrived at seq+1, which each does only after seq was released.
+  /// arrived at seq+1, which each does only after seq was released. A job of
+  /// two ranks post()s instead and each folds both contributions: a rank
+  /// posts seq+2 only after reading the other's seq+1, which the other posts
+  /// only after it has read seq.
   static constexpr std::size_t kSmpSlotBytes = 1024;
   static constexpr std::uint64_t kSmpFailed = ~std::uint64_t{0};  // result `bytes` of a failed combine
   std::size_t max_bytes() const override { return kSmpSlotBytes; }
