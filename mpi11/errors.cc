@@ -2,8 +2,8 @@
 //
 // A code is class + 64 * k: k > 0 indexes a ring of remembered messages
 // ("MPI_Send(dest=9): rank out of range, the communicator has 4 ranks"), so
-// MPI_Error_string names the function and the argument; MPI_Error_class
-// strips k. Predefined handlers are MPI_ERRORS_ARE_FATAL (print, end the job
+// MPI_Error_string names the function and the argument, then the class
+// (MPI_ERR_...); MPI_Error_class strips k. Predefined handlers are MPI_ERRORS_ARE_FATAL (print, end the job
 // through the launcher) and MPI_ERRORS_RETURN; user handlers come from
 // MPI_Errhandler_create.
 #include <cstdio>
@@ -46,6 +46,34 @@ const char* class_text(int cls) {
     case MPI_ERR_PENDING: return "pending request";
     case MPI_ERR_NO_MEM: return "out of memory";
     default: return nullptr;
+  }
+}
+
+// The class's name, as a code's text ends with it.
+const char* class_name(int cls) {
+  switch (cls) {
+    case MPI_SUCCESS: return "MPI_SUCCESS";
+    case MPI_ERR_BUFFER: return "MPI_ERR_BUFFER";
+    case MPI_ERR_COUNT: return "MPI_ERR_COUNT";
+    case MPI_ERR_TYPE: return "MPI_ERR_TYPE";
+    case MPI_ERR_TAG: return "MPI_ERR_TAG";
+    case MPI_ERR_COMM: return "MPI_ERR_COMM";
+    case MPI_ERR_RANK: return "MPI_ERR_RANK";
+    case MPI_ERR_REQUEST: return "MPI_ERR_REQUEST";
+    case MPI_ERR_ROOT: return "MPI_ERR_ROOT";
+    case MPI_ERR_GROUP: return "MPI_ERR_GROUP";
+    case MPI_ERR_OP: return "MPI_ERR_OP";
+    case MPI_ERR_TOPOLOGY: return "MPI_ERR_TOPOLOGY";
+    case MPI_ERR_DIMS: return "MPI_ERR_DIMS";
+    case MPI_ERR_ARG: return "MPI_ERR_ARG";
+    case MPI_ERR_UNKNOWN: return "MPI_ERR_UNKNOWN";
+    case MPI_ERR_TRUNCATE: return "MPI_ERR_TRUNCATE";
+    case MPI_ERR_OTHER: return "MPI_ERR_OTHER";
+    case MPI_ERR_INTERN: return "MPI_ERR_INTERN";
+    case MPI_ERR_IN_STATUS: return "MPI_ERR_IN_STATUS";
+    case MPI_ERR_PENDING: return "MPI_ERR_PENDING";
+    case MPI_ERR_NO_MEM: return "MPI_ERR_NO_MEM";
+    default: return "?";
   }
 }
 
@@ -145,11 +173,13 @@ MESHMP_MPI_FN(int, Error_class, (int errorcode, int* errorclass)) {
 MESHMP_MPI_FN(int, Error_string, (int errorcode, char* string, int* resultlen)) {
   if (!valid_code(errorcode)) return raise(MPI_COMM_NULL, "MPI_Error_string", MPI_ERR_ARG, "errorcode " + std::to_string(errorcode) + " is not an MPI error code");
   if (!string || !resultlen) return raise(MPI_COMM_NULL, "MPI_Error_string", MPI_ERR_ARG, "string or resultlen is NULL");
+  // A class alone: its text. A code made by a call: what the call said,
+  // then the class's name ("MPI_Send: tag = -1 ... (MPI_ERR_TAG)").
   std::string text = class_text(errorcode % kClassBits);
   if (errorcode >= kClassBits) {
     Handlers& h = handlers();
     std::lock_guard<std::mutex> g(h.lock);
-    text = h.ring[errorcode / kClassBits - 1] + " (" + text + ")";
+    text = h.ring[errorcode / kClassBits - 1] + " (" + class_name(errorcode % kClassBits) + ")";
   }
   const std::size_t n = std::min<std::size_t>(text.size(), MPI_MAX_ERROR_STRING - 1);
   std::memcpy(string, text.data(), n);
