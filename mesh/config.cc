@@ -275,6 +275,36 @@ std::string direction_key(Direction d) {
   return std::string(1, axis_letter(d.axis)) + (d.sign > 0 ? "+" : "-");
 }
 
+namespace {
+
+// toml11's multi-line report in one line: its first line, and where that
+// ends without a reason ("toml::parse_boolean: ") the reason it gives under
+// the source ("^--- the next token is not a boolean"), after the key of the
+// line in error and, for a value, what it may be.
+std::string describe_syntax_error(const std::string& what, const std::string& text, std::size_t line) {
+  std::string first = what.substr(0, what.find('\n'));
+  if (first.rfind("[error] ", 0) == 0) first = first.substr(8);
+  const std::size_t mark = what.find("^---");
+  if (mark == std::string::npos || first.empty() || first.back() != ' ') return first;
+  std::string reason = what.substr(mark + 4, what.find('\n', mark) - mark - 4);
+  reason.erase(0, reason.find_first_not_of(' '));
+  // The key on that line of the file, if it is "key = value".
+  std::istringstream in(text);
+  std::string src;
+  for (std::size_t i = 0; i < line && std::getline(in, src);) ++i;
+  std::string key;
+  if (const std::size_t eq = src.find('='); eq != std::string::npos) {
+    key = src.substr(0, eq);
+    key.erase(key.find_last_not_of(" \t") + 1);
+    key.erase(0, key.find_first_not_of(" \t"));
+  }
+  std::string out = (key.empty() ? "" : key + ": ") + reason;
+  if (first.find("parse_boolean") != std::string::npos) out += " (a boolean is true or false)";
+  return out;
+}
+
+}  // namespace
+
 MeshConfig parse_config(const std::string& text, const std::string& name) {
   check_config_limits(text, name);
   toml::value root;
@@ -282,11 +312,8 @@ MeshConfig parse_config(const std::string& text, const std::string& name) {
     std::istringstream in(text);
     root = toml::parse(in, name);
   } catch (const toml::syntax_error& e) {
-    std::string what = e.what();
-    // toml11 formats a multi-line report; keep its first line after the prefix.
-    std::string first = what.substr(0, what.find('\n'));
-    if (first.rfind("[error] ", 0) == 0) first = first.substr(8);
-    throw ConfigError(name + ":" + std::to_string(e.location().line()) + ": syntax error: " + first);
+    throw ConfigError(name + ":" + std::to_string(e.location().line()) + ": syntax error: " +
+                      describe_syntax_error(e.what(), text, e.location().line()));
   }
   reject_unknown_keys(root, "", {"mesh", "nodes", "node", "interfaces", "addresses"});
   if (!root.contains("mesh")) throw ConfigError(name + ":1: mesh: missing [mesh] table");

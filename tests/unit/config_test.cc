@@ -81,6 +81,9 @@ INSTANTIATE_TEST_SUITE_P(
     Cases, MalformedConfig,
     ::testing::Values(
         BadCase{"syntax", "[mesh\ndims = [2]\n", "bad.toml:1: syntax error"},
+        // Issue 30: toml11 says "toml::parse_boolean: " and nothing more.
+        BadCase{"bad_boolean", "[mesh]\ndims = [2, 2]\nperiodic = tru\n",
+                "bad.toml:3: syntax error: periodic: the next token is not a boolean (a boolean is true or false)"},
         BadCase{"missing_mesh", "[nodes]\npattern = \"n%d\"\n", "bad.toml:1: mesh: missing [mesh]"},
         BadCase{"missing_dims", "[mesh]\nfabric = \"switched\"\n", ": mesh.dims: missing"},
         BadCase{"dims_wrong_type", "[mesh]\ndims = \"2x2\"\nfabric = \"switched\"\n",
