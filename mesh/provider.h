@@ -35,6 +35,10 @@ struct ProviderCaps {
   /// stream (tcp, libfabric's tcp) a rendezvous costs a round trip more than
   /// the copy it saves, up to ProviderSetup::stream_payload.
   std::size_t eager_limit = 0;
+  /// A link to a rank that is not a torus neighbour is carried by the
+  /// network's own routing (IP forwarding along the SDF routes meshrouted
+  /// keeps on a mesh fabric), not by a direct path the cables lack.
+  bool routed = false;
 };
 
 /// A link that failed under the provider (Provider::take_failures).

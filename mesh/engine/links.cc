@@ -9,10 +9,11 @@
 namespace meshmp::mesh {
 
 // A link to a peer that is not a torus neighbour, on first use (seed 004
-// §3). On a mesh fabric that is not how the cables run: say so once.
+// §3). On a mesh fabric that is not how the cables run unless the network
+// routes it (tcp: the kernels, along SDF routes): else say so once.
 void Engine::Impl::connect_on_demand(int peer) {
   PeerState& ps = peers[peer];
-  if (!e.opt_.mesh_fabric_config.empty() && !unrouted_noted) {
+  if (!e.opt_.mesh_fabric_config.empty() && !unrouted_noted && !ps.provider->caps().routed) {
     unrouted_noted = true;
     std::fprintf(stderr,
                  "meshmp: rank %d: %s has fabric = \"mesh\", but rank %d is not a torus neighbour: its traffic "

@@ -181,6 +181,7 @@ ProviderCaps OfiProvider::caps() const {
   c.registered_memory = true;
   c.stripe = true;  // each link its own endpoint (cable)
   c.eager_limit = payload_;
+  c.routed = true;  // the fabric routes (IP for libfabric's tcp, the subnet manager's routes on InfiniBand)
   return c;
 }
 

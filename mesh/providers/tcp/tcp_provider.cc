@@ -74,6 +74,7 @@ ProviderCaps TcpProvider::caps() const {
   c.rdma_write = true;  // WRITE records
   c.stripe = true;      // each link its own connection (cable)
   c.eager_limit = stream_payload();
+  c.routed = true;  // node address to node address: the kernels forward it
   return c;
 }
 
