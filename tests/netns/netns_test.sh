@@ -85,6 +85,7 @@ mesh)
     fi
   }
   refused "a taken name" "exist already" "$qmp_mesh" net up "$mesh_cfg" --name "$name"
+  refused "net down of no testbed" "no testbed \"${name}x\"" "$qmp_mesh" net down "${name}x"
   printf '[mesh]\ndims = [8, 8, 8, 8, 4]\nfabric = "mesh"\n[interfaces]\n' > "$work/big.toml"
   for k in x y z t u; do printf '"%s+" = "p%s"\n"%s-" = "m%s"\n' $k $k $k $k >> "$work/big.toml"; done
   refused "a config beyond the address plan" "address plan" "$qmp_mesh" net up "$work/big.toml" --name "${name}b"

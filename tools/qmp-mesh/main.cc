@@ -15,6 +15,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -244,6 +245,12 @@ int main(int argc, char** argv) {
     if (*show) return net_show(name);
     if (*down) {
       if (std::string why = meshmp::kernel_forwarder::check_name(name); !why.empty()) throw std::runtime_error(why);
+      // A name that is not a testbed is a mistake to say, as `net show` does.
+      struct stat st {};
+      if (namespaces_of(name).empty() && ::stat(meshmp::tools::routers_dir(name).c_str(), &st) != 0) {
+        std::cerr << "qmp-mesh net down: no testbed \"" << name << "\" (nothing to remove)\n";
+        return 1;
+      }
       return net_down(name);
     }
   } catch (const std::exception& e) {
