@@ -291,8 +291,7 @@ Engine& Engine::init() {
     ps.nranks = setup.size;
     ps.slots = setup.options.credits;
     ps.payload = setup.options.eager_limit;
-    ps.stream_payload = std::max<std::size_t>(
-        ps.payload, static_cast<std::size_t>(number(env::kStreamEagerLimit, 131072, 64, 1 << 20)));
+    ps.stream_payload = static_cast<std::size_t>(number(env::kStreamEagerLimit, 131072, 64, 1 << 20));
     ps.cma = setup.options.cma;
     ps.shm_arena_names = number(env::kShmArenaNames, 0, 0, 1) != 0;
     ps.registered_limit = setup.options.registered_limit;

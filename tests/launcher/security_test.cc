@@ -170,6 +170,17 @@ class OtherUser : public ::testing::Test {
     });
   }
 
+  // A path no file has yet ("" if none can be made): the "hold" job waits
+  // until it exists.
+  static std::string go_path() {
+    char go[] = "/tmp/meshmp-sectest-go-XXXXXX";
+    const int fd = ::mkstemp(go);
+    if (fd < 0) return "";
+    ::close(fd);
+    ::unlink(go);
+    return go;
+  }
+
   std::string name_;
   bool created_ = false;
   uid_t uid_ = 0;
@@ -180,11 +191,8 @@ class OtherUser : public ::testing::Test {
 // fallback where /proc/<pid>/fd cannot be opened): they are listed, but
 // the other user can neither open them nor plant the next one.
 TEST_F(OtherUser, CanNeitherReadTheJobNorPlantANameInIt) {
-  char go[] = "/tmp/meshmp-sectest-go-XXXXXX";
-  const int gfd = ::mkstemp(go);
-  ASSERT_GE(gfd, 0);
-  ::close(gfd);
-  ::unlink(go);  // the job waits for it to exist
+  const std::string go = go_path();
+  ASSERT_FALSE(go.empty());
   Launch l({"-n", "2", g_probe, "hold", go}, {{"MESHMP_SHM_ARENA_NAMES", "1"}});
   const std::string ready = l.wait_line("ready ");
   const std::string sock = ready.substr(6);
@@ -215,10 +223,10 @@ TEST_F(OtherUser, CanNeitherReadTheJobNorPlantANameInIt) {
               return ok ? 0 : 2;
             }),
             0);
-  ASSERT_EQ(::close(::open(go, O_CREAT | O_WRONLY, 0600)), 0);  // carry on
+  ASSERT_EQ(::close(::open(go.c_str(), O_CREAT | O_WRONLY, 0600)), 0);  // carry on
   std::string out, err;
   const int rc = l.finish(&out, &err);
-  ::unlink(go);
+  ::unlink(go.c_str());
   // The job never came near the planted name and moved its data.
   EXPECT_EQ(rc, 0) << out << err;
   EXPECT_NE(out.find("data ok"), std::string::npos) << out;
@@ -236,11 +244,8 @@ TEST_F(OtherUser, CanNeitherReadTheJobNorPlantANameInIt) {
 // opens nothing of it and cannot reach the launcher; the job then moves
 // 8 MB through a second arena, which its peer maps by descriptor.
 TEST_F(OtherUser, FindsNoArenaOfTheJob) {
-  char go[] = "/tmp/meshmp-sectest-go-XXXXXX";
-  const int gfd = ::mkstemp(go);
-  ASSERT_GE(gfd, 0);
-  ::close(gfd);
-  ::unlink(go);  // the job waits for it to exist
+  const std::string go = go_path();
+  ASSERT_FALSE(go.empty());
   Launch l({"-n", "2", g_probe, "hold", go});
   const std::string ready = l.wait_line("ready ");
   const std::string sock = ready.substr(6);
@@ -249,10 +254,10 @@ TEST_F(OtherUser, FindsNoArenaOfTheJob) {
   for (const std::string& n : names) EXPECT_EQ(n.find("-m"), std::string::npos) << "an arena's name: " << n;
   const int read_rc = reach_as_other(names, sock);
   EXPECT_EQ(read_rc, 0) << "the other user opened segments (count) or reached the launcher (+100)";
-  ASSERT_EQ(::close(::open(go, O_CREAT | O_WRONLY, 0600)), 0);  // carry on
+  ASSERT_EQ(::close(::open(go.c_str(), O_CREAT | O_WRONLY, 0600)), 0);  // carry on
   std::string out, err;
   const int rc = l.finish(&out, &err);
-  ::unlink(go);
+  ::unlink(go.c_str());
   EXPECT_EQ(rc, 0) << out << err;
   EXPECT_NE(out.find("data ok"), std::string::npos) << out;
   EXPECT_TRUE(shm_names(prefix).empty());

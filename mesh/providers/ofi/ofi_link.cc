@@ -186,7 +186,7 @@ void OfiLink::on_completion(Op* op, std::size_t len) {
   }
 }
 
-bool OfiLink::drain() {
+bool OfiLink::drain(bool* emptied) {
   if (!cq_) return false;
   bool any = false;
   fi_cq_msg_entry ev[16];
@@ -196,13 +196,13 @@ bool OfiLink::drain() {
       any = true;
       for (ssize_t i = 0; i < n; ++i) on_completion(static_cast<Op*>(ev[i].op_context), ev[i].len);
       if (n < 16) {
-        emptied_ = true;
+        if (emptied) *emptied = true;
         return any;
       }
       continue;
     }
     if (n == -FI_EAGAIN) {
-      emptied_ = true;
+      if (emptied) *emptied = true;
       return any;
     }
     if (n == -FI_EAVAIL) {
@@ -301,9 +301,7 @@ bool OfiLink::peek(FrameHeader* h, const char** payload) {
       skip_read_ = false;
       return false;
     }
-    emptied_ = false;
-    if (!drain()) return false;
-    skip_read_ = emptied_;
+    if (!drain(&skip_read_)) return false;
   }
   if (arrived_.empty() || state_ != State::kUp) return false;
   const auto [slot, len] = arrived_.front();

@@ -68,8 +68,9 @@ class OfiLink final : public Link {
   fid_ep* endpoint() const { return ep_; }
   int cq_fd() const { return cq_fd_; }
   fid_cq* cq() const { return cq_; }
-  /// Reads this link's completions (receives, sends, writes, errors).
-  bool drain();
+  /// Reads this link's completions (receives, sends, writes, errors); true
+  /// if there were any. Sets *emptied where its last read left the queue empty.
+  bool drain(bool* emptied = nullptr);
   /// The heartbeat (ofi_provider.h): sends one every timeout / 3 while
   /// none is outstanding; fails the link if one is not delivered in time.
   void beat(std::chrono::steady_clock::time_point now);
@@ -130,7 +131,6 @@ class OfiLink final : public Link {
   std::vector<std::uint32_t> send_free_;
   std::uint32_t cur_send_ = 0;
   bool holding_ = false;
-  bool emptied_ = false;    // drain: its last CQ read left the queue empty
   bool skip_read_ = false;  // peek: the read that brought the frames emptied the queue
   std::uint64_t send_seq_ = 0, recv_seq_ = 0;
   std::vector<std::unique_ptr<Op>> write_ops_;  // every write Op made; free ones in write_free_

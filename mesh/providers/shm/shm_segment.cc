@@ -12,15 +12,19 @@ namespace meshmp::mesh {
 
 namespace {
 
+// Closes `fd` keeping errno, and fails.
+void* close_failing(int fd) {
+  const int e = errno;
+  ::close(fd);
+  errno = e;
+  return nullptr;
+}
+
 // Maps what `fd` refers to, `bytes` long, and closes `fd`.
 void* map_and_close(int fd, std::size_t bytes, std::size_t* mapped) {
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  const int e = errno;
+  if (p == MAP_FAILED) return close_failing(fd);
   ::close(fd);
-  if (p == MAP_FAILED) {
-    errno = e;
-    return nullptr;
-  }
   *mapped = bytes;
   return p;
 }
@@ -62,12 +66,7 @@ void* map_segment(const std::string& name, std::size_t bytes, bool create, std::
     }
   } else {
     bytes = peer_segment_size(fd, true);
-    if (bytes == 0) {
-      const int e = errno;
-      ::close(fd);
-      errno = e;
-      return nullptr;
-    }
+    if (bytes == 0) return close_failing(fd);
   }
   return map_and_close(fd, bytes, mapped);
 }
@@ -81,12 +80,7 @@ void* create_unnamed_segment(std::size_t bytes, int* fd, std::size_t* mapped) {
     return nullptr;
   }
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
-  if (p == MAP_FAILED) {
-    const int e = errno;
-    ::close(f);
-    errno = e;
-    return nullptr;
-  }
+  if (p == MAP_FAILED) return close_failing(f);
   *fd = f;
   *mapped = bytes;
   return p;
@@ -104,12 +98,7 @@ void* map_process_segment(int pid, int fd, std::size_t* mapped) {
     return nullptr;
   }
   const std::size_t bytes = peer_segment_size(f, false);
-  if (bytes == 0) {
-    const int e = errno;
-    ::close(f);
-    errno = e;
-    return nullptr;
-  }
+  if (bytes == 0) return close_failing(f);
   return map_and_close(f, bytes, mapped);
 }
 
