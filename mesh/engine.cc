@@ -86,10 +86,11 @@ Request* Engine::isend(const void* buf, std::size_t len, int dst, int tag, std::
   return r;
 }
 
-bool Engine::try_send_now(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context) {
-  return dst != rank_ && len < opt_.eager_limit && context <= kMaxWireContext &&
-         impl_->peers[dst].failed == Error::kOk &&
-         impl_->write_eager_now(dst, buf, len, tag, context);
+std::uint64_t Engine::try_send_now(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context) {
+  if (dst == rank_ || len >= opt_.eager_limit || context > kMaxWireContext ||
+      impl_->peers[dst].failed != Error::kOk)
+    return 0;
+  return impl_->write_eager_now(dst, buf, len, tag, context);
 }
 
 void Engine::send(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context, SendMode mode,
@@ -209,10 +210,14 @@ bool Engine::cancel(Request* r) {
   if (!r->is_send) {
     if (r->state != State::kPosted || !im.matcher.unpost(r)) return false;
   } else if (r->peer == rank_) {
-    // A send to this rank waiting for its receive: take it back.
-    UnexpectedMsg* u = r->state != State::kWaitAck ? nullptr : im.matcher.take_unexpected_if(rank_, [&](UnexpectedMsg* m) {
-      return static_cast<Unexpected*>(m)->self_send == r;
-    });
+    // A send to this rank waiting for its receive, or an eager one copied
+    // and complete: take it back if no receive has taken it.
+    const bool copied = r->state == State::kDone && r->mode == SendMode::kStandard && !r->status.cancelled &&
+                        r->status.error == Error::kOk;
+    UnexpectedMsg* u = r->state != State::kWaitAck && !copied ? nullptr
+                       : im.matcher.take_unexpected_if(rank_, [&](UnexpectedMsg* m) {
+                           return static_cast<Unexpected*>(m)->send_id == r->id;
+                         });
     if (!u) return false;
     im.discard(static_cast<Unexpected*>(u));
   } else if (r->state == State::kQueued) {
@@ -223,24 +228,48 @@ bool Engine::cancel(Request* r) {
     if (!f) return false;
     ls->sendq.erase(f);
     im.release_frame(f);
-  } else if (r->mode == SendMode::kSynchronous && (r->state == State::kWaitAck || r->state == State::kWaitCts)) {
+  } else if (r->mode != SendMode::kReady && (r->state == State::kWaitAck || r->state == State::kWaitCts)) {
     // It left: ask the receiver to retract it. The answer (CANCEL_ACK)
     // completes it cancelled, or the match completes it as usual.
     if (!r->cancelling) {
       r->cancelling = true;
-      FrameHeader h = im.make_header(FrameType::kCancel, r->peer);
-      h.send_id = r->id;
-      im.send_or_queue(*im.route(r->peer), h, nullptr);
+      im.send_cancel(r->peer, r->id);
     }
     return false;
+  } else if (r->mode == SendMode::kStandard && r->state == State::kDone && !r->status.cancelled &&
+             r->status.error == Error::kOk && r->len < eager_limit_to(r->peer)) {
+    // An eager message that left, its request not yet waited for: the
+    // receiver retracts it if unmatched; CANCEL_ACK completes it again.
+    r->state = State::kWaitCancel;
+    im.send_cancel(r->peer, r->id);
+    return false;
   } else {
-    if (r->state == State::kWaitCts) im.complete_from_copy(r);
-    return false;  // anything else completes by itself (its data is moving)
+    return false;  // anything else completes by itself (its data is moving or arrived)
   }
   r->status.cancelled = true;
   r->status.bytes = 0;
   im.complete(r);
   return true;
+}
+
+Request* Engine::cancel_sent(int dst, std::uint64_t id, std::size_t len, int tag) {
+  Impl& im = *impl_;
+  Request* r = im.alloc_request();
+  r->is_send = true;
+  r->peer = dst;
+  r->tag = tag;
+  r->status.source = rank_;
+  r->status.tag = tag;
+  r->status.bytes = len;
+  if (im.peers[dst].failed != Error::kOk) {
+    r->status.error = im.peers[dst].failed;
+    im.complete(r);
+    return r;
+  }
+  r->state = State::kWaitCancel;
+  r->remote_id = id;
+  im.send_cancel(dst, id);
+  return r;
 }
 
 void Engine::free(Request* r) {

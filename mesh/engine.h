@@ -129,10 +129,12 @@ class Engine {
   /// A standard-mode eager send written straight into the slot, with no
   /// request at all, if `dst` is another rank whose link is up, idle (no
   /// queued frame it could overtake) and holds a credit, and len < the eager
-  /// limit. Returns true if it was: the message is then sent and the buffer
-  /// free. Returns false, having done nothing, otherwise (the caller then
-  /// uses isend). The common small-message case (seed 000 §3.6, eager).
-  bool try_send_now(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context);
+  /// limit. Returns the message's id (never 0) if it was: the message is then
+  /// sent and the buffer free, and cancel_sent(dst, id) can still retract it
+  /// while it is unmatched. Returns 0, having done nothing, otherwise (the
+  /// caller then uses isend). The common small-message case (seed 000 §3.6,
+  /// eager).
+  std::uint64_t try_send_now(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context);
   /// Blocking send: wait(isend(...)), or try_send_now() for a standard-mode
   /// send. Fills *st (may be nullptr).
   void send(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context,
@@ -183,18 +185,26 @@ class Engine {
   bool iprobe(int src, int tag, std::uint32_t context, Status* st);
   void probe(int src, int tag, std::uint32_t context, Status* st);
 
-  /// Cancels a request (MPI-1.1 §3.8); afterwards a wait on it returns
-  /// without the other rank's help, except for a synchronous send that has
-  /// left. True if cancelled now (the request completes with
-  /// status.cancelled): a receive still waiting for its message, a send still
-  /// queued here or to this rank. A standard send whose RTS has left
-  /// completes at once from a copy of its data, not cancelled, and is
-  /// delivered if its receive is ever posted. A synchronous send that has
-  /// left asks the receiver to retract it (CANCEL); the receiver's answer
-  /// completes it cancelled, or the match completes it as usual -- the
-  /// receiver must be inside some meshmp call to answer. False otherwise:
-  /// the request then completes as it would have.
+  /// Cancels a request (MPI-1.1 §3.8: either the cancel succeeds or the
+  /// communication does, never both). True if cancelled now (the request
+  /// completes with status.cancelled): a receive still waiting for its
+  /// message, a send still queued here or to this rank. A standard or
+  /// synchronous send that has left -- its RTS, or its eager message, even
+  /// one whose request has completed but not yet been waited for -- asks the
+  /// receiver to retract it (CANCEL); the receiver's answer (CANCEL_ACK)
+  /// completes it cancelled if the message was still unmatched there, and
+  /// the match completes it as usual otherwise, so the receiver must be
+  /// inside some meshmp call for a wait on it to return (as with MPICH); a
+  /// dead receiver fails it with kPeerDead. False otherwise (a send that is
+  /// streaming or putting, a ready-mode send, a completed rendezvous): the
+  /// request then completes as it would have.
   bool cancel(Request* r);
+  /// MPI_Cancel of a message try_send_now() wrote (its `id`, to `dst`, `len`
+  /// bytes with `tag`): a send request that asks the receiver to retract it,
+  /// as cancel() does. The request completes with status.cancelled if the
+  /// message was still unmatched, with status (rank, tag, len) as sent if it
+  /// had matched, with kPeerDead if the receiver is gone.
+  Request* cancel_sent(int dst, std::uint64_t id, std::size_t len, int tag);
   /// Frees a request; an active one is freed when it completes.
   void free(Request* r);
 

@@ -28,6 +28,7 @@ struct Req {
   bool active = false;    ///< started (persistent) and not yet completed by a wait/test
   bool done = false;      ///< completed without a core request: status in `st`
   bool buffered = false;
+  std::uint64_t sent_id = 0;  ///< a send written at once (done, no core request): its message id, for MPI_Cancel
   mesh::Request* core = nullptr;
   MPI_Comm comm = MPI_COMM_NULL;
   void* buf = nullptr;
@@ -126,6 +127,7 @@ int start(MPI_Request h, const char* call) {
   Req& r = requests().at(h);
   r.active = true;
   r.done = false;
+  r.sent_id = 0;
   if (r.peer == MPI_PROC_NULL) {
     r.done = true;
     set_empty_status(&r.st, MPI_PROC_NULL);
@@ -157,7 +159,7 @@ int start(MPI_Request h, const char* call) {
     if (!t.contiguous) pack(t, r.buf, r.count, r.stage.data());
     const int dst = c.peer_world(r.peer);
     // Written into the slot at once: complete, with no core request to wait on.
-    if (r.mode == SendMode::kStandard && engine().try_send_now(data, bytes, dst, r.tag, c.p2p_context)) {
+    if (r.mode == SendMode::kStandard && (r.sent_id = engine().try_send_now(data, bytes, dst, r.tag, c.p2p_context))) {
       mesh::Status sent;
       sent.source = engine().rank();
       sent.tag = r.tag;
@@ -769,9 +771,17 @@ MESHMP_MPI_FN(int, Cancel, (MPI_Request* request)) {
     return raise(MPI_COMM_NULL, "MPI_Cancel", MPI_ERR_REQUEST, "request is not a request");
   Req& r = requests().at(*request);
   if (!r.active) return raise(r.comm, "MPI_Cancel", MPI_ERR_REQUEST, "request is not active");
-  // A request already complete, or a send already on its way, is not
-  // cancelled; the wait then reports it as completed normally (§3.8).
-  if (!r.done && r.core) engine().cancel(r.core);
+  // A send that has left is retracted at its receiver if still unmatched
+  // (Engine::cancel); a receive that matched, a buffered send (the attached
+  // buffer holds it) or a send to MPI_PROC_NULL completes as usual, and the
+  // wait then reports it not cancelled (§3.8).
+  if (!r.done && r.core) {
+    engine().cancel(r.core);
+  } else if (r.done && r.sent_id) {  // written at once, with no core request
+    r.core = engine().cancel_sent(comm_ref(r.comm).peer_world(r.peer), r.sent_id, r.count * r.type->size, r.tag);
+    r.done = false;
+    r.sent_id = 0;
+  }
   return MPI_SUCCESS;
 } MESHMP_MPI_END(Cancel)
 

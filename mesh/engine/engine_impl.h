@@ -52,8 +52,14 @@ enum class State : std::uint8_t {
   kWaitReady,   // send (channel): waiting for the receiver's RECV_READY (or, for a small receive, CTS)
   kAnnounced,   // recv (channel): started, waiting for its message (RECV_READY sent if large)
   kPutting,     // send: its put (RDMA write) is in flight or waits for a resource
+  kWaitCancel,  // send: eager and sent, CANCEL sent, waiting for the receiver's CANCEL_ACK
   kDone,
 };
+
+// The send id an EAGER frame written with no request carries (write_eager_now):
+// this bit, which no request id has, and the rank's count of such messages,
+// so that MPI_Cancel can name the message to its receiver (Engine::cancel_sent).
+inline constexpr std::uint64_t kSentNowBit = std::uint64_t{1} << 63;
 
 inline void cpu_relax() { __builtin_ia32_pause(); }
 
@@ -91,7 +97,6 @@ struct Request : PostedRecv {
   struct SendChannel* schan = nullptr;  // channel send: its channel
   struct RecvChannel* rchan = nullptr;  // channel receive: its channel
   bool cancelling = false;     // send: a CANCEL is on its way to the receiver
-  std::vector<char> copy;      // send completed locally on cancel: the data, owned here
   Request* free_next = nullptr;
 };
 
@@ -213,6 +218,7 @@ struct Engine::Impl {
   std::uint64_t smp_seq = 0;      // host-local combines done so far
   std::vector<char> smp_all;      // every contribution, on the last to arrive
   std::uint64_t smp_bcast_seq = 0; // host-local broadcasts done so far
+  std::uint64_t sent_now = 0;      // messages written with no request (write_eager_now) so far
   ContextIds contexts;
   std::vector<int> host_ids;      // by world rank: the lowest rank on its host (wire_up)
   bool polling = false;           // inside poll_link's frame loop: handlers queue their puts
@@ -225,7 +231,9 @@ struct Engine::Impl {
     Request* r = free_requests;
     if (r) {
       free_requests = r->free_next;
-      std::uint64_t gen = (r->id >> 32) + 1;
+      // 31 bits of generation: ids never have bit 63, which marks the
+      // ids of messages written with no request (kSentNowBit).
+      std::uint64_t gen = ((r->id >> 32) + 1) & 0x7fffffffu;
       std::uint64_t index = r->id & 0xffffffffu;
       // Rebuilt in place: `*r = Request{}` built a temporary and moved it
       // over, member by member (~50 instructions per message more).
@@ -264,7 +272,8 @@ struct Engine::Impl {
     if (r->free_when_done) release_request(r);  // MPI_Request_free on an active request
   }
 
-  void complete_from_copy(Request* r);  // for Engine::cancel of a standard send whose RTS has left
+  void send_cancel(int peer, std::uint64_t send_id);  // a CANCEL of message send_id to peer
+  Request* waiting_for_cancel_ack(std::uint64_t id, int peer);
   PendingFrame* alloc_frame();
   void release_frame(PendingFrame* f);
   // The packed remote key a CTS or RECV_READY announces (the memory domain's).
@@ -319,7 +328,7 @@ struct Engine::Impl {
   static bool writable_now(const LinkState& ls) { return ls.up && ls.sendq.empty() && ls.ledger.can_send_data(); }
 
   void send_or_queue(LinkState& ls, const FrameHeader& h, Request* req);
-  bool write_eager_now(int peer, const void* buf, std::size_t len, int tag, std::uint32_t context);
+  std::uint64_t write_eager_now(int peer, const void* buf, std::size_t len, int tag, std::uint32_t context);
   bool emit(LinkState& ls, const FrameHeader& h, Request* req);
   bool flush(LinkState& ls);
   bool poll_link(LinkState& ls);

@@ -48,17 +48,20 @@ void Engine::Impl::send_or_queue(LinkState& ls, const FrameHeader& h, Request* r
 }
 
 // A standard eager frame written now, from `buf`, if the link is up, idle
-// and holds a credit; false (nothing written) otherwise.
-bool Engine::Impl::write_eager_now(int peer, const void* buf, std::size_t len, int tag, std::uint32_t context) {
+// and holds a credit: returns its send id (kSentNowBit set); 0 (nothing
+// written) otherwise.
+std::uint64_t Engine::Impl::write_eager_now(int peer, const void* buf, std::size_t len, int tag,
+                                            std::uint32_t context) {
   LinkState& ls = *route(peer);
-  if (!writable_now(ls) || len > ls.max_payload) return false;
+  if (!writable_now(ls) || len > ls.max_payload) return 0;
   FrameHeader h = make_header(FrameType::kEager, peer);
   h.context = context;
   h.tag = tag;
   h.length = len;
+  h.send_id = kSentNowBit | ++sent_now;
   write_frame(ls, h, buf, len);
   ++ls.stats.eager_sent;
-  return true;
+  return h.send_id;
 }
 
 // Puts one queued/ready frame on the wire. Returns true if the frame is

@@ -4,30 +4,6 @@
 
 namespace meshmp::mesh {
 
-// Cancelling a standard send whose RTS has left (MPI-1.1 §3.8): the RTS
-// cannot be retracted without the receiver, but a wait on a cancelled
-// request must return whatever other ranks do. So the send completes now,
-// not cancelled: its data is copied, and a request owned by the engine
-// takes over its wire identity (the id the RTS carried) and finishes the
-// rendezvous from the copy if the receive is ever posted.
-void Engine::Impl::complete_from_copy(Request* r) {
-  Request* w = alloc_request();
-  std::swap(requests[r->id & 0xffffffffu], requests[w->id & 0xffffffffu]);
-  std::swap(r->id, w->id);
-  w->is_send = true;
-  w->state = r->state;
-  w->mode = r->mode;
-  w->context = r->context;
-  w->peer = r->peer;
-  w->tag = r->tag;
-  w->copy.assign(r->buf, r->buf + r->len);
-  w->buf = w->copy.data();
-  w->len = r->len;
-  w->status = r->status;
-  w->free_when_done = true;
-  complete(r);
-}
-
 PendingFrame* Engine::Impl::alloc_frame() {
   PendingFrame* f = free_frames;
   if (f) {

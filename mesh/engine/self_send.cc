@@ -15,6 +15,7 @@ void Engine::Impl::start_self_send(Request* r) {
   u->source = e.rank_;
   u->tag = r->tag;
   u->length = r->len;
+  u->send_id = r->id;  // for Engine::cancel
   if (r->mode == SendMode::kStandard && r->len < e.opt_.eager_limit) {
     u->data.assign(r->buf, r->buf + r->len);
     complete(r);

@@ -110,10 +110,11 @@ void one(int n, Mode mode, Method method, bool matched, int tag) {
     MPI_Status st = finish(&r, method);  // must return, whatever the receiver does
     EXPECT_EQ(r, MPI_REQUEST_NULL);
     MPI_Test_cancelled(&st, &cancelled);
-    // A synchronous send nobody has received can always be retracted (the
-    // receiver, waiting for the verdict, answers the CANCEL); a buffered
-    // one has left the user's hands at once and is never cancelled.
-    if (mode == Mode::kSynchronous && !matched) {
+    // A standard or synchronous send nobody has received can always be
+    // retracted, eager or rendezvous (the receiver, waiting for the verdict,
+    // answers the CANCEL); a buffered one has left the user's hands at once
+    // and is never cancelled.
+    if ((mode == Mode::kStandard || mode == Mode::kSynchronous) && !matched) {
       EXPECT_TRUE(cancelled);
     }
     if (mode == Mode::kBuffered) {
@@ -172,7 +173,8 @@ TEST(Cancel, EverySendCombinationFinishesAndIsCancelledOrDelivered) {
 }
 
 // The reported case: a 256 KiB standard send nobody receives, cancelled and
-// completed in an MPI_Testall loop, while the receiver waits in a barrier.
+// completed in an MPI_Testall loop, while the receiver waits for the verdict:
+// it is cancelled, and never arrives.
 TEST(Cancel, UnmatchedRendezvousSendCompletesInTestall) {
   const int other = partner();
   if (sender() || other == rank()) {
@@ -185,6 +187,7 @@ TEST(Cancel, UnmatchedRendezvousSendCompletesInTestall) {
     while (!flag) MPI_Testall(1, &r, &flag, &st);
     int cancelled = 0;
     MPI_Test_cancelled(&st, &cancelled);
+    EXPECT_TRUE(cancelled) << "send request 0 was not cancelled";
     if (!cancelled) {  // then it must still be deliverable
       std::vector<char> got(m.size());
       if (other == rank()) {
@@ -204,6 +207,87 @@ TEST(Cancel, UnmatchedRendezvousSendCompletesInTestall) {
       std::vector<char> got(262144);
       MPI_Recv(got.data(), 262144, MPI_CHAR, other, 999, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       EXPECT_EQ(got, message(262144, 7));
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+// The other reported case, as MPICH's test suite does it: a 4-byte standard
+// MPI_Isend to a receiver that has posted nothing, cancelled and waited for;
+// then the sender says whether it was cancelled, and the receiver takes the
+// message only if it was not. Repeated, so that some sends go out at once
+// (no request in the core) and some from the send queue.
+TEST(Cancel, UnmatchedEagerSendIsCancelled) {
+  const int other = partner();
+  for (int i = 0; i < 50; ++i) {
+    const int tag = 3000 + i;
+    const int m = 0x5eed0000 + i;
+    if (sender() || other == rank()) {
+      MPI_Request r;
+      ASSERT_EQ(MPI_Isend(&m, 1, MPI_INT, other, tag, MPI_COMM_WORLD, &r), MPI_SUCCESS);
+      ASSERT_EQ(MPI_Cancel(&r), MPI_SUCCESS);
+      MPI_Status st;
+      ASSERT_EQ(MPI_Wait(&r, &st), MPI_SUCCESS);
+      int cancelled = 0;
+      MPI_Test_cancelled(&st, &cancelled);
+      EXPECT_TRUE(cancelled) << "Failed to cancel send " << i;
+      if (other != rank()) MPI_Send(&cancelled, 1, MPI_INT, other, kVerdictTag, MPI_COMM_WORLD);
+    }
+    if (!sender() && other != rank()) {
+      int cancelled = 0;
+      MPI_Recv(&cancelled, 1, MPI_INT, other, kVerdictTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      int flag = 1;
+      MPI_Iprobe(other, tag, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+      EXPECT_EQ(flag, !cancelled) << i;
+      if (flag) {
+        int got = 0;
+        MPI_Recv(&got, 1, MPI_INT, other, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        EXPECT_EQ(got, 0x5eed0000 + i);
+      }
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+// A cancel that loses the race with the match: the receive is posted and
+// has taken the message before the CANCEL comes; the send completes not
+// cancelled and the message arrives exactly once.
+TEST(Cancel, CancelAfterTheMatchDeliversOnce) {
+  const int other = partner();
+  if (other == rank()) return;
+  for (int n : {4, 262144}) {
+    SCOPED_TRACE(std::to_string(n) + " bytes");
+    const int tag = 4000 + n;  // the next size's message must not be probed as a second copy
+    const std::vector<char> m = message(n, 9);
+    std::vector<char> got(m.size() + 1, 0);
+    if (!sender()) {
+      MPI_Request r;
+      MPI_Irecv(got.data(), n + 1, MPI_CHAR, other, tag, MPI_COMM_WORLD, &r);
+      MPI_Status st;
+      MPI_Wait(&r, &st);
+      int count = -1;
+      MPI_Get_count(&st, MPI_CHAR, &count);
+      EXPECT_EQ(count, n);
+      EXPECT_TRUE(std::equal(m.begin(), m.end(), got.begin()));
+      MPI_Send(nullptr, 0, MPI_INT, other, kPostedTag, MPI_COMM_WORLD);
+      int cancelled = -1;
+      MPI_Recv(&cancelled, 1, MPI_INT, other, kVerdictTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      EXPECT_FALSE(cancelled);
+      int flag = 1;
+      MPI_Iprobe(other, tag, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+      EXPECT_FALSE(flag) << "the message came twice";
+    } else {
+      MPI_Request r;
+      MPI_Isend(m.data(), n, MPI_CHAR, other, tag, MPI_COMM_WORLD, &r);
+      // The receiver has the message: only then the cancel.
+      MPI_Recv(nullptr, 0, MPI_INT, other, kPostedTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Cancel(&r);
+      MPI_Status st;
+      MPI_Wait(&r, &st);
+      int cancelled = -1;
+      MPI_Test_cancelled(&st, &cancelled);
+      EXPECT_FALSE(cancelled);
+      MPI_Send(&cancelled, 1, MPI_INT, other, kVerdictTag, MPI_COMM_WORLD);
     }
   }
   MPI_Barrier(MPI_COMM_WORLD);
