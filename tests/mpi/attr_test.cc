@@ -27,6 +27,8 @@ int count_delete(MPI_Comm, int, void* value, void* extra) {
 }
 
 int refuse_delete(MPI_Comm, int, void*, void*) { return MPI_ERR_OTHER; }
+// A callback's own failure code that is no MPI error class.
+int refuse_delete_1234(MPI_Comm, int, void*, void*) { return 1234; }
 
 void* as_value(std::intptr_t v) { return reinterpret_cast<void*>(v); }
 
@@ -136,6 +138,21 @@ TEST(Attributes, ErrorsAndFailingCallbacks) {
   int flag;
   get(MPI_COMM_WORLD, key, &flag);
   EXPECT_TRUE(flag) << "the attribute stays when its delete callback fails";
+}
+
+// A delete callback that fails with a code of its own: MPI_Attr_delete and
+// MPI_Comm_free return an MPI error class, MPI_ERR_OTHER (as MPICH does;
+// MPI-2.2 §6.7.2 says only that the call fails), not the callback's 1234.
+TEST(Attributes, FailingDeleteCallbackGivesErrOther) {
+  mpitest::ErrorsReturn errors_return;
+  MPI_Comm dup;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  MPI_Errhandler_set(dup, MPI_ERRORS_RETURN);
+  int key;
+  MPI_Keyval_create(MPI_NULL_COPY_FN, refuse_delete_1234, &key, nullptr);
+  MPI_Attr_put(dup, key, as_value(1));
+  EXPECT_EQ(mpitest::error_class(MPI_Attr_delete(dup, key)), MPI_ERR_OTHER);
+  EXPECT_EQ(mpitest::error_class(MPI_Comm_free(&dup)), MPI_ERR_OTHER);
 }
 
 // A copy callback that fails makes MPI_Comm_dup fail with the callback's
