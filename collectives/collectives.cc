@@ -615,12 +615,20 @@ Error alltoallv(const Group& g, const void* send, const std::size_t* scounts, co
 // Recursive doubling (as MPICH's MPIR_Scan): `partial` holds the combination
 // of this rank's aligned block of 2^k ranks; an exchange with rank ^ 2^k
 // extends it, and a partner below also prefixes `buf`.
-Error scan(const Group& g, void* buf, std::size_t count, const ReduceOp& op) {
+namespace {
+
+// Recursive doubling in rank order (correct for non-commutative ops):
+// `partial` gathers every rank of the partner block met so far; `buf` takes
+// each lower partner's partial as its left operand. Inclusive: buf starts
+// as this rank's own contribution; exclusive: buf starts empty and rank 0's
+// stays untouched.
+Error prefix_combine(const Group& g, void* buf, std::size_t count, const ReduceOp& op, bool exclusive) {
   const std::size_t bytes = count * op.elem_size;
   char* partial = scratch(kPartial, bytes);
   char* in = scratch(kInPlus, bytes);
   char* left = scratch(kInMinus, bytes);
   std::memcpy(partial, buf, bytes);
+  bool have = !exclusive;  // buf holds a combination
   Call call(g);
   for (int mask = 1; mask < g.size(); mask <<= 1) {
     const int partner = g.me ^ mask;
@@ -629,9 +637,14 @@ Error scan(const Group& g, void* buf, std::size_t count, const ReduceOp& op) {
     call.post_send(partner, partial, bytes);
     call.finish();
     if (partner < g.me) {  // in covers lower ranks: it is the left operand
-      std::memcpy(left, in, bytes);
-      op.combine(left, buf, count, op.ctx);
-      std::memcpy(buf, left, bytes);
+      if (have) {
+        std::memcpy(left, in, bytes);
+        op.combine(left, buf, count, op.ctx);
+        std::memcpy(buf, left, bytes);
+      } else {
+        std::memcpy(buf, in, bytes);
+        have = true;
+      }
       op.combine(in, partial, count, op.ctx);
       std::memcpy(partial, in, bytes);
     } else {
@@ -639,6 +652,16 @@ Error scan(const Group& g, void* buf, std::size_t count, const ReduceOp& op) {
     }
   }
   return call.error();
+}
+
+}  // namespace
+
+Error scan(const Group& g, void* buf, std::size_t count, const ReduceOp& op) {
+  return prefix_combine(g, buf, count, op, false);
+}
+
+Error exscan(const Group& g, void* buf, std::size_t count, const ReduceOp& op) {
+  return prefix_combine(g, buf, count, op, true);
 }
 
 }  // namespace meshmp::collectives

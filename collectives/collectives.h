@@ -95,6 +95,11 @@ mesh::Error alltoallv(const Group& g, const void* send, const std::size_t* scoun
 /// non-commutative operations).
 mesh::Error scan(const Group& g, void* buf, std::size_t count, const ReduceOp& op);
 
+/// Exclusive prefix combine in rank order (MPI-2.2 §5.11.2): member i > 0
+/// ends with the combination of members 0..i-1; member 0's `buf` is left as
+/// it was. The same recursive doubling as scan, non-commutative ops too.
+mesh::Error exscan(const Group& g, void* buf, std::size_t count, const ReduceOp& op);
+
 /// The context pairs free on every member of g: the AND of each member's
 /// ContextIds::free_mask() (mesh/context_ids.h), collective over g.
 mesh::Error free_context_mask(const Group& g, mesh::ContextIds::Mask* agreed);

@@ -432,8 +432,10 @@ MESHMP_MPI_FN(int, Allreduce, (const void* sendbuf, void* recvbuf, int count, MP
   return k.finish(e);
 } MESHMP_MPI_END(Allreduce)
 
-MESHMP_MPI_FN(int, Reduce_scatter, (const void* sendbuf, void* recvbuf, const int* recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)) {
-  Call k("MPI_Reduce_scatter", comm);
+namespace {
+// MPI_Reduce_scatter and MPI_Reduce_scatter_block (`k` made by the caller).
+int reduce_scatter(Call& k, const void* sendbuf, void* recvbuf, const int* recvcounts, MPI_Datatype datatype,
+                   MPI_Op op) {
   if (!k.ok() || k.counts(recvcounts, "recvcounts")) return k.err;
   const int p = k.c->size(), me = k.c->rank();
   const int total = std::accumulate(recvcounts, recvcounts + p, 0);
@@ -455,7 +457,23 @@ MESHMP_MPI_FN(int, Reduce_scatter, (const void* sendbuf, void* recvbuf, const in
   const mesh::Error e2 = collectives::scatterv(k.c->group, w, counts.data(), displs.data(), mine, counts[me], 0);
   o.store(mine, static_cast<std::size_t>(recvcounts[me]), recvbuf);
   return k.finish(e != mesh::Error::kOk ? e : e2);
+}
+}  // namespace
+
+MESHMP_MPI_FN(int, Reduce_scatter, (const void* sendbuf, void* recvbuf, const int* recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)) {
+  Call k("MPI_Reduce_scatter", comm);
+  return reduce_scatter(k, sendbuf, recvbuf, recvcounts, datatype, op);
 } MESHMP_MPI_END(Reduce_scatter)
+
+// MPI-2.2 §5.10.1: every block recvcount elements.
+MESHMP_MPI_FN(int, Reduce_scatter_block, (const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)) {
+  Call k("MPI_Reduce_scatter_block", comm);
+  if (!k.ok()) return k.err;
+  if (recvcount < 0)
+    return raise(comm, k.name, MPI_ERR_COUNT, "recvcount = " + std::to_string(recvcount) + " is negative");
+  const std::vector<int> counts(static_cast<std::size_t>(k.c->size()), recvcount);
+  return reduce_scatter(k, sendbuf, recvbuf, counts.data(), datatype, op);
+} MESHMP_MPI_END(Reduce_scatter_block)
 
 MESHMP_MPI_FN(int, Scan, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)) {
   Call k("MPI_Scan", comm);
@@ -469,6 +487,56 @@ MESHMP_MPI_FN(int, Scan, (const void* sendbuf, void* recvbuf, int count, MPI_Dat
   o.store(w, n, recvbuf);
   return k.finish(e);
 } MESHMP_MPI_END(Scan)
+
+// MPI-2.2 §5.11.2: rank i > 0 gets the combination of ranks 0..i-1; rank
+// 0's recvbuf is left unchanged (the standard leaves it undefined).
+MESHMP_MPI_FN(int, Exscan, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)) {
+  Call k("MPI_Exscan", comm);
+  Reduction red;
+  if (reduction_args(k, sendbuf, recvbuf, count, datatype, op, k.ok() && k.c->rank() > 0, &red)) return k.err;
+  const Operand o{type_info(datatype), &red};
+  const std::size_t n = static_cast<std::size_t>(count);
+  char* w = scratch(kWork, n * o.unit());
+  o.load(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, n, w);
+  const mesh::Error e = collectives::exscan(k.c->group, w, o.elems(n), red.op);
+  if (k.c->rank() > 0) o.store(w, n, recvbuf);
+  return k.finish(e);
+} MESHMP_MPI_END(Exscan)
+
+// MPI-2.2 §5.8: a datatype per block, displacements in bytes. Each block is
+// packed by its own type, the packed blocks move as MPI_Alltoallv's do, and
+// each arriving block is unpacked by its receive type. MPI_IN_PLACE: the
+// data to send are in recvbuf, laid out by the receive arguments.
+MESHMP_MPI_FN(int, Alltoallw, (const void* sendbuf, const int* sendcounts, const int* sdispls, const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts, const int* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm)) {
+  Call k("MPI_Alltoallw", comm);
+  if (!k.ok()) return k.err;
+  if (sendbuf == MPI_IN_PLACE) sendcounts = recvcounts, sdispls = rdispls, sendtypes = recvtypes;
+  if (k.counts(sendcounts, "sendcounts") || k.counts(recvcounts, "recvcounts")) return k.err;
+  if (!sdispls || !rdispls || !sendtypes || !recvtypes)
+    return raise(comm, k.name, MPI_ERR_ARG, "sdispls, rdispls, sendtypes or recvtypes is NULL");
+  const int p = k.c->size();
+  const void* from = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  std::vector<std::size_t> sc(p), sd(p), rc(p), rd(p);
+  std::size_t stotal = 0, rtotal = 0;
+  for (int i = 0; i < p; ++i) {
+    const std::string at = "[" + std::to_string(i) + "]";
+    if (k.data(from, sendcounts[i], sendtypes[i], ("send" + at + " ").c_str()) ||
+        k.data(recvbuf, recvcounts[i], recvtypes[i], ("recv" + at + " ").c_str()))
+      return k.err;
+    sc[i] = static_cast<std::size_t>(sendcounts[i]) * type_info(sendtypes[i])->size;
+    rc[i] = static_cast<std::size_t>(recvcounts[i]) * type_info(recvtypes[i])->size;
+    sd[i] = stotal, rd[i] = rtotal;
+    stotal += sc[i], rtotal += rc[i];
+  }
+  char* sbase = scratch(kSend, stotal);
+  char* rbase = scratch(kRecv, rtotal);
+  for (int i = 0; i < p; ++i)
+    if (sc[i]) pack(*type_info(sendtypes[i]), static_cast<const char*>(from) + sdispls[i], sendcounts[i], sbase + sd[i]);
+  const mesh::Error e = collectives::alltoallv(k.c->group, sbase, sc.data(), sd.data(), rbase, rc.data(), rd.data());
+  for (int i = 0; i < p; ++i)
+    if (rc[i]) unpack(*type_info(recvtypes[i]), rbase + rd[i], rc[i], static_cast<char*>(recvbuf) + rdispls[i], recvcounts[i]);
+  return k.finish(e);
+} MESHMP_MPI_END(Alltoallw)
 
 // MPI-2.2 §5.9.7: inoutbuf = inbuf (op) inoutbuf, locally.
 MESHMP_MPI_FN(int, Reduce_local, (const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)) {

@@ -431,6 +431,17 @@ MESHMP_DECLARE(int, Scan, (const void* sendbuf, void* recvbuf, int count, MPI_Da
 MESHMP_DECLARE(int, Op_create, (MPI_User_function* function, int commute, MPI_Op* op))
 MESHMP_DECLARE(int, Op_free, (MPI_Op* op))
 MESHMP_DECLARE(int, Reduce_local, (const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op))
+/* MPI-2.2 collectives: MPI_Exscan (§5.11.2: rank 0's recvbuf is left
+ * unchanged), MPI_Reduce_scatter_block (§5.10.1), MPI_Alltoallw (§5.8: a
+ * datatype per block, displacements in bytes). MPI_IN_PLACE as the standard
+ * allows it. */
+MESHMP_DECLARE(int, Exscan, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                             MPI_Comm comm))
+MESHMP_DECLARE(int, Reduce_scatter_block, (const void* sendbuf, void* recvbuf, int recvcount,
+                                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+MESHMP_DECLARE(int, Alltoallw, (const void* sendbuf, const int* sendcounts, const int* sdispls,
+                                const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts,
+                                const int* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm))
 
 /* Process topologies (§6): Cartesian and graph */
 MESHMP_DECLARE(int, Dims_create, (int nnodes, int ndims, int* dims))

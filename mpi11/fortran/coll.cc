@@ -69,6 +69,17 @@ MESHMP_FORTRAN_FN(void, reduce, (const void* sendbuf, void* recvbuf, const F* co
   }
 MESHMP_F_REDUCE_ALL(allreduce, Allreduce)
 MESHMP_F_REDUCE_ALL(scan, Scan)
+MESHMP_F_REDUCE_ALL(exscan, Exscan)
+MESHMP_FORTRAN_FN(void, reduce_scatter_block, (const void* sendbuf, void* recvbuf, const F* recvcount,
+                                               const F* datatype, const F* op, const F* comm, F* ierror)) {
+  *ierror = PMPI_Reduce_scatter_block(buffer(sendbuf), recvbuf, *recvcount, *datatype, *op, *comm);
+}
+MESHMP_FORTRAN_FN(void, alltoallw, (const void* sendbuf, const F* sendcounts, const F* sdispls, const F* sendtypes,
+                                    void* recvbuf, const F* recvcounts, const F* rdispls, const F* recvtypes,
+                                    const F* comm, F* ierror)) {
+  *ierror = PMPI_Alltoallw(buffer(sendbuf), sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                           *comm);
+}
 MESHMP_FORTRAN_FN(void, reduce_scatter, (const void* sendbuf, void* recvbuf, const F* recvcounts,
                                          const F* datatype, const F* op, const F* comm, F* ierror)) {
   *ierror = PMPI_Reduce_scatter(buffer(sendbuf), recvbuf, recvcounts, *datatype, *op, *comm);

@@ -2,7 +2,8 @@
 ! allgather, alltoall, reductions over the Fortran types (INTEGER,
 ! REAL, DOUBLE PRECISION, COMPLEX sums, LOGICAL MPI_LAND/MPI_LOR,
 ! MPI_MAXLOC on MPI_2DOUBLE_PRECISION), a Fortran user operation, MPI_SCAN,
-! MPI_REDUCE_SCATTER and MPI_ALLREDUCE with MPI_IN_PLACE.
+! MPI_REDUCE_SCATTER and MPI_ALLREDUCE with MPI_IN_PLACE; MPI-2.2's
+! MPI_EXSCAN, MPI_REDUCE_SCATTER_BLOCK and MPI_ALLTOALLW.
       PROGRAM COLL
       IMPLICIT NONE
       INCLUDE 'mpif.h'
@@ -10,6 +11,7 @@
       PARAMETER (MAXP = 16)
       INTEGER IERR, RANK, NPROCS, NBAD, I, ROOT, IV, ISUM
       INTEGER ALL(MAXP), CNTS(MAXP), DISP(MAXP), A2A(MAXP), MYOP
+      INTEGER TYPES(MAXP), BDSP(MAXP)
       REAL R, RMAX
       DOUBLE PRECISION PAIR(2), BEST(2), D(3)
       COMPLEX Z, ZP
@@ -120,6 +122,32 @@
       CALL MPI_REDUCE_SCATTER(A2A, IV, CNTS, MPI_INTEGER, MPI_SUM,
      &     MPI_COMM_WORLD, IERR)
       CALL CHECK(IV .EQ. (RANK + 1) * NPROCS, 'reduce_scatter', NBAD)
+!     Exscan of RANK + 1: rank r gets 1 + ... + r; rank 0 keeps its -1.
+      IV = -1
+      CALL MPI_EXSCAN(RANK + 1, IV, 1, MPI_INTEGER, MPI_SUM,
+     &     MPI_COMM_WORLD, IERR)
+      CALL CHECK(IV .EQ. RANK * (RANK + 1) / 2 .OR.
+     &     (RANK .EQ. 0 .AND. IV .EQ. -1), 'exscan', NBAD)
+      CALL MPI_REDUCE_SCATTER_BLOCK(A2A, IV, 1, MPI_INTEGER, MPI_SUM,
+     &     MPI_COMM_WORLD, IERR)
+      CALL CHECK(IV .EQ. (RANK + 1) * NPROCS, 'reduce_scatter_block',
+     &     NBAD)
+!     Alltoallw: one INTEGER to each rank, byte displacements, the
+!     blocks received in reverse order.
+      DO I = 1, NPROCS
+        A2A(I) = 100 * RANK + I - 1
+        CNTS(I) = 1
+        TYPES(I) = MPI_INTEGER
+        DISP(I) = 4 * (I - 1)
+        BDSP(I) = 4 * (NPROCS - I)
+      END DO
+      CALL MPI_ALLTOALLW(A2A, CNTS, DISP, TYPES, ALL, CNTS, BDSP,
+     &     TYPES, MPI_COMM_WORLD, IERR)
+      CALL CHECK(IERR .EQ. MPI_SUCCESS, 'alltoallw', NBAD)
+      DO I = 1, NPROCS
+        CALL CHECK(ALL(NPROCS - I + 1) .EQ. 100 * (I - 1) + RANK,
+     &       'alltoallw', NBAD)
+      END DO
       IV = RANK
       CALL MPI_ALLREDUCE(MPI_IN_PLACE, IV, 1, MPI_INTEGER, MPI_MAX,
      &     MPI_COMM_WORLD, IERR)
