@@ -27,8 +27,9 @@ class HostCombine {
   /// true if this rank is the last of the job to arrive at `seq`.
   virtual bool arrive(std::uint64_t seq, const void* data, std::size_t bytes) = 0;
   /// Makes `bytes` of this rank's data visible as contribution number `seq`
-  /// without counting an arrival: for a combine in which every rank reads
-  /// every contribution (a job uses one kind or the other, never both).
+  /// without counting an arrival, and wakes the ranks that sleep waiting for
+  /// it: for a combine in which every rank reads every contribution (a job
+  /// uses one kind or the other, never both).
   virtual void post(std::uint64_t seq, const void* data, std::size_t bytes) = 0;
   /// Rank r's contribution (max_bytes() readable) and, in *bytes, its size
   /// as r gave it; nullptr if it is not there (yet).

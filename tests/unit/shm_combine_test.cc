@@ -115,6 +115,17 @@ TEST_F(ShmCombine, APostIsReadableAndCountsNoArrival) {
   EXPECT_TRUE(rank(2).arrive(0, &zero, 0)) << "the posts counted as arrivals";
 }
 
+// The two-rank combine waits for the other's post, and a rank that waited
+// past its spin sleeps on its doorbell: the post must ring it (it did not,
+// and the sleeper woke from its 100 ms timeout -- 0.2 s per 8 MiB QMP sum).
+TEST_F(ShmCombine, APostRingsTheDoorbellOfASleepingRank) {
+  const std::uint32_t seen = rank(1).arm();
+  const int mine = value(0, 0);
+  rank(0).post(0, &mine, sizeof mine);
+  EXPECT_NE(rank(1).arm(), seen) << "the post did not ring the sleeper's doorbell";
+  rank(1).disarm();
+}
+
 TEST_F(ShmCombine, AFailedReleaseReachesEveryWaiter) {
   const int zero = 0;
   EXPECT_FALSE(rank(0).arrive(0, &zero, 0));

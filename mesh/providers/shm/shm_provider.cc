@@ -462,15 +462,22 @@ MemoryDomain::Usage ShmProvider::usage() const {
   return MemoryDomain::Usage{u.in_use, u.high_water, u.arena_bytes, u.arenas};
 }
 
-void ShmProvider::post(std::uint64_t seq, const void* data, std::size_t bytes) {
+void ShmProvider::write_contribution(std::uint64_t seq, const void* data, std::size_t bytes) {
   ShmControl::SmpSlot& s = own_->smp[seq & 1];
   std::memcpy(s.data, data, bytes);
   s.bytes = bytes;
   s.seq.store(seq + 1, std::memory_order_release);
 }
 
+void ShmProvider::post(std::uint64_t seq, const void* data, std::size_t bytes) {
+  write_contribution(seq, data, bytes);
+  // Every other rank reads it, and one that waited long enough is asleep.
+  for (int r = 0; r < o_.nranks; ++r)
+    if (r != o_.rank) wake(r);
+}
+
 bool ShmProvider::arrive(std::uint64_t seq, const void* data, std::size_t bytes) {
-  post(seq, data, bytes);
+  write_contribution(seq, data, bytes);
   const std::uint64_t before = controls_[0]->smp_arrivals.fetch_add(1, std::memory_order_acq_rel);
   return before + 1 == static_cast<std::uint64_t>(o_.nranks) * (seq + 1);
 }

@@ -171,6 +171,8 @@ class ShmProvider final : public Provider, public MemoryDomain, public HostCombi
   ShmRegistry& registry() { return registry_; }
   /// Wakes `peer` if it sleeps.
   void wake(int peer);
+  /// This rank's contribution number `seq` into its own slot (seq parity).
+  void write_contribution(std::uint64_t seq, const void* data, std::size_t bytes);
   int pid_of(int peer) const { return pids_.at(peer); }
   int rank() const { return o_.rank; }
   bool cma_enabled() const { return o_.cma; }
