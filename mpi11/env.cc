@@ -125,6 +125,7 @@ MESHMP_MPI_FN(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void* baseptr)) {
   (void)info;
   if (size < 0) return raise(MPI_COMM_NULL, "MPI_Alloc_mem", MPI_ERR_ARG, "size = " + std::to_string(size) + " is negative");
   if (!baseptr) return raise(MPI_COMM_NULL, "MPI_Alloc_mem", MPI_ERR_ARG, "baseptr is NULL");
+  if (!info_valid(info)) return raise(MPI_COMM_NULL, "MPI_Alloc_mem", MPI_ERR_INFO, "info is not an info object");
   void* p = std::malloc(size ? static_cast<std::size_t>(size) : 1);
   if (!p) return raise(MPI_COMM_NULL, "MPI_Alloc_mem", MPI_ERR_OTHER, "out of memory (" + std::to_string(size) + " bytes)");  // MPI_ERR_NO_MEM is MPI-2
   *static_cast<void**>(baseptr) = p;

@@ -45,6 +45,10 @@ const char* class_text(int cls) {
     case MPI_ERR_IN_STATUS: return "error code is in status";
     case MPI_ERR_PENDING: return "pending request";
     case MPI_ERR_NO_MEM: return "out of memory";
+    case MPI_ERR_INFO: return "invalid info object";
+    case MPI_ERR_INFO_KEY: return "info key too long or empty";
+    case MPI_ERR_INFO_VALUE: return "info value too long or empty";
+    case MPI_ERR_INFO_NOKEY: return "no such info key";
     default: return nullptr;
   }
 }
@@ -73,6 +77,10 @@ const char* class_name(int cls) {
     case MPI_ERR_IN_STATUS: return "MPI_ERR_IN_STATUS";
     case MPI_ERR_PENDING: return "MPI_ERR_PENDING";
     case MPI_ERR_NO_MEM: return "MPI_ERR_NO_MEM";
+    case MPI_ERR_INFO: return "MPI_ERR_INFO";
+    case MPI_ERR_INFO_KEY: return "MPI_ERR_INFO_KEY";
+    case MPI_ERR_INFO_VALUE: return "MPI_ERR_INFO_VALUE";
+    case MPI_ERR_INFO_NOKEY: return "MPI_ERR_INFO_NOKEY";
     default: return "?";
   }
 }

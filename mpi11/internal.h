@@ -321,6 +321,8 @@ MPI_Comm add_comm(CommInfo c);
 void make_builtin_comms();
 /// MPI_ERR_NOT_INITIALIZED-style check: false after raising if MPI is not running.
 bool check_init(const char* call, int* err);
+/// MPI_INFO_NULL, MPI_INFO_ENV or a live info object (info.cc).
+bool info_valid(MPI_Info info);
 /// The error paths of check_rank / check_tag: raise MPI_ERR_RANK / MPI_ERR_TAG.
 int bad_rank(MPI_Comm comm, const CommInfo& c, const char* call, int rank, const char* arg);
 int bad_tag(MPI_Comm comm, const char* call, int tag);

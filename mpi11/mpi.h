@@ -70,6 +70,11 @@ typedef struct MPI_Status {
 #define MPI_ERR_IN_STATUS 18
 #define MPI_ERR_PENDING 19
 #define MPI_ERR_NO_MEM 20 /* MPI-2.2 §8.4: memory could not be allocated */
+/* MPI-2.2 §9: info objects */
+#define MPI_ERR_INFO 21       /* not an info object (or a predefined one changed) */
+#define MPI_ERR_INFO_KEY 22   /* key empty or longer than MPI_MAX_INFO_KEY */
+#define MPI_ERR_INFO_VALUE 23 /* value empty or longer than MPI_MAX_INFO_VAL */
+#define MPI_ERR_INFO_NOKEY 24 /* MPI_Info_delete of a key not set */
 /* Error codes: class + 64 * k, k > 0 naming a remembered message. */
 #define MPI_ERR_LASTCODE 0x3fffffff
 
@@ -123,6 +128,9 @@ typedef struct MPI_Status {
 #define MPI_GROUP_NULL ((MPI_Group)0)
 #define MPI_GROUP_EMPTY ((MPI_Group)1)
 #define MPI_INFO_NULL ((MPI_Info)0)
+#define MPI_INFO_ENV ((MPI_Info)1) /* MPI-3.1 §9.1.2: maxprocs, thread_level, host, wdir */
+#define MPI_MAX_INFO_KEY 255
+#define MPI_MAX_INFO_VAL 1024
 
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0)
 #define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)1)
@@ -397,6 +405,22 @@ MESHMP_DECLARE(int, Comm_remote_group, (MPI_Comm comm, MPI_Group* group))
 MESHMP_DECLARE(int, Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                                        int remote_leader, int tag, MPI_Comm* newintercomm))
 MESHMP_DECLARE(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm* newintracomm))
+
+/* Info objects (MPI-2.2 §9): string keys (1..MPI_MAX_INFO_KEY characters)
+ * and values (1..MPI_MAX_INFO_VAL); MPI_Info_get copies at most valuelen
+ * characters and a NUL; keys are numbered in the order first set. Errors:
+ * MPI_ERR_INFO (not an info object; MPI_INFO_ENV changed or freed),
+ * MPI_ERR_INFO_KEY, MPI_ERR_INFO_VALUE, MPI_ERR_INFO_NOKEY (delete of a key
+ * not set), MPI_ERR_ARG (NULL outputs, n out of range). meshmp acts on no key. */
+MESHMP_DECLARE(int, Info_create, (MPI_Info* info))
+MESHMP_DECLARE(int, Info_set, (MPI_Info info, const char* key, const char* value))
+MESHMP_DECLARE(int, Info_delete, (MPI_Info info, const char* key))
+MESHMP_DECLARE(int, Info_get, (MPI_Info info, const char* key, int valuelen, char* value, int* flag))
+MESHMP_DECLARE(int, Info_get_valuelen, (MPI_Info info, const char* key, int* valuelen, int* flag))
+MESHMP_DECLARE(int, Info_get_nkeys, (MPI_Info info, int* nkeys))
+MESHMP_DECLARE(int, Info_get_nthkey, (MPI_Info info, int n, char* key))
+MESHMP_DECLARE(int, Info_dup, (MPI_Info info, MPI_Info* newinfo))
+MESHMP_DECLARE(int, Info_free, (MPI_Info* info))
 
 /* Collectives (§4) */
 MESHMP_DECLARE(int, Barrier, (MPI_Comm comm))

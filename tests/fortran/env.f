@@ -3,7 +3,7 @@
 ! handler that receives the code of each deliberate error (bad rank, tag,
 ! count, datatype, communicator, root, operation, truncation) while the job
 ! goes on; MPI_ERROR_CLASS and MPI_ERROR_STRING on those codes; and
-! MPI_ERRORS_RETURN.
+! MPI_ERRORS_RETURN; MPI-2.2's info objects with CHARACTER keys and values.
       PROGRAM ENV
       IMPLICIT NONE
       INCLUDE 'mpif.h'
@@ -14,6 +14,9 @@
       DOUBLE PRECISION T0, T1
       CHARACTER*(MPI_MAX_PROCESSOR_NAME) HOST
       CHARACTER*(MPI_MAX_ERROR_STRING) MSG
+      CHARACTER*(MPI_MAX_INFO_KEY) KEY
+      CHARACTER*8 VAL
+      INTEGER INFO, NKEYS, VLEN
       EXTERNAL HANDLER
       NBAD = 0
       NCALLS = 0
@@ -67,6 +70,27 @@
       CALL CHECK(EH .EQ. MPI_ERRHANDLER_NULL, 'errhandler_free', NBAD)
       CALL MPI_ERRHANDLER_SET(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL,
      &     IERR)
+!     Info: blanks around keys and values are dropped going in; values
+!     come back blank-padded, at most VALUELEN characters.
+      CALL MPI_INFO_CREATE(INFO, IERR)
+      CALL MPI_INFO_SET(INFO, ' cb_nodes ', '16', IERR)
+      CALL MPI_INFO_SET(INFO, 'striping_unit', '1048576', IERR)
+      CALL MPI_INFO_GET_NKEYS(INFO, NKEYS, IERR)
+      CALL CHECK(NKEYS .EQ. 2, 'info_get_nkeys', NBAD)
+      CALL MPI_INFO_GET_NTHKEY(INFO, 1, KEY, IERR)
+      CALL CHECK(KEY .EQ. 'striping_unit', 'info_get_nthkey', NBAD)
+      CALL MPI_INFO_GET(INFO, 'cb_nodes', 8, VAL, FLAG, IERR)
+      CALL CHECK(FLAG .AND. VAL .EQ. '16', 'info_get', NBAD)
+      CALL MPI_INFO_GET(INFO, 'striping_unit', 3, VAL, FLAG, IERR)
+      CALL CHECK(FLAG .AND. VAL .EQ. '104', 'info_get valuelen', NBAD)
+      CALL MPI_INFO_GET_VALUELEN(INFO, 'striping_unit', VLEN, FLAG,
+     &     IERR)
+      CALL CHECK(FLAG .AND. VLEN .EQ. 7, 'info_get_valuelen', NBAD)
+      CALL MPI_INFO_DELETE(INFO, 'cb_nodes', IERR)
+      CALL MPI_INFO_GET(INFO, 'cb_nodes', 8, VAL, FLAG, IERR)
+      CALL CHECK(.NOT. FLAG, 'info_delete', NBAD)
+      CALL MPI_INFO_FREE(INFO, IERR)
+      CALL CHECK(INFO .EQ. MPI_INFO_NULL, 'info_free', NBAD)
       CALL FINISH('env', NBAD)
       END
 

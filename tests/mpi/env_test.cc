@@ -73,6 +73,11 @@ TEST(Env, EveryErrorClassHasItsOwnString) {
       {MPI_ERR_INTERN, "internal MPI (implementation) error"},
       {MPI_ERR_IN_STATUS, "error code is in status"},
       {MPI_ERR_PENDING, "pending request"},
+      {MPI_ERR_NO_MEM, "out of memory"},
+      {MPI_ERR_INFO, "invalid info object"},
+      {MPI_ERR_INFO_KEY, "info key too long or empty"},
+      {MPI_ERR_INFO_VALUE, "info value too long or empty"},
+      {MPI_ERR_INFO_NOKEY, "no such info key"},
   };
   for (const auto& [c, want] : classes) {
     EXPECT_EQ(error_class(c), c);
