@@ -202,8 +202,9 @@ MESHMP_MPI_FN(int, Comm_dup, (MPI_Comm comm, MPI_Comm* newcomm)) {
   return MPI_SUCCESS;
 } MESHMP_MPI_END(Comm_dup)
 
-MESHMP_MPI_FN(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm* newcomm)) {
-  const char* call = "MPI_Comm_split";
+namespace {
+// MPI_Comm_split and MPI_Comm_split_type.
+int split(const char* call, MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   int err;
   CommInfo* c = check_comm(comm, call, &err);
   if (!c) return err;
@@ -232,7 +233,30 @@ MESHMP_MPI_FN(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm* new
   }
   *newcomm = make_comm(comm, std::move(members), me, call, &err);
   return err;
+}
+}  // namespace
+
+MESHMP_MPI_FN(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm* newcomm)) {
+  return split("MPI_Comm_split", comm, color, key, newcomm);
 } MESHMP_MPI_END(Comm_split)
+
+// MPI-3.1 §6.4.2: MPI_COMM_TYPE_SHARED groups the ranks of one host (those
+// that share memory), ordered by key, then by rank in comm; MPI_UNDEFINED
+// gives MPI_COMM_NULL. The info is accepted and not read.
+MESHMP_MPI_FN(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm)) {
+  const char* call = "MPI_Comm_split_type";
+  int err;
+  CommInfo* c = check_comm(comm, call, &err);
+  if (!c) return err;
+  if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
+    return raise(comm, call, MPI_ERR_ARG,
+                 "split_type = " + std::to_string(split_type) + " is neither MPI_COMM_TYPE_SHARED nor MPI_UNDEFINED");
+  if (!info_valid(info)) return raise(comm, call, MPI_ERR_INFO, "info is not an info object");
+  const int color = split_type == MPI_UNDEFINED
+                        ? MPI_UNDEFINED
+                        : state().engine->host_of(c->group.ranks[static_cast<std::size_t>(c->rank())]);
+  return split(call, comm, color, key, newcomm);
+} MESHMP_MPI_END(Comm_split_type)
 
 MESHMP_MPI_FN(int, Comm_free, (MPI_Comm* comm)) {
   const char* call = "MPI_Comm_free";

@@ -584,6 +584,39 @@ MESHMP_MPI_FN(int, Type_create_hindexed, (int count, const int* array_of_blockle
                    [&](int i) { return array_of_blocklengths[i]; }, [&](MPI_Aint, int i) { return array_of_displacements[i]; });
 } MESHMP_MPI_END(Type_create_hindexed)
 
+// MPI-2.2 §4.1.2: `count` blocks of `blocklength` instances each, at
+// displacements in multiples of oldtype's extent (indexed_block) or in bytes
+// (hindexed_block).
+MESHMP_MPI_FN(int, Type_create_indexed_block, (int count, int blocklength, const int* array_of_displacements, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
+  const char* call = "MPI_Type_create_indexed_block";
+  if (int err = check_count(MPI_COMM_NULL, call, blocklength, "blocklength")) return err;
+  if (count > 0 && !array_of_displacements)
+    return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "array_of_displacements is NULL");
+  return blocks_of(call, count, oldtype, newtype, [&](int) { return blocklength; },
+                   [&](MPI_Aint extent, int i) { return array_of_displacements[i] * extent; });
+} MESHMP_MPI_END(Type_create_indexed_block)
+
+MESHMP_MPI_FN(int, Type_create_hindexed_block, (int count, int blocklength, const MPI_Aint* array_of_displacements, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
+  const char* call = "MPI_Type_create_hindexed_block";
+  if (int err = check_count(MPI_COMM_NULL, call, blocklength, "blocklength")) return err;
+  if (count > 0 && !array_of_displacements)
+    return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "array_of_displacements is NULL");
+  return blocks_of(call, count, oldtype, newtype, [&](int) { return blocklength; },
+                   [&](MPI_Aint, int i) { return array_of_displacements[i]; });
+} MESHMP_MPI_END(Type_create_hindexed_block)
+
+// MPI-2.2 §4.1.10: the same type map, extent and bounds as oldtype, as a
+// new handle; committed if oldtype is.
+MESHMP_MPI_FN(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype* newtype)) {
+  const char* call = "MPI_Type_dup";
+  int err;
+  const TypeInfo* o = old_type(call, oldtype, &err);
+  if (!o) return err;
+  std::shared_ptr<TypeInfo> t = build({{0, 1, 1, 0, keep_type(oldtype)}}, false);
+  t->committed = o->committed;
+  return make_type(call, std::move(t), newtype);
+} MESHMP_MPI_END(Type_dup)
+
 MESHMP_MPI_FN(int, Type_create_struct, (int count, const int* array_of_blocklengths, const MPI_Aint* array_of_displacements, const MPI_Datatype* array_of_types, MPI_Datatype* newtype)) {
   return struct_of("MPI_Type_create_struct", count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
 } MESHMP_MPI_END(Type_create_struct)

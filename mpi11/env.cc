@@ -174,6 +174,29 @@ MESHMP_MPI_FN(int, Get_version, (int* version, int* subversion)) {
   return MPI_SUCCESS;
 } MESHMP_MPI_END(Get_version)
 
+MESHMP_MPI_FN(int, Get_library_version, (char* version, int* resultlen)) {
+  if (!version || !resultlen)
+    return raise(MPI_COMM_NULL, "MPI_Get_library_version", MPI_ERR_ARG, "version or resultlen is NULL");
+  const int n = std::snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
+                              "meshmp: MPI-%d.%d with MPI-2.2/3.1 additions, over a torus of nearest-neighbour links",
+                              MPI_VERSION, MPI_SUBVERSION);
+  *resultlen = std::min(n, MPI_MAX_LIBRARY_VERSION_STRING - 1);
+  return MPI_SUCCESS;
+} MESHMP_MPI_END(Get_library_version)
+
+// Handle conversions (MPI-2.2 §16.3.4): the same ints on both sides.
+#define MESHMP_HANDLE_CONVERSIONS(Kind, Type)                                                              \
+  MESHMP_MPI_FN_NOTHROW(Type, Kind##_f2c, (MPI_Fint h)) { return static_cast<Type>(h); }                  \
+  MESHMP_MPI_FN_NOTHROW(MPI_Fint, Kind##_c2f, (Type h)) { return static_cast<MPI_Fint>(h); }
+MESHMP_HANDLE_CONVERSIONS(Comm, MPI_Comm)
+MESHMP_HANDLE_CONVERSIONS(Type, MPI_Datatype)
+MESHMP_HANDLE_CONVERSIONS(Group, MPI_Group)
+MESHMP_HANDLE_CONVERSIONS(Request, MPI_Request)
+MESHMP_HANDLE_CONVERSIONS(Op, MPI_Op)
+MESHMP_HANDLE_CONVERSIONS(Errhandler, MPI_Errhandler)
+MESHMP_HANDLE_CONVERSIONS(Info, MPI_Info)
+#undef MESHMP_HANDLE_CONVERSIONS
+
 // Seconds on CLOCK_MONOTONIC: local to each process (MPI_WTIME_IS_GLOBAL = 0).
 MESHMP_MPI_FN_NOTHROW(double, Wtime, (void)) {
   timespec ts;

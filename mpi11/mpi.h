@@ -95,6 +95,7 @@ typedef struct MPI_Status {
 #define MPI_MAX_PROCESSOR_NAME 256
 #define MPI_MAX_ERROR_STRING 512
 #define MPI_MAX_OBJECT_NAME 128
+#define MPI_MAX_LIBRARY_VERSION_STRING 256
 
 /* Results of MPI_Comm_compare / MPI_Group_compare (§5.4.1). */
 #define MPI_IDENT 0
@@ -128,6 +129,7 @@ typedef struct MPI_Status {
 #define MPI_GROUP_NULL ((MPI_Group)0)
 #define MPI_GROUP_EMPTY ((MPI_Group)1)
 #define MPI_INFO_NULL ((MPI_Info)0)
+#define MPI_COMM_TYPE_SHARED 1 /* MPI_Comm_split_type: the ranks of one host */
 #define MPI_INFO_ENV ((MPI_Info)1) /* MPI-3.1 §9.1.2: maxprocs, thread_level, host, wdir */
 #define MPI_MAX_INFO_KEY 255
 #define MPI_MAX_INFO_VAL 1024
@@ -242,6 +244,24 @@ MESHMP_DECLARE(int, Finalized, (int* flag))
 MESHMP_DECLARE(int, Abort, (MPI_Comm comm, int errorcode))
 MESHMP_DECLARE(int, Get_processor_name, (char* name, int* resultlen))
 MESHMP_DECLARE(int, Get_version, (int* version, int* subversion))
+/* MPI-3.1 §8.1.1: "meshmp: MPI-1.1 with MPI-2.2/3.1 additions, ...", at
+ * most MPI_MAX_LIBRARY_VERSION_STRING - 1 characters and a NUL. */
+MESHMP_DECLARE(int, Get_library_version, (char* version, int* resultlen))
+/* MPI-2.2 §16.3.4: handles are the same ints in C and Fortran. */
+MESHMP_DECLARE(MPI_Comm, Comm_f2c, (MPI_Fint comm))
+MESHMP_DECLARE(MPI_Fint, Comm_c2f, (MPI_Comm comm))
+MESHMP_DECLARE(MPI_Datatype, Type_f2c, (MPI_Fint datatype))
+MESHMP_DECLARE(MPI_Fint, Type_c2f, (MPI_Datatype datatype))
+MESHMP_DECLARE(MPI_Group, Group_f2c, (MPI_Fint group))
+MESHMP_DECLARE(MPI_Fint, Group_c2f, (MPI_Group group))
+MESHMP_DECLARE(MPI_Request, Request_f2c, (MPI_Fint request))
+MESHMP_DECLARE(MPI_Fint, Request_c2f, (MPI_Request request))
+MESHMP_DECLARE(MPI_Op, Op_f2c, (MPI_Fint op))
+MESHMP_DECLARE(MPI_Fint, Op_c2f, (MPI_Op op))
+MESHMP_DECLARE(MPI_Errhandler, Errhandler_f2c, (MPI_Fint errhandler))
+MESHMP_DECLARE(MPI_Fint, Errhandler_c2f, (MPI_Errhandler errhandler))
+MESHMP_DECLARE(MPI_Info, Info_f2c, (MPI_Fint info))
+MESHMP_DECLARE(MPI_Fint, Info_c2f, (MPI_Info info))
 MESHMP_DECLARE(double, Wtime, (void))
 MESHMP_DECLARE(double, Wtick, (void))
 MESHMP_DECLARE(int, Pcontrol, (const int level, ...))
@@ -366,6 +386,15 @@ MESHMP_DECLARE(int, Type_create_struct, (int count, const int* array_of_blocklen
                                          MPI_Datatype* newtype))
 MESHMP_DECLARE(int, Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                                           MPI_Datatype* newtype))
+/* MPI-2.2 §4.1.2 and §4.1.10: blocks of one length at element (indexed_block)
+ * or byte (hindexed_block) displacements; a duplicate of a type, committed
+ * if the original is. Negative counts or blocklength: MPI_ERR_COUNT. */
+MESHMP_DECLARE(int, Type_create_indexed_block, (int count, int blocklength, const int* array_of_displacements,
+                                                MPI_Datatype oldtype, MPI_Datatype* newtype))
+MESHMP_DECLARE(int, Type_create_hindexed_block, (int count, int blocklength,
+                                                 const MPI_Aint* array_of_displacements, MPI_Datatype oldtype,
+                                                 MPI_Datatype* newtype))
+MESHMP_DECLARE(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype* newtype))
 MESHMP_DECLARE(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent))
 MESHMP_DECLARE(int, Type_get_true_extent, (MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent))
 MESHMP_DECLARE(int, Type_get_name, (MPI_Datatype datatype, char* type_name, int* resultlen))
@@ -376,6 +405,9 @@ MESHMP_DECLARE(int, Comm_size, (MPI_Comm comm, int* size))
 MESHMP_DECLARE(int, Comm_rank, (MPI_Comm comm, int* rank))
 MESHMP_DECLARE(int, Comm_dup, (MPI_Comm comm, MPI_Comm* newcomm))
 MESHMP_DECLARE(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm* newcomm))
+/* MPI-3.1 §6.4.2: split_type MPI_COMM_TYPE_SHARED (the ranks of this host) or
+ * MPI_UNDEFINED (MPI_COMM_NULL); anything else MPI_ERR_ARG. */
+MESHMP_DECLARE(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm))
 MESHMP_DECLARE(int, Comm_free, (MPI_Comm* comm))
 MESHMP_DECLARE(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int* result))
 MESHMP_DECLARE(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm))

@@ -32,6 +32,10 @@ MESHMP_F_PAIR(group_difference, Group_difference)
 MESHMP_FORTRAN_FN(void, comm_split, (const F* comm, const F* color, const F* key, F* newcomm, F* ierror)) {
   *ierror = PMPI_Comm_split(*comm, *color, *key, newcomm);
 }
+MESHMP_FORTRAN_FN(void, comm_split_type, (const F* comm, const F* split_type, const F* key, const F* info,
+                                          F* newcomm, F* ierror)) {
+  *ierror = PMPI_Comm_split_type(*comm, *split_type, *key, *info, newcomm);
+}
 MESHMP_FORTRAN_FN(void, comm_free, (F* comm, F* ierror)) { *ierror = PMPI_Comm_free(comm); }
 MESHMP_FORTRAN_FN(void, comm_get_name, (const F* comm, char* name, F* resultlen, F* ierror, FLen name_len)) {
   char c[MPI_MAX_OBJECT_NAME] = {};

@@ -109,6 +109,18 @@ MESHMP_FORTRAN_FN(void, type_create_hindexed, (const F* count, const F* blocklen
                                                const F* oldtype, F* newtype, F* ierror)) {
   *ierror = PMPI_Type_create_hindexed(*count, blocklengths, displacements, *oldtype, newtype);
 }
+MESHMP_FORTRAN_FN(void, type_create_indexed_block, (const F* count, const F* blocklength, const F* displacements,
+                                                    const F* oldtype, F* newtype, F* ierror)) {
+  *ierror = PMPI_Type_create_indexed_block(*count, *blocklength, displacements, *oldtype, newtype);
+}
+MESHMP_FORTRAN_FN(void, type_create_hindexed_block, (const F* count, const F* blocklength,
+                                                     const MPI_Aint* displacements, const F* oldtype, F* newtype,
+                                                     F* ierror)) {
+  *ierror = PMPI_Type_create_hindexed_block(*count, *blocklength, displacements, *oldtype, newtype);
+}
+MESHMP_FORTRAN_FN(void, type_dup, (const F* oldtype, F* newtype, F* ierror)) {
+  *ierror = PMPI_Type_dup(*oldtype, newtype);
+}
 MESHMP_FORTRAN_FN(void, type_create_struct, (const F* count, const F* blocklengths, const MPI_Aint* displacements,
                                              const F* types, F* newtype, F* ierror)) {
   *ierror = PMPI_Type_create_struct(*count, blocklengths, displacements, types, newtype);

@@ -36,6 +36,11 @@ MESHMP_FORTRAN_FN(void, get_processor_name, (char* name, F* resultlen, F* ierror
 MESHMP_FORTRAN_FN(void, get_version, (F* version, F* subversion, F* ierror)) {
   *ierror = PMPI_Get_version(version, subversion);
 }
+MESHMP_FORTRAN_FN(void, get_library_version, (char* version, F* resultlen, F* ierror, FLen version_len)) {
+  char c[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  *ierror = PMPI_Get_library_version(c, resultlen);
+  if (*ierror == MPI_SUCCESS) to_fortran(c, version, version_len);
+}
 // DOUBLE PRECISION MPI_WTIME(), MPI_WTICK(): functions, no IERROR.
 MESHMP_FORTRAN_FN(double, wtime, ()) { return PMPI_Wtime(); }
 MESHMP_FORTRAN_FN(double, wtick, ()) { return PMPI_Wtick(); }

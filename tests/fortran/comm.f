@@ -3,7 +3,8 @@
 ! rank translation, MPI_COMM_CREATE, MPI_COMM_COMPARE, an intercommunicator
 ! between the halves (of different sizes on an odd count) with traffic
 ! across it and MPI_INTERCOMM_MERGE, attribute copy and delete callbacks
-! written in Fortran and counted exactly, MPI_TAG_UB, and names.
+! written in Fortran and counted exactly, MPI_TAG_UB, and names;
+! MPI_COMM_SPLIT_TYPE and MPI_GET_LIBRARY_VERSION.
       PROGRAM COMM
       IMPLICIT NONE
       INCLUDE 'mpif.h'
@@ -13,6 +14,8 @@
       INTEGER INTER, MERGED, RSIZE, PEERV, KEY, VAL, TAGUB
       LOGICAL FLAG
       CHARACTER*(MPI_MAX_OBJECT_NAME) NAME
+      CHARACTER*(MPI_MAX_LIBRARY_VERSION_STRING) LIBV
+      INTEGER SHARED
       INTEGER NCOPY, NDEL
       COMMON /COUNTS/ NCOPY, NDEL
       EXTERNAL COPYFN, DELFN
@@ -143,6 +146,17 @@
       CALL MPI_GROUP_FREE(OGRP, IERR)
       CALL MPI_GROUP_FREE(UGRP, IERR)
       CALL MPI_COMM_FREE(HALF, IERR)
+!     One host here: the shared communicator is the world, by key.
+      CALL MPI_COMM_SPLIT_TYPE(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED,
+     &     -RANK, MPI_INFO_NULL, SHARED, IERR)
+      CALL MPI_COMM_SIZE(SHARED, SZ, IERR)
+      CALL MPI_COMM_RANK(SHARED, I, IERR)
+      CALL CHECK(SZ .EQ. NPROCS .AND. I .EQ. NPROCS - 1 - RANK,
+     &     'comm_split_type', NBAD)
+      CALL MPI_COMM_FREE(SHARED, IERR)
+      CALL MPI_GET_LIBRARY_VERSION(LIBV, I, IERR)
+      CALL CHECK(LIBV(1:6) .EQ. 'meshmp' .AND. I .GT. 6,
+     &     'get_library_version', NBAD)
       CALL FINISH('comm', NBAD)
       END
 

@@ -2,14 +2,16 @@
 ! column-major array as MPI_TYPE_VECTOR, a struct of an INTEGER and a
 ! DOUBLE PRECISION built from MPI_ADDRESS and sent from MPI_BOTTOM,
 ! extents and sizes, MPI_PACK/MPI_UNPACK, and the MPI-2 forms
-! (MPI_GET_ADDRESS, MPI_TYPE_CREATE_STRUCT, MPI_TYPE_GET_EXTENT, names).
+! (MPI_GET_ADDRESS, MPI_TYPE_CREATE_STRUCT, MPI_TYPE_GET_EXTENT, names);
+! MPI-2.2's MPI_TYPE_CREATE_INDEXED_BLOCK and MPI_TYPE_DUP.
 ! Rank r sends to rank r XOR 1 (an odd last rank to itself).
       PROGRAM DTYPE
       IMPLICIT NONE
       INCLUDE 'mpif.h'
       INTEGER IERR, RANK, NPROCS, PEER, NBAD, I, J
       INTEGER ROWT, STRT, STR2, SZ, EXT, POS, NAMELEN
-      INTEGER BLENS(2), DISPS(2), TYPES(2), REQ
+      INTEGER BLENS(2), DISPS(2), TYPES(2), REQ, BLKT, DUPT
+      INTEGER IBUF(8), IGOT(8)
       INTEGER(KIND=MPI_ADDRESS_KIND) ADISP(2), LB, AEXT, A0
       DOUBLE PRECISION A(4, 5), ROW(5)
       INTEGER IVAL, IVAL2
@@ -105,5 +107,25 @@
      &     MPI_COMM_WORLD, IERR)
       CALL CHECK(IVAL .EQ. PEER .AND. DVAL .EQ. PEER * 2D0, 'unpack',
      &     NBAD)
+!     Indexed block: elements 6-7 and 2-3 of IBUF, through a duplicate.
+      DISPS(1) = 5
+      DISPS(2) = 1
+      CALL MPI_TYPE_CREATE_INDEXED_BLOCK(2, 2, DISPS, MPI_INTEGER,
+     &     BLKT, IERR)
+      CALL MPI_TYPE_COMMIT(BLKT, IERR)
+      CALL MPI_TYPE_DUP(BLKT, DUPT, IERR)
+      CALL MPI_TYPE_FREE(BLKT, IERR)
+      CALL MPI_TYPE_SIZE(DUPT, SZ, IERR)
+      CALL CHECK(SZ .EQ. 16, 'indexed_block size', NBAD)
+      DO I = 1, 8
+        IBUF(I) = 10 * RANK + I
+        IGOT(I) = 0
+      END DO
+      CALL MPI_SENDRECV(IBUF, 1, DUPT, PEER, 4, IGOT, 4, MPI_INTEGER,
+     &     PEER, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE, IERR)
+      CALL CHECK(IGOT(1) .EQ. 10 * PEER + 6 .AND.
+     &     IGOT(2) .EQ. 10 * PEER + 7 .AND. IGOT(3) .EQ. 10 * PEER + 2
+     &     .AND. IGOT(4) .EQ. 10 * PEER + 3, 'indexed_block dup', NBAD)
+      CALL MPI_TYPE_FREE(DUPT, IERR)
       CALL FINISH('datatype', NBAD)
       END

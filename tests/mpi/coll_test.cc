@@ -4,12 +4,14 @@
 // rank order), each checked against a serial reference computed from every
 // rank's inputs.
 #include <mpi.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
 #include <complex>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <numeric>
 #include <string>
@@ -514,6 +516,47 @@ TEST(Coll, ReduceLocalKeepsTheOperandOrder) {
   EXPECT_EQ(y, 12);
   MPI_Op_free(&op);
   MPI_Type_free(&mat);
+}
+
+// MPI_Comm_split_type (MPI-3.1 §6.4.2) is here because the network-namespace
+// testbed runs this program with two ranks in each namespace, which meshmp
+// counts as hosts (they share no memory across): the shared communicator
+// must hold exactly the ranks whose host identity -- the kernel's boot id
+// and the network namespace, read here by each rank -- equals this rank's,
+// ordered by key.
+std::string host_of_this_process() {
+  std::string boot;
+  std::ifstream("/proc/sys/kernel/random/boot_id") >> boot;
+  struct stat st {};
+  ::stat("/proc/self/ns/net", &st);
+  return boot + "/" + std::to_string(static_cast<unsigned long long>(st.st_ino));
+}
+
+TEST(Coll, SplitTypeSharedHoldsTheRanksOfThisHostOrderedByKey) {
+  const int me = rank(), p = size();
+  char host[64] = {};
+  const std::string h = host_of_this_process();
+  ASSERT_LT(h.size(), sizeof host);
+  std::memcpy(host, h.data(), h.size());
+  std::vector<char> hosts(sizeof host * static_cast<std::size_t>(p));
+  MPI_Allgather(host, sizeof host, MPI_CHAR, hosts.data(), sizeof host, MPI_CHAR, MPI_COMM_WORLD);
+  std::vector<int> expected;  // world ranks on my host, by key = -rank: descending
+  for (int r = p - 1; r >= 0; --r)
+    if (std::strcmp(&hosts[sizeof host * static_cast<std::size_t>(r)], host) == 0) expected.push_back(r);
+  MPI_Comm shared;
+  ASSERT_EQ(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, -me, MPI_INFO_NULL, &shared), MPI_SUCCESS);
+  ASSERT_NE(shared, MPI_COMM_NULL);
+  ASSERT_EQ(size(shared), static_cast<int>(expected.size()));
+  std::vector<int> members(expected.size());
+  MPI_Allgather(&me, 1, MPI_INT, members.data(), 1, MPI_INT, shared);
+  EXPECT_EQ(members, expected);
+  MPI_Comm_free(&shared);
+  MPI_Comm none = MPI_COMM_WORLD;
+  ASSERT_EQ(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_UNDEFINED, 0, MPI_INFO_NULL, &none), MPI_SUCCESS);
+  EXPECT_EQ(none, MPI_COMM_NULL);
+  mpitest::ErrorsReturn er;
+  MPI_Comm bad;
+  EXPECT_EQ(mpitest::error_class(MPI_Comm_split_type(MPI_COMM_WORLD, 12345, 0, MPI_INFO_NULL, &bad)), MPI_ERR_ARG);
 }
 
 }  // namespace
