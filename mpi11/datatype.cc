@@ -353,6 +353,13 @@ MESHMP_MPI_FN(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Dataty
 
 namespace {
 
+// A negative block length is MPI_ERR_ARG, as in MPICH 4.0.2 (the standard
+// names no class; a negative count is MPI_ERR_COUNT).
+int check_blocklength(const char* call, int blocklength) {
+  if (blocklength >= 0) return MPI_SUCCESS;
+  return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "blocklength = " + std::to_string(blocklength) + " is negative");
+}
+
 // The indexed constructors (§3.12.1-3.12.4): `count` blocks of oldtype,
 // block i holding len(i) instances from byte disp(extent, i).
 template <typename Len, typename Disp>
@@ -366,7 +373,7 @@ int blocks_of(const char* call, int count, MPI_Datatype oldtype, MPI_Datatype* n
   blocks.reserve(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) {
     if (len(i) < 0)
-      return raise(MPI_COMM_NULL, call, MPI_ERR_COUNT, "array_of_blocklengths[" + std::to_string(i) + "] is negative");
+      return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "array_of_blocklengths[" + std::to_string(i) + "] is negative");
     blocks.push_back({disp(o->extent(), i), static_cast<std::size_t>(len(i)), 1, 0, child});
   }
   return make_type(call, build(blocks, false), newtype);
@@ -377,8 +384,8 @@ int blocks_of(const char* call, int count, MPI_Datatype oldtype, MPI_Datatype* n
 int vector_of(const char* call, int count, int blocklength, MPI_Aint stride_bytes, MPI_Datatype oldtype,
               MPI_Datatype* newtype) {
   int err;
-  if ((err = check_count(MPI_COMM_NULL, call, count)) || (err = check_count(MPI_COMM_NULL, call, blocklength, "blocklength")))
-    return err;
+  if ((err = check_count(MPI_COMM_NULL, call, count))) return err;
+  if ((err = check_blocklength(call, blocklength))) return err;
   if (!old_type(call, oldtype, &err)) return err;
   return make_type(call,
                    build({{0, static_cast<std::size_t>(blocklength), static_cast<std::size_t>(count), stride_bytes,
@@ -431,7 +438,7 @@ int struct_of(const char* call, int count, const int* array_of_blocklengths, con
     const std::string arg = "array_of_types[" + std::to_string(i) + "]";
     if (!old_type(call, array_of_types[i], &err, arg.c_str())) return err;
     if (array_of_blocklengths[i] < 0)
-      return raise(MPI_COMM_NULL, call, MPI_ERR_COUNT, "array_of_blocklengths[" + std::to_string(i) + "] is negative");
+      return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "array_of_blocklengths[" + std::to_string(i) + "] is negative");
     blocks.push_back(
         {array_of_displacements[i], static_cast<std::size_t>(array_of_blocklengths[i]), 1, 0, keep_type(array_of_types[i])});
   }
@@ -514,7 +521,7 @@ MESHMP_MPI_FN(int, Pack, (const void* inbuf, int incount, MPI_Datatype datatype,
   const TypeInfo& t = *type_info(datatype);
   const std::size_t n = static_cast<std::size_t>(incount) * t.size;
   if (static_cast<std::size_t>(*position) + n > static_cast<std::size_t>(std::max(outsize, 0)))
-    return raise(comm, call, MPI_ERR_TRUNCATE,
+    return raise(comm, call, MPI_ERR_ARG,
                  "outsize = " + std::to_string(outsize) + " bytes cannot take " + std::to_string(n) + " more at position " + std::to_string(*position));
   pack(t, inbuf, static_cast<std::size_t>(incount), static_cast<char*>(outbuf) + *position);
   *position += static_cast<int>(n);
@@ -530,7 +537,7 @@ MESHMP_MPI_FN(int, Unpack, (const void* inbuf, int insize, int* position, void* 
   const TypeInfo& t = *type_info(datatype);
   const std::size_t n = static_cast<std::size_t>(outcount) * t.size;
   if (static_cast<std::size_t>(*position) + n > static_cast<std::size_t>(std::max(insize, 0)))
-    return raise(comm, call, MPI_ERR_TRUNCATE,
+    return raise(comm, call, MPI_ERR_ARG,
                  "insize = " + std::to_string(insize) + " bytes hold fewer than the " + std::to_string(n) + " needed from position " + std::to_string(*position));
   unpack(t, static_cast<const char*>(inbuf) + *position, n, outbuf, static_cast<std::size_t>(outcount));
   *position += static_cast<int>(n);
@@ -589,7 +596,7 @@ MESHMP_MPI_FN(int, Type_create_hindexed, (int count, const int* array_of_blockle
 // (hindexed_block).
 MESHMP_MPI_FN(int, Type_create_indexed_block, (int count, int blocklength, const int* array_of_displacements, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
   const char* call = "MPI_Type_create_indexed_block";
-  if (int err = check_count(MPI_COMM_NULL, call, blocklength, "blocklength")) return err;
+  if (int err = check_blocklength(call, blocklength)) return err;
   if (count > 0 && !array_of_displacements)
     return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "array_of_displacements is NULL");
   return blocks_of(call, count, oldtype, newtype, [&](int) { return blocklength; },
@@ -598,7 +605,7 @@ MESHMP_MPI_FN(int, Type_create_indexed_block, (int count, int blocklength, const
 
 MESHMP_MPI_FN(int, Type_create_hindexed_block, (int count, int blocklength, const MPI_Aint* array_of_displacements, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
   const char* call = "MPI_Type_create_hindexed_block";
-  if (int err = check_count(MPI_COMM_NULL, call, blocklength, "blocklength")) return err;
+  if (int err = check_blocklength(call, blocklength)) return err;
   if (count > 0 && !array_of_displacements)
     return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "array_of_displacements is NULL");
   return blocks_of(call, count, oldtype, newtype, [&](int) { return blocklength; },

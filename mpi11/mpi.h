@@ -388,7 +388,8 @@ MESHMP_DECLARE(int, Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI
                                           MPI_Datatype* newtype))
 /* MPI-2.2 §4.1.2 and §4.1.10: blocks of one length at element (indexed_block)
  * or byte (hindexed_block) displacements; a duplicate of a type, committed
- * if the original is. Negative counts or blocklength: MPI_ERR_COUNT. */
+ * if the original is. A negative count: MPI_ERR_COUNT; a negative
+ * blocklength: MPI_ERR_ARG. */
 MESHMP_DECLARE(int, Type_create_indexed_block, (int count, int blocklength, const int* array_of_displacements,
                                                 MPI_Datatype oldtype, MPI_Datatype* newtype))
 MESHMP_DECLARE(int, Type_create_hindexed_block, (int count, int blocklength,

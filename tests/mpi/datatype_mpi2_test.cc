@@ -59,7 +59,7 @@ TEST(TypeBlocks, BadArguments) {
   mpitest::ErrorsReturn er;
   const int displs[] = {0, 1};
   MPI_Datatype t;
-  EXPECT_EQ(error_class(MPI_Type_create_indexed_block(2, -1, displs, MPI_INT, &t)), MPI_ERR_COUNT);
+  EXPECT_EQ(error_class(MPI_Type_create_indexed_block(2, -1, displs, MPI_INT, &t)), MPI_ERR_ARG);
   EXPECT_EQ(error_class(MPI_Type_create_indexed_block(-2, 1, displs, MPI_INT, &t)), MPI_ERR_COUNT);
   EXPECT_EQ(error_class(MPI_Type_create_indexed_block(2, 1, nullptr, MPI_INT, &t)), MPI_ERR_ARG);
   EXPECT_EQ(error_class(MPI_Type_create_hindexed_block(1, 1, nullptr, MPI_DATATYPE_NULL, &t)), MPI_ERR_ARG);
