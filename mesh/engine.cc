@@ -205,6 +205,26 @@ void Engine::probe(int src, int tag, std::uint32_t context, Status* st) {
   iprobe(src, tag, context, st);
 }
 
+Message* Engine::improbe(int src, int tag, std::uint32_t context, Status* st) {
+  if (!iprobe(src, tag, context, st)) return nullptr;
+  return reinterpret_cast<Message*>(impl_->matcher.match_unexpected(MatchKey{context, src, tag}, true));
+}
+
+Message* Engine::mprobe(int src, int tag, std::uint32_t context, Status* st) {
+  probe(src, tag, context, nullptr);
+  return improbe(src, tag, context, st);
+}
+
+Request* Engine::receive_message(Message* m, void* buf, std::size_t len) {
+  auto* u = static_cast<Unexpected*>(reinterpret_cast<UnexpectedMsg*>(m));
+  Request* r = recv_init(buf, len, u->source, u->tag, u->context);
+  r->persistent = false;
+  r->status = Status{};
+  r->PostedRecv::key = MatchKey{u->context, u->source, u->tag};
+  impl_->take_unexpected(r, u);
+  return r;
+}
+
 bool Engine::cancel(Request* r) {
   Impl& im = *impl_;
   if (!r->is_send) {

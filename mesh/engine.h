@@ -184,6 +184,17 @@ class Engine {
   /// Probe for a matching unexpected message without receiving it.
   bool iprobe(int src, int tag, std::uint32_t context, Status* st);
   void probe(int src, int tag, std::uint32_t context, Status* st);
+  /// Matched probe (MPI-3.1 §3.8.2): like iprobe, but the message found is
+  /// taken off the unexpected queue, so no receive or other probe can match
+  /// it; receive_message() then receives it. *st as iprobe's; nullptr if
+  /// no message matches. A sender's cancel of it no longer succeeds.
+  Message* improbe(int src, int tag, std::uint32_t context, Status* st);
+  /// Blocks until a message matches, then as improbe.
+  Message* mprobe(int src, int tag, std::uint32_t context, Status* st);
+  /// A receive of message `m` (from improbe/mprobe, each received once)
+  /// into `len` bytes at `buf`: complete at once for an eager message,
+  /// after its rendezvous for a large one; kTruncate if it is longer.
+  Request* receive_message(Message* m, void* buf, std::size_t len);
 
   /// Cancels a request (MPI-1.1 §3.8: either the cancel succeeds or the
   /// communication does, never both). True if cancelled now (the request

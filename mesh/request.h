@@ -39,5 +39,6 @@ struct Status {
 };
 
 struct Request;  // defined in engine.cc; opaque to callers
+struct Message;  // a message a matched probe took (Engine::improbe); opaque to callers
 
 }  // namespace meshmp::mesh

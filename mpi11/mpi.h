@@ -34,6 +34,7 @@ typedef int MPI_Request;
 typedef int MPI_Errhandler;
 typedef int MPI_Group;
 typedef int MPI_Info;
+typedef int MPI_Message; /* MPI-3.1 §3.8.2 */
 typedef long MPI_Aint;
 typedef int MPI_Fint;
 
@@ -129,6 +130,8 @@ typedef struct MPI_Status {
 #define MPI_GROUP_NULL ((MPI_Group)0)
 #define MPI_GROUP_EMPTY ((MPI_Group)1)
 #define MPI_INFO_NULL ((MPI_Info)0)
+#define MPI_MESSAGE_NULL ((MPI_Message)0)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)-1) /* a matched probe of MPI_PROC_NULL */
 #define MPI_COMM_TYPE_SHARED 1 /* MPI_Comm_split_type: the ranks of one host */
 #define MPI_INFO_ENV ((MPI_Info)1) /* MPI-3.1 §9.1.2: maxprocs, thread_level, host, wdir */
 #define MPI_MAX_INFO_KEY 255
@@ -337,6 +340,18 @@ MESHMP_DECLARE(int, Testsome, (int incount, MPI_Request* array_of_requests, int*
 MESHMP_DECLARE(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status* status))
 MESHMP_DECLARE(int, Iprobe, (int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status))
 MESHMP_DECLARE(int, Cancel, (MPI_Request* request))
+/* Matched probe (MPI-3.1 §3.8.2): the message found is taken, so that no
+ * other receive or probe matches it, and MPI_Mrecv/MPI_Imrecv receives it
+ * (once; *message becomes MPI_MESSAGE_NULL). Source MPI_PROC_NULL gives
+ * MPI_MESSAGE_NO_PROC, whose receive completes at once with the empty
+ * status. Errors: MPI_ERR_ARG for a message handle that is none. */
+MESHMP_DECLARE(int, Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status))
+MESHMP_DECLARE(int, Improbe, (int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
+                              MPI_Status* status))
+MESHMP_DECLARE(int, Mrecv, (void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+                            MPI_Status* status))
+MESHMP_DECLARE(int, Imrecv, (void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+                             MPI_Request* request))
 MESHMP_DECLARE(int, Test_cancelled, (const MPI_Status* status, int* flag))
 MESHMP_DECLARE(int, Get_count, (const MPI_Status* status, MPI_Datatype datatype, int* count))
 MESHMP_DECLARE(int, Get_elements, (const MPI_Status* status, MPI_Datatype datatype, int* count))

@@ -29,6 +29,7 @@ struct Req {
   bool done = false;      ///< completed without a core request: status in `st`
   bool buffered = false;
   std::uint64_t sent_id = 0;  ///< a send written at once (done, no core request): its message id, for MPI_Cancel
+  mesh::Message* message = nullptr;  ///< MPI_Imrecv/MPI_Mrecv: the matched message start() receives
   mesh::Request* core = nullptr;
   MPI_Comm comm = MPI_COMM_NULL;
   void* buf = nullptr;
@@ -171,13 +172,18 @@ int start(MPI_Request h, const char* call) {
     r.core = engine().isend(data, bytes, dst, r.tag, c.p2p_context, r.mode);
   } else {
     char* data = t.contiguous ? const_cast<char*>(data_start(t, r.buf)) : r.stage.data();
-    r.core = engine().irecv(data, bytes, world_of(c, r.peer), r.tag, c.p2p_context);
+    r.core = r.message ? engine().receive_message(r.message, data, bytes)
+                       : engine().irecv(data, bytes, world_of(c, r.peer), r.tag, c.p2p_context);
+    r.message = nullptr;
   }
   return MPI_SUCCESS;
 }
 
+// A request; `message` (a receive, MPI_Imrecv): the matched message it
+// receives, peer and tag then only describing it.
 int make_request(const char* call, bool is_send, bool persistent, bool buffered, SendMode mode, const void* buf,
-                 int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm, MPI_Request* request) {
+                 int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm, MPI_Request* request,
+                 mesh::Message* message = nullptr) {
   Args a;
   if (int err = check_args(call, buf, count, type, peer, tag, comm, !is_send, &a)) return err;
   if (!request) return raise(comm, call, MPI_ERR_REQUEST, "request is NULL");
@@ -200,6 +206,7 @@ int make_request(const char* call, bool is_send, bool persistent, bool buffered,
   r.contiguous = a.t->contiguous;
   if (persistent || !r.contiguous) r.keep = keep_type(type);
   if (!a.t->contiguous && !buffered) r.stage.resize(a.bytes);
+  r.message = message;
   if (persistent && peer != MPI_PROC_NULL && !buffered) {
     const CommInfo& c = *a.c;
     char* data = a.t->contiguous ? const_cast<char*>(data_start(*a.t, buf)) : r.stage.data();
@@ -790,6 +797,114 @@ MESHMP_MPI_FN(int, Test_cancelled, (const MPI_Status* status, int* flag)) {
   *flag = status->meshmp_cancelled;
   return MPI_SUCCESS;
 } MESHMP_MPI_END(Test_cancelled)
+
+// ---- matched probe (MPI-3.1 §3.8.2) ----------------------------------------------------
+
+namespace {
+
+// A message a matched probe took: the core's handle and its communicator.
+struct Matched {
+  mesh::Message* core = nullptr;
+  MPI_Comm comm = MPI_COMM_NULL;
+};
+struct Messages {
+  std::vector<Matched> table;  // handle h is table[h - 1]; core == nullptr: free
+  std::vector<MPI_Message> free;
+  MPI_Message add(mesh::Message* m, MPI_Comm comm) {
+    MPI_Message h;
+    if (!free.empty()) {
+      h = free.back();
+      free.pop_back();
+    } else {
+      table.emplace_back();
+      h = static_cast<MPI_Message>(table.size());
+    }
+    table[static_cast<std::size_t>(h) - 1] = Matched{m, comm};
+    return h;
+  }
+  Matched* at(MPI_Message h) {
+    if (h <= 0 || static_cast<std::size_t>(h) > table.size() || !table[static_cast<std::size_t>(h) - 1].core)
+      return nullptr;
+    return &table[static_cast<std::size_t>(h) - 1];
+  }
+  void release(MPI_Message h) {
+    table[static_cast<std::size_t>(h) - 1] = Matched{};
+    free.push_back(h);
+  }
+};
+Messages& messages() {
+  static Messages m;
+  return m;
+}
+
+// MPI_Mprobe and MPI_Improbe (`block`); *flag as Iprobe's.
+int matched_probe(const char* call, bool block, int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
+                  MPI_Status* status) {
+  int err;
+  CommInfo* c = check_comm(comm, call, &err);
+  if (!c) return err;
+  if ((err = check_tag(comm, call, tag, true)) || (err = check_rank(comm, *c, call, source, "source", true))) return err;
+  if (!message) return raise(comm, call, MPI_ERR_ARG, "message is NULL");
+  if (source == MPI_PROC_NULL) {
+    *flag = 1;
+    *message = MPI_MESSAGE_NO_PROC;
+    set_empty_status(status, MPI_PROC_NULL);
+    return MPI_SUCCESS;
+  }
+  mesh::Status cs;
+  mesh::Message* m = block ? engine().mprobe(world_of(*c, source), tag, c->p2p_context, &cs)
+                           : engine().improbe(world_of(*c, source), tag, c->p2p_context, &cs);
+  *flag = m != nullptr;
+  if (!m) return MPI_SUCCESS;
+  *message = messages().add(m, comm);
+  fill_status(status, *c, cs, MPI_SUCCESS);
+  return MPI_SUCCESS;
+}
+
+// MPI_Imrecv's request for *message (taken: *message becomes MPI_MESSAGE_NULL).
+int message_request(const char* call, void* buf, int count, MPI_Datatype type, MPI_Message* message,
+                    MPI_Request* request) {
+  if (!message) return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "message is NULL");
+  if (*message == MPI_MESSAGE_NO_PROC) {
+    *message = MPI_MESSAGE_NULL;
+    return make_request(call, false, false, false, SendMode::kStandard, buf, count, type, MPI_PROC_NULL, MPI_ANY_TAG,
+                        MPI_COMM_SELF, request);
+  }
+  Matched* m = messages().at(*message);
+  if (!m) return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "message = " + std::to_string(*message) + " is not a matched message");
+  // A bad argument leaves the message the caller's, to receive again.
+  if (int err = make_request(call, false, false, false, SendMode::kStandard, buf, count, type, MPI_ANY_SOURCE,
+                             MPI_ANY_TAG, m->comm, request, m->core))
+    return err;
+  messages().release(*message);
+  *message = MPI_MESSAGE_NULL;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+MESHMP_MPI_FN(int, Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status)) {
+  int flag;
+  return matched_probe("MPI_Mprobe", true, source, tag, comm, &flag, message, status);
+} MESHMP_MPI_END(Mprobe)
+
+MESHMP_MPI_FN(int, Improbe, (int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status)) {
+  if (!flag) return raise(comm, "MPI_Improbe", MPI_ERR_ARG, "flag is NULL");
+  return matched_probe("MPI_Improbe", false, source, tag, comm, flag, message, status);
+} MESHMP_MPI_END(Improbe)
+
+MESHMP_MPI_FN(int, Imrecv, (void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request)) {
+  return message_request("MPI_Imrecv", buf, count, datatype, message, request);
+} MESHMP_MPI_END(Imrecv)
+
+MESHMP_MPI_FN(int, Mrecv, (void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status)) {
+  MPI_Request r;
+  if (int err = message_request("MPI_Mrecv", buf, count, datatype, message, &r)) return err;
+  const MPI_Comm comm = requests().at(r).comm;
+  int code;
+  complete(&r, status, true, "MPI_Mrecv", &code);
+  return report(comm, code);
+} MESHMP_MPI_END(Mrecv)
 
 // ---- combined send-receive ---------------------------------------------------------
 

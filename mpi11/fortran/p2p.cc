@@ -109,6 +109,24 @@ MESHMP_FORTRAN_FN(void, iprobe, (const F* source, const F* tag, const F* comm, F
   *ierror = PMPI_Iprobe(*source, *tag, *comm, &c, s.get());
   *flag = logical(c);
 }
+MESHMP_FORTRAN_FN(void, mprobe, (const F* source, const F* tag, const F* comm, F* message, F* status, F* ierror)) {
+  Statuses s(status, 1);
+  *ierror = PMPI_Mprobe(*source, *tag, *comm, message, s.get());
+}
+MESHMP_FORTRAN_FN(void, improbe, (const F* source, const F* tag, const F* comm, F* flag, F* message, F* status,
+                                  F* ierror)) {
+  Statuses s(status, 1);
+  int c = 0;
+  *ierror = PMPI_Improbe(*source, *tag, *comm, &c, message, s.get());
+  *flag = logical(c);
+}
+MESHMP_FORTRAN_FN(void, mrecv, (void* buf, const F* count, const F* datatype, F* message, F* status, F* ierror)) {
+  Statuses s(status, 1);
+  *ierror = PMPI_Mrecv(buf, *count, *datatype, message, s.get());
+}
+MESHMP_FORTRAN_FN(void, imrecv, (void* buf, const F* count, const F* datatype, F* message, F* request, F* ierror)) {
+  *ierror = PMPI_Imrecv(buf, *count, *datatype, message, request);
+}
 MESHMP_FORTRAN_FN(void, cancel, (F* request, F* ierror)) { *ierror = PMPI_Cancel(request); }
 MESHMP_FORTRAN_FN(void, test_cancelled, (const F* status, F* flag, F* ierror)) {
   const MPI_Status s = status_in(status);

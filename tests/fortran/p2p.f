@@ -2,7 +2,8 @@
 ! statuses, nonblocking and persistent requests with 1-based MPI_WAITANY /
 ! MPI_WAITSOME indices, probes, MPI_STATUS(ES)_IGNORE left untouched, and a
 ! buffered send through an attached buffer. Rank r exchanges with r XOR 1;
-! an odd last rank talks to itself through MPI_PROC_NULL.
+! an odd last rank talks to itself through MPI_PROC_NULL. MPI-3's matched
+! probe: MPI_IMPROBE, MPI_MPROBE, MPI_MRECV and MPI_IMRECV.
       PROGRAM P2P
       IMPLICIT NONE
       INCLUDE 'mpif.h'
@@ -14,6 +15,7 @@
       PARAMETER (BSIZE = 1000)
       CHARACTER BUF(BSIZE)
       LOGICAL FLAG
+      INTEGER MSG
       NBAD = 0
       CALL MPI_INIT(IERR)
       CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)
@@ -156,5 +158,36 @@
       CALL MPI_SENDRECV_REPLACE(SBUF, 1, MPI_INTEGER, MPI_PROC_NULL,
      &     1, MPI_PROC_NULL, 1, MPI_COMM_WORLD, STATUS, IERR)
       CALL CHECK(SBUF(1) .EQ. 77, 'sendrecv_replace', NBAD)
+!     Matched probe: each rank sends two INTEGERs to its peer, probes,
+!     takes the message and receives it by its handle.
+      SBUF(1) = RANK
+      SBUF(2) = RANK + 1000
+      CALL MPI_ISEND(SBUF, 2, MPI_INTEGER, PEER, 50, MPI_COMM_WORLD,
+     &     REQS(1), IERR)
+      FLAG = .FALSE.
+      DO WHILE (.NOT. FLAG)
+        CALL MPI_IMPROBE(PEER, 50, MPI_COMM_WORLD, FLAG, MSG, STATUS,
+     &       IERR)
+      END DO
+      RBUF(1) = -1
+      RBUF(2) = -1
+      CALL MPI_MRECV(RBUF, 2, MPI_INTEGER, MSG, STATUS, IERR)
+      CALL CHECK(MSG .EQ. MPI_MESSAGE_NULL, 'mrecv message', NBAD)
+      IF (PEER .NE. MPI_PROC_NULL) THEN
+        CALL CHECK(RBUF(2) .EQ. PEER + 1000 .AND.
+     &       STATUS(MPI_SOURCE) .EQ. PEER, 'mrecv data', NBAD)
+      ELSE
+        CALL CHECK(STATUS(MPI_SOURCE) .EQ. MPI_PROC_NULL,
+     &       'mrecv proc_null', NBAD)
+      END IF
+      CALL MPI_WAIT(REQS(1), STATUS, IERR)
+      CALL MPI_ISEND(SBUF, 2, MPI_INTEGER, PEER, 51, MPI_COMM_WORLD,
+     &     REQS(1), IERR)
+      CALL MPI_MPROBE(PEER, 51, MPI_COMM_WORLD, MSG, STATUS, IERR)
+      CALL MPI_IMRECV(RBUF, 2, MPI_INTEGER, MSG, REQS(2), IERR)
+      CALL MPI_WAITALL(2, REQS, STATS, IERR)
+      IF (PEER .NE. MPI_PROC_NULL) THEN
+        CALL CHECK(RBUF(1) .EQ. PEER, 'imrecv data', NBAD)
+      END IF
       CALL FINISH('p2p', NBAD)
       END
