@@ -534,6 +534,24 @@ MESHMP_DECLARE(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int* 
 MESHMP_DECLARE(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int* nneighbors))
 MESHMP_DECLARE(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int* neighbors))
 MESHMP_DECLARE(int, Graph_map, (MPI_Comm comm, int nnodes, const int* index, const int* edges, int* newrank))
+/* Neighbourhood collectives (MPI-3.1 §7.6) on Cartesian and graph
+ * communicators, blocking: one block to and from each neighbour, in §7.6's
+ * order (Cartesian: per dimension the -1 then the +1 neighbour; graph:
+ * MPI_Graph_neighbors'). MPI_PROC_NULL neighbours keep their blocks and move
+ * nothing. MPI_ERR_TOPOLOGY on a communicator with neither topology. */
+MESHMP_DECLARE(int, Neighbor_allgather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+MESHMP_DECLARE(int, Neighbor_allgatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                          const int* recvcounts, const int* displs, MPI_Datatype recvtype,
+                                          MPI_Comm comm))
+MESHMP_DECLARE(int, Neighbor_alltoall, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+MESHMP_DECLARE(int, Neighbor_alltoallv, (const void* sendbuf, const int* sendcounts, const int* sdispls,
+                                         MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
+                                         const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm))
+MESHMP_DECLARE(int, Neighbor_alltoallw, (const void* sendbuf, const int* sendcounts, const MPI_Aint* sdispls,
+                                         const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts,
+                                         const MPI_Aint* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm))
 
 #undef MESHMP_DECLARE
 

@@ -1,6 +1,7 @@
 ! Process topologies from Fortran (MPI-1.1 §6): MPI_DIMS_CREATE, a periodic
 ! 2-D Cartesian grid with MPI_CART_GET / _COORDS / _RANK / _SHIFT and
-! MPI_CART_SUB into rows, and a ring as a graph topology.
+! MPI_CART_SUB into rows, and a ring as a graph topology; MPI-3's
+! MPI_NEIGHBOR_ALLGATHER on both and MPI_NEIGHBOR_ALLTOALL on the grid.
       PROGRAM TOPO
       IMPLICIT NONE
       INCLUDE 'mpif.h'
@@ -8,6 +9,7 @@
       INTEGER DIMS(2), COORDS(2), C2(2), CART, ROWC, RSIZE, NDIMS, ST
       INTEGER SRC, DST, GRAPH, IDX(16), EDGES(32), NN, NE, NB(2)
       LOGICAL PERIODS(2), PER(2), REMAIN(2)
+      INTEGER NBR(4), SB(4), RB(4)
       NBAD = 0
       CALL MPI_INIT(IERR)
       CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)
@@ -51,6 +53,35 @@
       CALL MPI_COMM_SIZE(ROWC, RSIZE, IERR)
       CALL CHECK(RSIZE .EQ. DIMS(2), 'cart_sub', NBAD)
       CALL MPI_COMM_FREE(ROWC, IERR)
+!     Neighbour blocks: -1 and +1 of dimension 1, then of dimension 2;
+!     an open edge's block stays -7.
+      CALL MPI_CART_SHIFT(CART, 0, 1, NBR(1), NBR(2), IERR)
+      CALL MPI_CART_SHIFT(CART, 1, 1, NBR(3), NBR(4), IERR)
+      DO I = 1, 4
+        RB(I) = -7
+        SB(I) = 10 * RANK + I
+      END DO
+      CALL MPI_NEIGHBOR_ALLGATHER(RANK, 1, MPI_INTEGER, RB, 1,
+     &     MPI_INTEGER, CART, IERR)
+      DO I = 1, 4
+        IF (NBR(I) .EQ. MPI_PROC_NULL) THEN
+          CALL CHECK(RB(I) .EQ. -7, 'neighbor_allgather edge', NBAD)
+        ELSE
+          CALL CHECK(RB(I) .EQ. NBR(I), 'neighbor_allgather', NBAD)
+        END IF
+        RB(I) = -7
+      END DO
+!     Block I comes from neighbour I, which sent it as its opposite block.
+      CALL MPI_NEIGHBOR_ALLTOALL(SB, 1, MPI_INTEGER, RB, 1,
+     &     MPI_INTEGER, CART, IERR)
+      DO I = 1, 4
+        IF (NBR(I) .NE. MPI_PROC_NULL) THEN
+          R = I + 1
+          IF (MOD(I, 2) .EQ. 0) R = I - 1
+          CALL CHECK(RB(I) .EQ. 10 * NBR(I) + R, 'neighbor_alltoall',
+     &         NBAD)
+        END IF
+      END DO
       CALL MPI_COMM_FREE(CART, IERR)
 !     A ring as a graph: node i's neighbours are i-1 and i+1.
       DO I = 1, NPROCS
@@ -70,6 +101,10 @@
       CALL CHECK(NN .EQ. 2 .AND. NB(1) .EQ. MOD(RANK - 1 + NPROCS,
      &     NPROCS) .AND. NB(2) .EQ. MOD(RANK + 1, NPROCS),
      &     'graph_neighbors', NBAD)
+      CALL MPI_NEIGHBOR_ALLGATHER(RANK, 1, MPI_INTEGER, RB, 1,
+     &     MPI_INTEGER, GRAPH, IERR)
+      CALL CHECK(RB(1) .EQ. NB(1) .AND. RB(2) .EQ. NB(2),
+     &     'graph neighbor_allgather', NBAD)
       CALL MPI_COMM_FREE(GRAPH, IERR)
       CALL FINISH('topo', NBAD)
       END

@@ -1,0 +1,200 @@
+// Neighbourhood collectives (MPI-3.1 §7.6) on Cartesian and graph
+// communicators: every rank exchanges one block with each of its
+// neighbours, all receives and sends posted at once on the communicator's
+// collective context. On a Cartesian communicator placed on the torus
+// (MPI_Cart_create with reorder over the world) the neighbours are torus
+// neighbours, so this is the halo exchange of a lattice code, each block on
+// the nearest-neighbour link of its direction.
+//
+// Neighbour order (§7.6): Cartesian, for each dimension d the rank at -1
+// then the rank at +1 (MPI_Cart_shift(d, 1)); MPI_PROC_NULL neighbours keep
+// their buffer blocks and move nothing. Graph, MPI_Graph_neighbors' order.
+// A block sent towards -1 in dimension d carries tag 2d and is the receiver's
+// +1 block; so on a periodic dimension of size 1 or 2, where both neighbours
+// are one rank, each block still lands in its own place.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "mpi11/internal.h"
+
+using namespace meshmp;
+using namespace meshmp::mpi;
+
+namespace {
+
+struct Neighbours {
+  std::vector<int> ranks;  // comm ranks (MPI_PROC_NULL allowed), in §7.6's order
+  std::vector<int> send_tags, recv_tags;
+};
+
+int neighbours_of(const char* call, MPI_Comm comm, CommInfo** ci, Neighbours* nb) {
+  int err;
+  CommInfo* c = check_comm(comm, call, &err);
+  if (!c) return err;
+  *ci = c;
+  if (c->topo == Topo::kCart) {
+    for (int d = 0; d < static_cast<int>(c->dims.size()); ++d) {
+      int lo, hi;
+      PMPI_Cart_shift(comm, d, 1, &lo, &hi);
+      nb->ranks.insert(nb->ranks.end(), {lo, hi});
+      nb->send_tags.insert(nb->send_tags.end(), {2 * d, 2 * d + 1});
+      nb->recv_tags.insert(nb->recv_tags.end(), {2 * d + 1, 2 * d});  // lo sent towards its +1
+    }
+    return MPI_SUCCESS;
+  }
+  if (c->topo == Topo::kGraph) {
+    int n = 0;
+    PMPI_Graph_neighbors_count(comm, c->rank(), &n);
+    nb->ranks.resize(static_cast<std::size_t>(n));
+    PMPI_Graph_neighbors(comm, c->rank(), n, nb->ranks.data());
+    nb->send_tags.assign(static_cast<std::size_t>(n), 0);
+    nb->recv_tags.assign(static_cast<std::size_t>(n), 0);
+    return MPI_SUCCESS;
+  }
+  return raise(comm, call, MPI_ERR_TOPOLOGY, "comm has no Cartesian or graph topology");
+}
+
+// One block of the exchange: `count` instances of `type` at `buf`.
+struct Block {
+  char* buf;
+  int count;
+  MPI_Datatype type;
+};
+
+// Checks every block's count and type, then exchanges: receives and sends
+// posted at once, contiguous blocks straight from and into the user's
+// buffers, others packed.
+int exchange(const char* call, MPI_Comm comm, CommInfo& c, const Neighbours& nb, const std::vector<Block>& sends,
+             const std::vector<Block>& recvs) {
+  const std::size_t n = nb.ranks.size();
+  for (std::size_t k = 0; k < n; ++k)
+    for (const Block* b : {&sends[k], &recvs[k]}) {
+      const std::string which = std::string(b == &sends[k] ? "send" : "recv") + " block " + std::to_string(k);
+      if (int err = check_count(comm, call, b->count, (which + " count").c_str())) return err;
+      if (int err = check_type(comm, call, b->type, (which + " type").c_str())) return err;
+    }
+  mesh::Engine& e = *state().engine;
+  std::vector<std::vector<char>> packed_in(n), packed_out(n);
+  std::vector<mesh::Request*> reqs;
+  reqs.reserve(2 * n);
+  for (std::size_t k = 0; k < n; ++k) {
+    if (nb.ranks[k] == MPI_PROC_NULL) continue;
+    const TypeInfo& t = *type_info(recvs[k].type);
+    const std::size_t bytes = static_cast<std::size_t>(recvs[k].count) * t.size;
+    char* into = t.contiguous ? const_cast<char*>(data_start(t, recvs[k].buf)) : (packed_in[k].resize(bytes), packed_in[k].data());
+    reqs.push_back(e.irecv(into, bytes, c.peer_world(nb.ranks[k]), nb.recv_tags[k], c.group.context));
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    if (nb.ranks[k] == MPI_PROC_NULL) continue;
+    const TypeInfo& t = *type_info(sends[k].type);
+    const std::size_t bytes = static_cast<std::size_t>(sends[k].count) * t.size;
+    const char* from = data_start(t, sends[k].buf);
+    if (!t.contiguous) {
+      packed_out[k].resize(bytes);
+      pack(t, sends[k].buf, static_cast<std::size_t>(sends[k].count), packed_out[k].data());
+      from = packed_out[k].data();
+    }
+    reqs.push_back(e.isend(from, bytes, c.peer_world(nb.ranks[k]), nb.send_tags[k], c.group.context));
+  }
+  std::vector<mesh::Status> st(reqs.size());
+  e.waitall(reqs.size(), reqs.data(), st.data());
+  mesh::Error failed = mesh::Error::kOk;
+  for (const mesh::Status& s : st)
+    if (s.error != mesh::Error::kOk && failed == mesh::Error::kOk) failed = s.error;
+  for (std::size_t k = 0; k < n; ++k)
+    if (!packed_in[k].empty())
+      unpack(*type_info(recvs[k].type), packed_in[k].data(), packed_in[k].size(), recvs[k].buf,
+             static_cast<std::size_t>(recvs[k].count));
+  if (failed == mesh::Error::kTruncate)
+    return raise(comm, call, MPI_ERR_TRUNCATE, "a neighbour sent more than its receive block takes");
+  return failed == mesh::Error::kOk ? MPI_SUCCESS : report(comm, code_of(failed, call));
+}
+
+char* at(const void* buf, MPI_Aint bytes) { return static_cast<char*>(const_cast<void*>(buf)) + bytes; }
+
+int arrays_given(MPI_Comm comm, const char* call, std::size_t n, std::initializer_list<const void*> arrays) {
+  if (n == 0) return MPI_SUCCESS;
+  for (const void* a : arrays)
+    if (!a) return raise(comm, call, MPI_ERR_ARG, "a count, displacement or type array is NULL");
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+MESHMP_MPI_FN(int, Neighbor_alltoallw, (const void* sendbuf, const int* sendcounts, const MPI_Aint* sdispls, const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts, const MPI_Aint* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm)) {
+  const char* call = "MPI_Neighbor_alltoallw";
+  CommInfo* c;
+  Neighbours nb;
+  if (int err = neighbours_of(call, comm, &c, &nb)) return err;
+  const std::size_t n = nb.ranks.size();
+  if (int err = arrays_given(comm, call, n, {sendcounts, sdispls, sendtypes, recvcounts, rdispls, recvtypes})) return err;
+  std::vector<Block> s(n), r(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    s[k] = {at(sendbuf, sdispls[k]), sendcounts[k], sendtypes[k]};
+    r[k] = {at(recvbuf, rdispls[k]), recvcounts[k], recvtypes[k]};
+  }
+  return exchange(call, comm, *c, nb, s, r);
+} MESHMP_MPI_END(Neighbor_alltoallw)
+
+MESHMP_MPI_FN(int, Neighbor_alltoallv, (const void* sendbuf, const int* sendcounts, const int* sdispls, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm)) {
+  const char* call = "MPI_Neighbor_alltoallv";
+  CommInfo* c;
+  Neighbours nb;
+  if (int err = neighbours_of(call, comm, &c, &nb)) return err;
+  const std::size_t n = nb.ranks.size();
+  if (int err = arrays_given(comm, call, n, {sendcounts, sdispls, recvcounts, rdispls})) return err;
+  if (int err = check_type(comm, call, sendtype, "sendtype")) return err;
+  if (int err = check_type(comm, call, recvtype, "recvtype")) return err;
+  const MPI_Aint se = type_info(sendtype)->extent(), re = type_info(recvtype)->extent();
+  std::vector<Block> s(n), r(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    s[k] = {at(sendbuf, sdispls[k] * se), sendcounts[k], sendtype};
+    r[k] = {at(recvbuf, rdispls[k] * re), recvcounts[k], recvtype};
+  }
+  return exchange(call, comm, *c, nb, s, r);
+} MESHMP_MPI_END(Neighbor_alltoallv)
+
+MESHMP_MPI_FN(int, Neighbor_alltoall, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)) {
+  const char* call = "MPI_Neighbor_alltoall";
+  CommInfo* c;
+  Neighbours nb;
+  if (int err = neighbours_of(call, comm, &c, &nb)) return err;
+  if (int err = check_type(comm, call, sendtype, "sendtype")) return err;
+  if (int err = check_type(comm, call, recvtype, "recvtype")) return err;
+  const MPI_Aint se = type_info(sendtype)->extent(), re = type_info(recvtype)->extent();
+  const std::size_t n = nb.ranks.size();
+  std::vector<Block> s(n), r(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    s[k] = {at(sendbuf, static_cast<MPI_Aint>(k) * sendcount * se), sendcount, sendtype};
+    r[k] = {at(recvbuf, static_cast<MPI_Aint>(k) * recvcount * re), recvcount, recvtype};
+  }
+  return exchange(call, comm, *c, nb, s, r);
+} MESHMP_MPI_END(Neighbor_alltoall)
+
+MESHMP_MPI_FN(int, Neighbor_allgatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm)) {
+  const char* call = "MPI_Neighbor_allgatherv";
+  CommInfo* c;
+  Neighbours nb;
+  if (int err = neighbours_of(call, comm, &c, &nb)) return err;
+  const std::size_t n = nb.ranks.size();
+  if (int err = arrays_given(comm, call, n, {recvcounts, displs})) return err;
+  if (int err = check_type(comm, call, recvtype, "recvtype")) return err;
+  const MPI_Aint re = type_info(recvtype)->extent();
+  std::vector<Block> s(n, Block{at(sendbuf, 0), sendcount, sendtype}), r(n);
+  for (std::size_t k = 0; k < n; ++k) r[k] = {at(recvbuf, displs[k] * re), recvcounts[k], recvtype};
+  return exchange(call, comm, *c, nb, s, r);
+} MESHMP_MPI_END(Neighbor_allgatherv)
+
+MESHMP_MPI_FN(int, Neighbor_allgather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)) {
+  const char* call = "MPI_Neighbor_allgather";
+  CommInfo* c;
+  Neighbours nb;
+  if (int err = neighbours_of(call, comm, &c, &nb)) return err;
+  if (int err = check_type(comm, call, recvtype, "recvtype")) return err;
+  const MPI_Aint re = type_info(recvtype)->extent();
+  const std::size_t n = nb.ranks.size();
+  std::vector<Block> s(n, Block{at(sendbuf, 0), sendcount, sendtype}), r(n);
+  for (std::size_t k = 0; k < n; ++k) r[k] = {at(recvbuf, static_cast<MPI_Aint>(k) * recvcount * re), recvcount, recvtype};
+  return exchange(call, comm, *c, nb, s, r);
+} MESHMP_MPI_END(Neighbor_allgather)

@@ -1,0 +1,170 @@
+// MPI-3.1 §7.6, neighbourhood collectives, on periodic and open Cartesian
+// grids and on a graph, each block checked against the neighbours
+// MPI_Cart_shift / MPI_Graph_neighbors name: which rank's data lands in
+// which block, also where both neighbours of a dimension are one rank (a
+// periodic extent of 1 or 2), and that MPI_PROC_NULL blocks are untouched.
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/mpi/mpi_main.h"
+
+namespace {
+
+using mpitest::error_class;
+using mpitest::rank;
+using mpitest::size;
+
+constexpr int kUntouched = -12345;
+
+// A grid of all ranks in `ndims` dimensions, periodic or open.
+MPI_Comm grid(int ndims, bool periodic) {
+  std::vector<int> dims(static_cast<std::size_t>(ndims), 0), periods(static_cast<std::size_t>(ndims), periodic);
+  MPI_Dims_create(size(), ndims, dims.data());
+  MPI_Comm cart;
+  MPI_Cart_create(MPI_COMM_WORLD, ndims, dims.data(), periods.data(), 0, &cart);
+  return cart;
+}
+
+// §7.6's order: per dimension the -1 then the +1 neighbour.
+std::vector<int> cart_neighbours(MPI_Comm cart) {
+  int nd = 0;
+  MPI_Cartdim_get(cart, &nd);
+  std::vector<int> nb;
+  for (int d = 0; d < nd; ++d) {
+    int lo, hi;
+    MPI_Cart_shift(cart, d, 1, &lo, &hi);
+    nb.push_back(lo);
+    nb.push_back(hi);
+  }
+  return nb;
+}
+
+// The value rank r sends as its block k (2 ints: r, k).
+int value(int r, int k, int i) { return i == 0 ? r : 1000 + k; }
+
+TEST(Neighbor, AlltoallOnCartesianGridsPutsEachBlockInItsPlace) {
+  for (int ndims : {1, 2, 3})
+    for (bool periodic : {true, false}) {
+      SCOPED_TRACE(std::to_string(ndims) + " dims, " + (periodic ? "periodic" : "open"));
+      MPI_Comm cart = grid(ndims, periodic);
+      const int me = rank(cart);
+      const std::vector<int> nb = cart_neighbours(cart);
+      const int n = static_cast<int>(nb.size());
+      std::vector<int> out(2 * static_cast<std::size_t>(n)), in(out.size(), kUntouched);
+      for (int k = 0; k < n; ++k) out[2 * k] = value(me, k, 0), out[2 * k + 1] = value(me, k, 1);
+      ASSERT_EQ(MPI_Neighbor_alltoall(out.data(), 2, MPI_INT, in.data(), 2, MPI_INT, cart), MPI_SUCCESS);
+      for (int k = 0; k < n; ++k) {
+        if (nb[k] == MPI_PROC_NULL) {
+          EXPECT_EQ(in[2 * k], kUntouched) << "block " << k << " of an open edge was written";
+          continue;
+        }
+        // My -1 neighbour (k even) sent me its +1 block (k + 1), my +1
+        // neighbour its -1 block (k - 1).
+        const int their_k = k % 2 == 0 ? k + 1 : k - 1;
+        EXPECT_EQ(in[2 * k], nb[k]) << "block " << k;
+        EXPECT_EQ(in[2 * k + 1], value(nb[k], their_k, 1)) << "block " << k;
+      }
+      MPI_Comm_free(&cart);
+    }
+}
+
+TEST(Neighbor, AllgatherAndTheVectorForms) {
+  MPI_Comm cart = grid(2, true);
+  const int me = rank(cart);
+  const std::vector<int> nb = cart_neighbours(cart);
+  const int n = static_cast<int>(nb.size());
+  std::vector<int> in(static_cast<std::size_t>(n), kUntouched);
+  ASSERT_EQ(MPI_Neighbor_allgather(&me, 1, MPI_INT, in.data(), 1, MPI_INT, cart), MPI_SUCCESS);
+  for (int k = 0; k < n; ++k) EXPECT_EQ(in[k], nb[k]) << k;
+  // Allgatherv: block k at displacement 3k, one int each.
+  std::vector<int> counts(n, 1), displs(n), wide(3 * static_cast<std::size_t>(n), kUntouched);
+  for (int k = 0; k < n; ++k) displs[k] = 3 * k;
+  ASSERT_EQ(MPI_Neighbor_allgatherv(&me, 1, MPI_INT, wide.data(), counts.data(), displs.data(), MPI_INT, cart),
+            MPI_SUCCESS);
+  for (int k = 0; k < n; ++k) {
+    EXPECT_EQ(wide[3 * k], nb[k]);
+    EXPECT_EQ(wide[3 * k + 1], kUntouched);
+  }
+  // Alltoallv: k + 1 ints to neighbour k. The neighbour it comes from sent
+  // me its opposite block, of their_k + 1 ints.
+  std::vector<int> scounts(n), sdispls(n), rcounts(n), rdispls(n);
+  int stotal = 0, rtotal = 0;
+  for (int k = 0; k < n; ++k) {
+    const int their_k = k % 2 == 0 ? k + 1 : k - 1;
+    scounts[k] = k + 1, sdispls[k] = stotal, stotal += k + 1;
+    rcounts[k] = their_k + 1, rdispls[k] = rtotal, rtotal += their_k + 1;
+  }
+  std::vector<int> sv(static_cast<std::size_t>(stotal)), rv(static_cast<std::size_t>(rtotal), kUntouched);
+  for (int k = 0; k < n; ++k)
+    for (int i = 0; i <= k; ++i) sv[sdispls[k] + i] = me * 100 + 10 * k + i;
+  ASSERT_EQ(MPI_Neighbor_alltoallv(sv.data(), scounts.data(), sdispls.data(), MPI_INT, rv.data(), rcounts.data(),
+                                   rdispls.data(), MPI_INT, cart),
+            MPI_SUCCESS);
+  for (int k = 0; k < n; ++k) {
+    const int their_k = k % 2 == 0 ? k + 1 : k - 1;
+    for (int i = 0; i <= their_k; ++i) EXPECT_EQ(rv[rdispls[k] + i], nb[k] * 100 + 10 * their_k + i) << k << "," << i;
+  }
+  MPI_Comm_free(&cart);
+}
+
+TEST(Neighbor, AlltoallwWithADerivedTypePerBlock) {
+  MPI_Comm cart = grid(1, true);
+  const int me = rank(cart);
+  const std::vector<int> nb = cart_neighbours(cart);  // -1, +1
+  // To -1: 3 doubles strided by 2 (a vector type); to +1: 2 contiguous ints.
+  MPI_Datatype strided;
+  MPI_Type_vector(3, 1, 2, MPI_DOUBLE, &strided);
+  MPI_Type_commit(&strided);
+  double d[6] = {me + 0.5, -1, me + 1.5, -1, me + 2.5, -1};
+  int ints[2] = {me, me * 7};
+  double got_d[3] = {0, 0, 0};
+  int got_i[2] = {kUntouched, kUntouched};
+  char* base = reinterpret_cast<char*>(d);
+  const int scounts[2] = {1, 2}, rcounts[2] = {2, 3};
+  const MPI_Aint sdispls[2] = {0, reinterpret_cast<char*>(ints) - base};
+  const MPI_Aint rdispls[2] = {reinterpret_cast<char*>(got_i) - base, reinterpret_cast<char*>(got_d) - base};
+  const MPI_Datatype stypes[2] = {strided, MPI_INT}, rtypes[2] = {MPI_INT, MPI_DOUBLE};
+  // Block 0 (from -1) is the -1 neighbour's +1 block: 2 ints; block 1 (from
+  // +1) its -1 block: 3 doubles.
+  ASSERT_EQ(MPI_Neighbor_alltoallw(base, scounts, sdispls, stypes, base, rcounts, rdispls, rtypes, cart), MPI_SUCCESS);
+  EXPECT_EQ(got_i[0], nb[0]);
+  EXPECT_EQ(got_i[1], nb[0] * 7);
+  EXPECT_EQ(got_d[0], nb[1] + 0.5);
+  EXPECT_EQ(got_d[2], nb[1] + 2.5);
+  MPI_Type_free(&strided);
+  MPI_Comm_free(&cart);
+}
+
+TEST(Neighbor, GraphNeighboursInTheirListedOrder) {
+  // A ring in which each rank lists its successor, then its predecessor.
+  const int p = size();
+  std::vector<int> index(p), edges;
+  for (int r = 0; r < p; ++r) {
+    edges.push_back((r + 1) % p);
+    edges.push_back((r + p - 1) % p);
+    index[r] = static_cast<int>(edges.size());
+  }
+  MPI_Comm g;
+  ASSERT_EQ(MPI_Graph_create(MPI_COMM_WORLD, p, index.data(), edges.data(), 0, &g), MPI_SUCCESS);
+  const int me = rank(g);
+  int in[2] = {kUntouched, kUntouched};
+  ASSERT_EQ(MPI_Neighbor_allgather(&me, 1, MPI_INT, in, 1, MPI_INT, g), MPI_SUCCESS);
+  EXPECT_EQ(in[0], (me + 1) % p);
+  EXPECT_EQ(in[1], (me + p - 1) % p);
+  MPI_Comm_free(&g);
+}
+
+TEST(Neighbor, ACommunicatorWithoutTopologyIsRefused) {
+  mpitest::ErrorsReturn er;
+  int x = 0, y = 0;
+  EXPECT_EQ(error_class(MPI_Neighbor_allgather(&x, 1, MPI_INT, &y, 1, MPI_INT, MPI_COMM_WORLD)), MPI_ERR_TOPOLOGY);
+  MPI_Comm cart = grid(1, true);
+  EXPECT_EQ(error_class(MPI_Neighbor_alltoall(&x, 1, MPI_DATATYPE_NULL, &y, 1, MPI_INT, cart)), MPI_ERR_TYPE);
+  MPI_Comm_free(&cart);
+}
+
+}  // namespace
+
+MPI_TEST_MAIN()
