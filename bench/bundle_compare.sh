@@ -3,7 +3,8 @@
 # 4.1.4 and USQCD QMP on a bigger machine that has no MPI, in one short run:
 # MPI point-to-point and collectives (../shared/bench-16core/p2p.c, coll.c),
 # the QMP collectives (bench/qmp_collectives.c) and the QMP neighbour gather
-# (bench/qmp_gather.c), interleaved, the order rotating per round, every
+# (bench/qmp_gather.c) and the halo exchange by MPI_Neighbor_alltoall
+# (bench/mpi_neighbor.c), interleaved, the order rotating per round, every
 # rank pinned to its own core.
 # Here (the 2-core machine):
 #   bazel run -c opt //:install -- --prefix /tmp/mm_new
@@ -30,6 +31,14 @@ if [ "${1:-}" = add ]; then
   done
   cc -O2 -I/usr/lib/x86_64-linux-gnu/openmpi/include -I"$anchor/include" "$here/bench/qmp_collectives.c" \
     "$anchor/lib/libqmp.a" -o "$dc/bin/qmpcoll_usqcd" -L/usr/lib/x86_64-linux-gnu/openmpi/lib -lmpi
+  # The halo exchange by neighbourhood collective (MPI-3): the new meshmp
+  # and Open MPI only (an old meshmp may not have MPI_Neighbor_alltoall).
+  rm -f "$dc/bin/nbr_meshmp_old"
+  cc -O2 -I"$new/include" "$here/bench/mpi_neighbor.c" -o "$dc/bin/nbr_meshmp" "$new/lib/libmeshmp.a" \
+    -static-libstdc++ -static-libgcc -lstdc++ -lm -lrt -lpthread -lunistring -lsodium \
+    -L/usr/lib/x86_64-linux-gnu/pmix2/lib -lpmix
+  cc -O2 -I/usr/lib/x86_64-linux-gnu/openmpi/include "$here/bench/mpi_neighbor.c" -o "$dc/bin/nbr_ompi" \
+    -L/usr/lib/x86_64-linux-gnu/openmpi/lib -lmpi
   strip "$dc"/bin/* 2>/dev/null || true
   cp "$0" "$dc/bundle_compare.sh"
   exit 0
@@ -63,11 +72,13 @@ run_lib() {  # lib round
     rec "R=$r lib=ompi cfg=p2p n=2" om 2 x "$B/p2p_ompi" 1
     for n in 2 8 16; do rec "R=$r lib=usqcd cfg=qmpcoll n=$n" om $n x "$B/qmpcoll_usqcd" 5000; done
     for n in 8 16; do rec "R=$r lib=usqcd cfg=gather n=$n" om $n x "$B/gather_usqcd" 2000; done
+    [ -x "$B/nbr_ompi" ] && rec "R=$r lib=ompi cfg=nbr n=8" om 8 x "$B/nbr_ompi" 1
   else
     for n in 16 8; do rec "R=$r lib=$l cfg=coll n=$n" mm $n "" "$B/coll_meshmp$sfx" 1; done
     rec "R=$r lib=$l cfg=p2p n=2" mm 2 "" "$B/p2p_meshmp$sfx" 1
     for n in 2 8 16; do rec "R=$r lib=$l cfg=qmpcoll n=$n" mm $n "$(geo $n)" "$B/qmpcoll_meshmp$sfx" 5000; done
     for n in 8 16; do rec "R=$r lib=$l cfg=gather n=$n" mm $n "$(geo $n)" "$B/gather_meshmp$sfx" 2000; done
+    [ -x "$B/nbr_meshmp$sfx" ] && rec "R=$r lib=$l cfg=nbr n=8" mm 8 "$(geo 8)" "$B/nbr_meshmp$sfx" 1
   fi
 }
 orders=("new old ref" "ref new old" "old ref new")

@@ -28,7 +28,31 @@ struct Neighbours {
   std::vector<int> send_tags, recv_tags;
 };
 
+// One block of the exchange: `count` instances of `type` at `buf`.
+struct Block {
+  char* buf;
+  int count;
+  MPI_Datatype type;
+};
+
+// Storage kept across calls (MPI_THREAD_FUNNELED: one caller at a time), so
+// an exchange allocates nothing once warm.
+struct Scratch {
+  Neighbours nb;
+  std::vector<Block> sends, recvs;
+  std::vector<std::vector<char>> packed_in, packed_out;
+  std::vector<mesh::Request*> reqs;
+  std::vector<mesh::Status> statuses;
+};
+Scratch& scratch() {
+  static Scratch s;
+  return s;
+}
+
 int neighbours_of(const char* call, MPI_Comm comm, CommInfo** ci, Neighbours* nb) {
+  nb->ranks.clear();
+  nb->send_tags.clear();
+  nb->recv_tags.clear();
   int err;
   CommInfo* c = check_comm(comm, call, &err);
   if (!c) return err;
@@ -55,13 +79,6 @@ int neighbours_of(const char* call, MPI_Comm comm, CommInfo** ci, Neighbours* nb
   return raise(comm, call, MPI_ERR_TOPOLOGY, "comm has no Cartesian or graph topology");
 }
 
-// One block of the exchange: `count` instances of `type` at `buf`.
-struct Block {
-  char* buf;
-  int count;
-  MPI_Datatype type;
-};
-
 // Checks every block's count and type, then exchanges: receives and sends
 // posted at once, contiguous blocks straight from and into the user's
 // buffers, others packed.
@@ -75,9 +92,13 @@ int exchange(const char* call, MPI_Comm comm, CommInfo& c, const Neighbours& nb,
       if (int err = check_type(comm, call, b->type, (which + " type").c_str())) return err;
     }
   mesh::Engine& e = *state().engine;
-  std::vector<std::vector<char>> packed_in(n), packed_out(n);
-  std::vector<mesh::Request*> reqs;
-  reqs.reserve(2 * n);
+  Scratch& sc = scratch();
+  std::vector<std::vector<char>>& packed_in = sc.packed_in;
+  std::vector<std::vector<char>>& packed_out = sc.packed_out;
+  if (packed_in.size() < n) packed_in.resize(n), packed_out.resize(n);
+  for (std::size_t k = 0; k < n; ++k) packed_in[k].clear(), packed_out[k].clear();
+  std::vector<mesh::Request*>& reqs = sc.reqs;
+  reqs.clear();
   for (std::size_t k = 0; k < n; ++k) {
     if (nb.ranks[k] == MPI_PROC_NULL) continue;
     const TypeInfo& t = *type_info(recvs[k].type);
@@ -97,13 +118,14 @@ int exchange(const char* call, MPI_Comm comm, CommInfo& c, const Neighbours& nb,
     }
     reqs.push_back(e.isend(from, bytes, c.peer_world(nb.ranks[k]), nb.send_tags[k], c.group.context));
   }
-  std::vector<mesh::Status> st(reqs.size());
+  std::vector<mesh::Status>& st = sc.statuses;
+  st.resize(reqs.size());
   e.waitall(reqs.size(), reqs.data(), st.data());
   mesh::Error failed = mesh::Error::kOk;
   for (const mesh::Status& s : st)
     if (s.error != mesh::Error::kOk && failed == mesh::Error::kOk) failed = s.error;
   for (std::size_t k = 0; k < n; ++k)
-    if (!packed_in[k].empty())
+    if (!packed_in[k].empty() && nb.ranks[k] != MPI_PROC_NULL)
       unpack(*type_info(recvs[k].type), packed_in[k].data(), packed_in[k].size(), recvs[k].buf,
              static_cast<std::size_t>(recvs[k].count));
   if (failed == mesh::Error::kTruncate)
@@ -125,11 +147,15 @@ int arrays_given(MPI_Comm comm, const char* call, std::size_t n, std::initialize
 MESHMP_MPI_FN(int, Neighbor_alltoallw, (const void* sendbuf, const int* sendcounts, const MPI_Aint* sdispls, const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts, const MPI_Aint* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm)) {
   const char* call = "MPI_Neighbor_alltoallw";
   CommInfo* c;
-  Neighbours nb;
+  Scratch& sc = scratch();
+  Neighbours& nb = sc.nb;
   if (int err = neighbours_of(call, comm, &c, &nb)) return err;
   const std::size_t n = nb.ranks.size();
   if (int err = arrays_given(comm, call, n, {sendcounts, sdispls, sendtypes, recvcounts, rdispls, recvtypes})) return err;
-  std::vector<Block> s(n), r(n);
+  std::vector<Block>& s = sc.sends;
+  std::vector<Block>& r = sc.recvs;
+  s.resize(n);
+  r.resize(n);
   for (std::size_t k = 0; k < n; ++k) {
     s[k] = {at(sendbuf, sdispls[k]), sendcounts[k], sendtypes[k]};
     r[k] = {at(recvbuf, rdispls[k]), recvcounts[k], recvtypes[k]};
@@ -140,14 +166,18 @@ MESHMP_MPI_FN(int, Neighbor_alltoallw, (const void* sendbuf, const int* sendcoun
 MESHMP_MPI_FN(int, Neighbor_alltoallv, (const void* sendbuf, const int* sendcounts, const int* sdispls, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm)) {
   const char* call = "MPI_Neighbor_alltoallv";
   CommInfo* c;
-  Neighbours nb;
+  Scratch& sc = scratch();
+  Neighbours& nb = sc.nb;
   if (int err = neighbours_of(call, comm, &c, &nb)) return err;
   const std::size_t n = nb.ranks.size();
   if (int err = arrays_given(comm, call, n, {sendcounts, sdispls, recvcounts, rdispls})) return err;
   if (int err = check_type(comm, call, sendtype, "sendtype")) return err;
   if (int err = check_type(comm, call, recvtype, "recvtype")) return err;
   const MPI_Aint se = type_info(sendtype)->extent(), re = type_info(recvtype)->extent();
-  std::vector<Block> s(n), r(n);
+  std::vector<Block>& s = sc.sends;
+  std::vector<Block>& r = sc.recvs;
+  s.resize(n);
+  r.resize(n);
   for (std::size_t k = 0; k < n; ++k) {
     s[k] = {at(sendbuf, sdispls[k] * se), sendcounts[k], sendtype};
     r[k] = {at(recvbuf, rdispls[k] * re), recvcounts[k], recvtype};
@@ -158,13 +188,17 @@ MESHMP_MPI_FN(int, Neighbor_alltoallv, (const void* sendbuf, const int* sendcoun
 MESHMP_MPI_FN(int, Neighbor_alltoall, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)) {
   const char* call = "MPI_Neighbor_alltoall";
   CommInfo* c;
-  Neighbours nb;
+  Scratch& sc = scratch();
+  Neighbours& nb = sc.nb;
   if (int err = neighbours_of(call, comm, &c, &nb)) return err;
   if (int err = check_type(comm, call, sendtype, "sendtype")) return err;
   if (int err = check_type(comm, call, recvtype, "recvtype")) return err;
   const MPI_Aint se = type_info(sendtype)->extent(), re = type_info(recvtype)->extent();
   const std::size_t n = nb.ranks.size();
-  std::vector<Block> s(n), r(n);
+  std::vector<Block>& s = sc.sends;
+  std::vector<Block>& r = sc.recvs;
+  s.resize(n);
+  r.resize(n);
   for (std::size_t k = 0; k < n; ++k) {
     s[k] = {at(sendbuf, static_cast<MPI_Aint>(k) * sendcount * se), sendcount, sendtype};
     r[k] = {at(recvbuf, static_cast<MPI_Aint>(k) * recvcount * re), recvcount, recvtype};
@@ -175,13 +209,17 @@ MESHMP_MPI_FN(int, Neighbor_alltoall, (const void* sendbuf, int sendcount, MPI_D
 MESHMP_MPI_FN(int, Neighbor_allgatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm)) {
   const char* call = "MPI_Neighbor_allgatherv";
   CommInfo* c;
-  Neighbours nb;
+  Scratch& sc = scratch();
+  Neighbours& nb = sc.nb;
   if (int err = neighbours_of(call, comm, &c, &nb)) return err;
   const std::size_t n = nb.ranks.size();
   if (int err = arrays_given(comm, call, n, {recvcounts, displs})) return err;
   if (int err = check_type(comm, call, recvtype, "recvtype")) return err;
   const MPI_Aint re = type_info(recvtype)->extent();
-  std::vector<Block> s(n, Block{at(sendbuf, 0), sendcount, sendtype}), r(n);
+  std::vector<Block>& s = sc.sends;
+  std::vector<Block>& r = sc.recvs;
+  s.assign(n, Block{at(sendbuf, 0), sendcount, sendtype});
+  r.resize(n);
   for (std::size_t k = 0; k < n; ++k) r[k] = {at(recvbuf, displs[k] * re), recvcounts[k], recvtype};
   return exchange(call, comm, *c, nb, s, r);
 } MESHMP_MPI_END(Neighbor_allgatherv)
@@ -189,12 +227,16 @@ MESHMP_MPI_FN(int, Neighbor_allgatherv, (const void* sendbuf, int sendcount, MPI
 MESHMP_MPI_FN(int, Neighbor_allgather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)) {
   const char* call = "MPI_Neighbor_allgather";
   CommInfo* c;
-  Neighbours nb;
+  Scratch& sc = scratch();
+  Neighbours& nb = sc.nb;
   if (int err = neighbours_of(call, comm, &c, &nb)) return err;
   if (int err = check_type(comm, call, recvtype, "recvtype")) return err;
   const MPI_Aint re = type_info(recvtype)->extent();
   const std::size_t n = nb.ranks.size();
-  std::vector<Block> s(n, Block{at(sendbuf, 0), sendcount, sendtype}), r(n);
+  std::vector<Block>& s = sc.sends;
+  std::vector<Block>& r = sc.recvs;
+  s.assign(n, Block{at(sendbuf, 0), sendcount, sendtype});
+  r.resize(n);
   for (std::size_t k = 0; k < n; ++k) r[k] = {at(recvbuf, static_cast<MPI_Aint>(k) * recvcount * re), recvcount, recvtype};
   return exchange(call, comm, *c, nb, s, r);
 } MESHMP_MPI_END(Neighbor_allgather)
