@@ -11,7 +11,8 @@
 namespace meshmp::mpi {
 
 bool predefined_keyval(int keyval) {
-  return keyval == MPI_TAG_UB || keyval == MPI_HOST || keyval == MPI_IO || keyval == MPI_WTIME_IS_GLOBAL;
+  return keyval == MPI_TAG_UB || keyval == MPI_HOST || keyval == MPI_IO || keyval == MPI_WTIME_IS_GLOBAL ||
+         keyval == MPI_LASTUSEDCODE;
 }
 
 namespace {
@@ -100,8 +101,10 @@ int attr_get(const char* call, MPI_Comm comm, int keyval, void* attribute_val, i
   if (predefined_keyval(keyval)) {
     // The values of §7.1.1, held by MPI_COMM_WORLD (and, as in MPICH,
     // readable on any communicator): a pointer to the int.
-    static int tag_ub = mesh::kTagUb, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0;
-    int* v = keyval == MPI_TAG_UB ? &tag_ub : keyval == MPI_HOST ? &host : keyval == MPI_IO ? &io : &wtime_global;
+    static int tag_ub = mesh::kTagUb, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0, last_used = 0;
+    last_used = last_used_code();  // MPI-2.2 §8.5: grows with MPI_Add_error_class/code
+    int* v = keyval == MPI_TAG_UB ? &tag_ub : keyval == MPI_HOST ? &host : keyval == MPI_IO ? &io
+           : keyval == MPI_LASTUSEDCODE ? &last_used : &wtime_global;
     *static_cast<int**>(attribute_val) = v;
     *flag = 1;
     return MPI_SUCCESS;

@@ -6,6 +6,7 @@
 // (MPI_ERR_...); MPI_Error_class strips k. Predefined handlers are MPI_ERRORS_ARE_FATAL (print, end the job
 // through the launcher) and MPI_ERRORS_RETURN; user handlers come from
 // MPI_Errhandler_create.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -21,6 +22,29 @@ namespace {
 
 constexpr int kClassBits = 64;
 constexpr int kRingSize = 256;
+// MPI_Add_error_class (MPI-2.2 §8.5): classes kFirstUserClass..63. Codes of
+// MPI_Add_error_code: class + 64 * k, k from kRingSize + 1 on (above the
+// ring of remembered messages).
+constexpr int kFirstUserClass = 32;
+
+struct UserErrors {
+  std::vector<std::string> classes;  // text of class kFirstUserClass + i ("" until set)
+  std::vector<std::string> codes;    // text of code (class + 64 * (kRingSize + 1 + i))
+  std::vector<int> code_class;
+};
+UserErrors& user_errors() {
+  static UserErrors u;
+  return u;
+}
+bool user_class(int cls) {
+  return cls >= kFirstUserClass && cls < kFirstUserClass + static_cast<int>(user_errors().classes.size());
+}
+// The index of a user code, or -1.
+int user_code(int code) {
+  const int k = code / kClassBits - (kRingSize + 1);
+  if (code < 0 || k < 0 || k >= static_cast<int>(user_errors().codes.size())) return -1;
+  return user_errors().code_class[static_cast<std::size_t>(k)] == code % kClassBits ? k : -1;
+}
 
 const char* class_text(int cls) {
   switch (cls) {
@@ -49,7 +73,8 @@ const char* class_text(int cls) {
     case MPI_ERR_INFO_KEY: return "info key too long or empty";
     case MPI_ERR_INFO_VALUE: return "info value too long or empty";
     case MPI_ERR_INFO_NOKEY: return "no such info key";
-    default: return nullptr;
+    default:
+      return user_class(cls) ? user_errors().classes[static_cast<std::size_t>(cls - kFirstUserClass)].c_str() : nullptr;
   }
 }
 
@@ -81,7 +106,7 @@ const char* class_name(int cls) {
     case MPI_ERR_INFO_KEY: return "MPI_ERR_INFO_KEY";
     case MPI_ERR_INFO_VALUE: return "MPI_ERR_INFO_VALUE";
     case MPI_ERR_INFO_NOKEY: return "MPI_ERR_INFO_NOKEY";
-    default: return "?";
+    default: return user_class(cls) ? "a class added by MPI_Add_error_class" : "?";
   }
 }
 
@@ -105,7 +130,10 @@ int remember(int cls, const std::string& text) {
   return cls + kClassBits * (k + 1);
 }
 
-bool valid_code(int code) { return code >= 0 && code < kClassBits * (kRingSize + 1) && class_text(code % kClassBits); }
+bool valid_code(int code) {
+  if (user_code(code) >= 0) return true;
+  return code >= 0 && code < kClassBits * (kRingSize + 1) && class_text(code % kClassBits);
+}
 
 bool valid_handler(MPI_Errhandler h) {
   return h > 0 && h < static_cast<int>(handlers().user.size()) && (h <= MPI_ERRORS_RETURN || handlers().user[h]);
@@ -184,7 +212,9 @@ MESHMP_MPI_FN(int, Error_string, (int errorcode, char* string, int* resultlen)) 
   // A class alone: its text. A code made by a call: what the call said,
   // then the class's name ("MPI_Send: tag = -1 ... (MPI_ERR_TAG)").
   std::string text = class_text(errorcode % kClassBits);
-  if (errorcode >= kClassBits) {
+  if (const int k = user_code(errorcode); k >= 0) {
+    text = user_errors().codes[static_cast<std::size_t>(k)];
+  } else if (errorcode >= kClassBits) {
     Handlers& h = handlers();
     std::lock_guard<std::mutex> g(h.lock);
     text = h.ring[errorcode / kClassBits - 1] + " (" + class_name(errorcode % kClassBits) + ")";
@@ -195,6 +225,66 @@ MESHMP_MPI_FN(int, Error_string, (int errorcode, char* string, int* resultlen)) 
   *resultlen = static_cast<int>(n);
   return MPI_SUCCESS;
 } MESHMP_MPI_END(Error_string)
+
+MESHMP_MPI_FN(int, Add_error_class, (int* errorclass)) {
+  if (!errorclass) return raise(MPI_COMM_NULL, "MPI_Add_error_class", MPI_ERR_ARG, "errorclass is NULL");
+  UserErrors& u = user_errors();
+  if (kFirstUserClass + static_cast<int>(u.classes.size()) >= kClassBits)
+    return raise(MPI_COMM_NULL, "MPI_Add_error_class", MPI_ERR_OTHER,
+                 "no more error classes (" + std::to_string(kClassBits - kFirstUserClass) + " can be added)");
+  u.classes.emplace_back();
+  *errorclass = kFirstUserClass + static_cast<int>(u.classes.size()) - 1;
+  return MPI_SUCCESS;
+} MESHMP_MPI_END(Add_error_class)
+
+MESHMP_MPI_FN(int, Add_error_code, (int errorclass, int* errorcode)) {
+  if (!errorcode) return raise(MPI_COMM_NULL, "MPI_Add_error_code", MPI_ERR_ARG, "errorcode is NULL");
+  if (errorclass <= 0 || errorclass >= kClassBits || !class_text(errorclass))
+    return raise(MPI_COMM_NULL, "MPI_Add_error_code", MPI_ERR_ARG,
+                 "errorclass = " + std::to_string(errorclass) + " is not an error class");
+  UserErrors& u = user_errors();
+  const long long code = errorclass + static_cast<long long>(kClassBits) * (kRingSize + 1 + u.codes.size());
+  if (code > MPI_ERR_LASTCODE) return raise(MPI_COMM_NULL, "MPI_Add_error_code", MPI_ERR_OTHER, "no more error codes");
+  u.codes.emplace_back();
+  u.code_class.push_back(errorclass);
+  *errorcode = static_cast<int>(code);
+  return MPI_SUCCESS;
+} MESHMP_MPI_END(Add_error_code)
+
+MESHMP_MPI_FN(int, Add_error_string, (int errorcode, const char* string)) {
+  const char* call = "MPI_Add_error_string";
+  if (!string) return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "string is NULL");
+  if (std::strlen(string) >= MPI_MAX_ERROR_STRING)
+    return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "string is longer than MPI_MAX_ERROR_STRING - 1 characters");
+  UserErrors& u = user_errors();
+  if (user_class(errorcode)) u.classes[static_cast<std::size_t>(errorcode - kFirstUserClass)] = string;
+  else if (const int k = user_code(errorcode); k >= 0) u.codes[static_cast<std::size_t>(k)] = string;
+  else
+    return raise(MPI_COMM_NULL, call, MPI_ERR_ARG,
+                 "errorcode = " + std::to_string(errorcode) +
+                     " was not made by MPI_Add_error_class or MPI_Add_error_code (a predefined one keeps its text)");
+  return MPI_SUCCESS;
+} MESHMP_MPI_END(Add_error_string)
+
+// MPI-2.2 §8.3: the communicator's handler, as if a call on it had failed
+// with `errorcode` (MPI_ERRORS_ARE_FATAL ends the job, MPI_ERRORS_RETURN
+// does nothing, a user handler is called).
+MESHMP_MPI_FN(int, Comm_call_errhandler, (MPI_Comm comm, int errorcode)) {
+  int err;
+  if (!check_comm(comm, "MPI_Comm_call_errhandler", &err)) return err;
+  report(comm, errorcode);
+  return MPI_SUCCESS;
+} MESHMP_MPI_END(Comm_call_errhandler)
+
+namespace meshmp::mpi {
+int last_used_code() {
+  const UserErrors& u = user_errors();
+  int last = kFirstUserClass + static_cast<int>(u.classes.size()) - 1;
+  if (!u.codes.empty())
+    last = std::max(last, u.code_class.back() + kClassBits * (kRingSize + static_cast<int>(u.codes.size())));
+  return std::max(last, static_cast<int>(MPI_ERR_INFO_NOKEY));
+}
+}  // namespace meshmp::mpi
 
 namespace {
 // MPI-1's Errhandler_set/get/create and MPI-2's Comm_set/get/create_errhandler.

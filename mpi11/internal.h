@@ -303,6 +303,8 @@ MPI_Comm comm_from(std::vector<int> members, int me, std::uint32_t ctx, MPI_Errh
 /// One of the read-only keys of §7.1.1 (MPI_TAG_UB, MPI_HOST, MPI_IO,
 /// MPI_WTIME_IS_GLOBAL), whose attribute value is a pointer to an int.
 bool predefined_keyval(int keyval);
+/// The largest error code or class in use, MPI_LASTUSEDCODE's value (errors.cc).
+int last_used_code();
 /// MPI_Comm_dup's part: runs each attribute's copy callback (attr.cc); a
 /// failing callback's own code goes through from's error handler and back.
 int copy_attributes(MPI_Comm from, MPI_Comm to);

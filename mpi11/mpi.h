@@ -120,6 +120,7 @@ typedef struct MPI_Status {
 #define MPI_HOST 2
 #define MPI_IO 3
 #define MPI_WTIME_IS_GLOBAL 4
+#define MPI_LASTUSEDCODE 5 /* MPI-2.2 §8.5: the largest error code or class in use */
 
 /* ---- null handles and predefined objects -------------------------------- */
 #define MPI_COMM_NULL ((MPI_Comm)0)
@@ -250,6 +251,15 @@ MESHMP_DECLARE(int, Get_version, (int* version, int* subversion))
 /* MPI-3.1 §8.1.1: "meshmp: MPI-1.1 with MPI-2.2/3.1 additions, ...", at
  * most MPI_MAX_LIBRARY_VERSION_STRING - 1 characters and a NUL. */
 MESHMP_DECLARE(int, Get_library_version, (char* version, int* resultlen))
+/* MPI-2.2 §8.5: up to 32 new error classes (MPI_ERR_OTHER when none is
+ * left), codes in any class but MPI_SUCCESS, and the text MPI_Error_string
+ * gives for either ("" until set; a predefined class or code keeps its own:
+ * MPI_ERR_ARG). MPI_LASTUSEDCODE follows them. MPI_Comm_call_errhandler
+ * (§8.3) runs comm's handler on a code as a failing call on comm would. */
+MESHMP_DECLARE(int, Add_error_class, (int* errorclass))
+MESHMP_DECLARE(int, Add_error_code, (int errorclass, int* errorcode))
+MESHMP_DECLARE(int, Add_error_string, (int errorcode, const char* string))
+MESHMP_DECLARE(int, Comm_call_errhandler, (MPI_Comm comm, int errorcode))
 /* MPI-2.2 §16.3.4: handles are the same ints in C and Fortran. */
 MESHMP_DECLARE(MPI_Comm, Comm_f2c, (MPI_Fint comm))
 MESHMP_DECLARE(MPI_Fint, Comm_c2f, (MPI_Comm comm))

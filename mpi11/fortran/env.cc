@@ -82,3 +82,15 @@ MESHMP_FORTRAN_FN(void, alloc_mem, (const MPI_Aint* size, const F* info, MPI_Ain
   *ierror = PMPI_Alloc_mem(*size, *info, baseptr);
 }
 MESHMP_FORTRAN_FN(void, free_mem, (void* base, F* ierror)) { *ierror = PMPI_Free_mem(base); }
+
+// MPI-2.2 §8.5 and §8.3.
+MESHMP_FORTRAN_FN(void, add_error_class, (F* errorclass, F* ierror)) { *ierror = PMPI_Add_error_class(errorclass); }
+MESHMP_FORTRAN_FN(void, add_error_code, (const F* errorclass, F* errorcode, F* ierror)) {
+  *ierror = PMPI_Add_error_code(*errorclass, errorcode);
+}
+MESHMP_FORTRAN_FN(void, add_error_string, (const F* errorcode, const char* string, F* ierror, FLen string_len)) {
+  *ierror = PMPI_Add_error_string(*errorcode, from_fortran(string, string_len).c_str());
+}
+MESHMP_FORTRAN_FN(void, comm_call_errhandler, (const F* comm, const F* errorcode, F* ierror)) {
+  *ierror = PMPI_Comm_call_errhandler(*comm, *errorcode);
+}

@@ -16,7 +16,7 @@
       CHARACTER*(MPI_MAX_ERROR_STRING) MSG
       CHARACTER*(MPI_MAX_INFO_KEY) KEY
       CHARACTER*8 VAL
-      INTEGER INFO, NKEYS, VLEN
+      INTEGER INFO, NKEYS, VLEN, MYCLS, MYCODE, CLS
       EXTERNAL HANDLER
       NBAD = 0
       NCALLS = 0
@@ -91,6 +91,15 @@
       CALL CHECK(.NOT. FLAG, 'info_delete', NBAD)
       CALL MPI_INFO_FREE(INFO, IERR)
       CALL CHECK(INFO .EQ. MPI_INFO_NULL, 'info_free', NBAD)
+!     An error class and code of the program's own, with their text.
+      CALL MPI_ADD_ERROR_CLASS(MYCLS, IERR)
+      CALL MPI_ADD_ERROR_CODE(MYCLS, MYCODE, IERR)
+      CALL MPI_ADD_ERROR_STRING(MYCODE, 'solver diverged', IERR)
+      CALL MPI_ERROR_CLASS(MYCODE, CLS, IERR)
+      CALL CHECK(CLS .EQ. MYCLS, 'add_error_code class', NBAD)
+      CALL MPI_ERROR_STRING(MYCODE, MSG, LEN, IERR)
+      CALL CHECK(MSG .EQ. 'solver diverged' .AND. LEN .EQ. 15,
+     &     'add_error_string', NBAD)
       CALL FINISH('env', NBAD)
       END
 

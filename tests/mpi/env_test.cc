@@ -1,9 +1,11 @@
 // MPI-1.1 §7, the environment: initialisation state, version, clock,
 // processor name, error classes and strings, error handlers (predefined and
-// user), and the predefined attributes.
+// user), and the predefined attributes; MPI-2.2's added error classes,
+// codes and strings.
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 #include <utility>
@@ -222,6 +224,63 @@ TEST(Env, TagUbAttributeBoundsTheTags) {
   EXPECT_EQ(in, me);
   mpitest::ErrorsReturn er;
   EXPECT_EQ(error_class(MPI_Send(&me, 1, MPI_INT, me, *tag_ub + 1, MPI_COMM_WORLD)), MPI_ERR_TAG);
+}
+
+// MPI-2.2 §8.5: classes and codes a library adds, their strings, and
+// MPI_LASTUSEDCODE; §8.3: MPI_Comm_call_errhandler.
+int g_called_with = 0;
+void remember_code(MPI_Comm*, int* code, ...) { g_called_with = *code; }
+
+std::string error_text(int code) {
+  char s[MPI_MAX_ERROR_STRING];
+  int len = -1;
+  EXPECT_EQ(MPI_Error_string(code, s, &len), MPI_SUCCESS);
+  EXPECT_EQ(len, static_cast<int>(std::strlen(s)));
+  return s;
+}
+
+TEST(Env, AddedErrorClassesCodesAndStrings) {
+  int cls = -1, code = -1;
+  ASSERT_EQ(MPI_Add_error_class(&cls), MPI_SUCCESS);
+  EXPECT_GT(cls, MPI_ERR_INFO_NOKEY);
+  EXPECT_EQ(error_text(cls), "") << "a new class has no text yet";
+  ASSERT_EQ(MPI_Add_error_string(cls, "the solver did not converge"), MPI_SUCCESS);
+  EXPECT_EQ(error_text(cls), "the solver did not converge");
+  ASSERT_EQ(MPI_Add_error_code(cls, &code), MPI_SUCCESS);
+  EXPECT_EQ(error_class(code), cls);
+  ASSERT_EQ(MPI_Add_error_string(code, "CG: 1000 iterations, residual 1e-3"), MPI_SUCCESS);
+  EXPECT_EQ(error_text(code), "CG: 1000 iterations, residual 1e-3");
+  int arg_code = -1;  // a code of a predefined class
+  ASSERT_EQ(MPI_Add_error_code(MPI_ERR_ARG, &arg_code), MPI_SUCCESS);
+  EXPECT_EQ(error_class(arg_code), MPI_ERR_ARG);
+  int* last = nullptr;
+  int flag = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag);
+  ASSERT_TRUE(flag);
+  EXPECT_GE(*last, std::max(code, arg_code));
+  // The communicator's handler, called on request.
+  MPI_Comm dup;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  MPI_Errhandler h;
+  MPI_Comm_create_errhandler(remember_code, &h);
+  MPI_Comm_set_errhandler(dup, h);
+  EXPECT_EQ(MPI_Comm_call_errhandler(dup, code), MPI_SUCCESS);
+  EXPECT_EQ(g_called_with, code);
+  MPI_Errhandler_set(dup, MPI_ERRORS_RETURN);
+  EXPECT_EQ(MPI_Comm_call_errhandler(dup, cls), MPI_SUCCESS);
+  MPI_Comm_free(&dup);
+  MPI_Errhandler_free(&h);
+  // Misuse; then the classes run out (32 can be added), with MPI_ERR_OTHER.
+  mpitest::ErrorsReturn er;
+  EXPECT_EQ(error_class(MPI_Add_error_string(MPI_ERR_ARG, "mine")), MPI_ERR_ARG) << "a predefined class keeps its text";
+  EXPECT_EQ(error_text(MPI_ERR_ARG), "invalid argument of some other kind");
+  int none;
+  EXPECT_EQ(error_class(MPI_Add_error_code(MPI_SUCCESS, &none)), MPI_ERR_ARG);
+  EXPECT_EQ(error_class(MPI_Add_error_code(63, &none)), MPI_ERR_ARG) << "no such class yet";
+  int added = 1, rc = MPI_SUCCESS;
+  while ((rc = MPI_Add_error_class(&none)) == MPI_SUCCESS) ++added;
+  EXPECT_EQ(added, 32);
+  EXPECT_EQ(error_class(rc), MPI_ERR_OTHER);
 }
 
 }  // namespace
