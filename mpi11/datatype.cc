@@ -132,6 +132,23 @@ Types::Types() : table(kFirstDerived) {
   table[MPI_2COMPLEX] = pair<std::complex<float>, std::complex<float>>(MPI_2COMPLEX, "MPI_2COMPLEX", MPI_COMPLEX, MPI_COMPLEX);
   table[MPI_2DOUBLE_COMPLEX] = pair<std::complex<double>, std::complex<double>>(
       MPI_2DOUBLE_COMPLEX, "MPI_2DOUBLE_COMPLEX", MPI_DOUBLE_COMPLEX, MPI_DOUBLE_COMPLEX);
+  // MPI-2.2's C99 types and the multi-language integers.
+  table[MPI_INT8_T] = basic(MPI_INT8_T, "MPI_INT8_T", 1, 1);
+  table[MPI_INT16_T] = basic(MPI_INT16_T, "MPI_INT16_T", 2, 2);
+  table[MPI_INT32_T] = basic(MPI_INT32_T, "MPI_INT32_T", 4, 4);
+  table[MPI_INT64_T] = basic(MPI_INT64_T, "MPI_INT64_T", 8, 8);
+  table[MPI_UINT8_T] = basic(MPI_UINT8_T, "MPI_UINT8_T", 1, 1);
+  table[MPI_UINT16_T] = basic(MPI_UINT16_T, "MPI_UINT16_T", 2, 2);
+  table[MPI_UINT32_T] = basic(MPI_UINT32_T, "MPI_UINT32_T", 4, 4);
+  table[MPI_UINT64_T] = basic(MPI_UINT64_T, "MPI_UINT64_T", 8, 8);
+  table[MPI_C_BOOL] = basic(MPI_C_BOOL, "MPI_C_BOOL", sizeof(bool), alignof(bool));
+  table[MPI_C_FLOAT_COMPLEX] = basic(MPI_C_FLOAT_COMPLEX, "MPI_C_FLOAT_COMPLEX", 8, 4);
+  table[MPI_C_DOUBLE_COMPLEX] = basic(MPI_C_DOUBLE_COMPLEX, "MPI_C_DOUBLE_COMPLEX", 16, 8);
+  table[MPI_C_LONG_DOUBLE_COMPLEX] = basic(MPI_C_LONG_DOUBLE_COMPLEX, "MPI_C_LONG_DOUBLE_COMPLEX",
+                                           sizeof(std::complex<long double>), alignof(long double));
+  table[MPI_AINT] = basic(MPI_AINT, "MPI_AINT", sizeof(MPI_Aint), alignof(MPI_Aint));
+  table[MPI_OFFSET] = basic(MPI_OFFSET, "MPI_OFFSET", sizeof(MPI_Offset), alignof(MPI_Offset));
+  table[MPI_COUNT] = basic(MPI_COUNT, "MPI_COUNT", sizeof(MPI_Count), alignof(MPI_Count));
 }
 
 MPI_Datatype Types::add(std::shared_ptr<TypeInfo> t) {

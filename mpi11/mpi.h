@@ -37,6 +37,8 @@ typedef int MPI_Info;
 typedef int MPI_Message; /* MPI-3.1 §3.8.2 */
 typedef long MPI_Aint;
 typedef int MPI_Fint;
+typedef long long MPI_Offset;
+typedef long long MPI_Count; /* MPI-3.1 §2.5.8: counts of the _x calls */
 
 /* Status (MPI-1.1 §3.2.5): the three public fields plus the received byte
  * count and the cancelled flag, read through MPI_Get_count/_elements and
@@ -133,6 +135,9 @@ typedef struct MPI_Status {
 #define MPI_INFO_NULL ((MPI_Info)0)
 #define MPI_MESSAGE_NULL ((MPI_Message)0)
 #define MPI_MESSAGE_NO_PROC ((MPI_Message)-1) /* a matched probe of MPI_PROC_NULL */
+#define MPI_TYPECLASS_REAL 1 /* MPI_Type_match_size */
+#define MPI_TYPECLASS_INTEGER 2
+#define MPI_TYPECLASS_COMPLEX 3
 #define MPI_COMM_TYPE_SHARED 1 /* MPI_Comm_split_type: the ranks of one host */
 #define MPI_INFO_ENV ((MPI_Info)1) /* MPI-3.1 §9.1.2: maxprocs, thread_level, host, wdir */
 #define MPI_MAX_INFO_KEY 255
@@ -210,6 +215,26 @@ typedef struct MPI_Status {
  * only, no reduction is defined on them. */
 #define MPI_2COMPLEX ((MPI_Datatype)42)
 #define MPI_2DOUBLE_COMPLEX ((MPI_Datatype)43)
+/* MPI-2.2 §3.2.2's C99 types and the multi-language integers (MPI_AINT,
+ * MPI_OFFSET, MPI_COUNT); the integers take the arithmetic, bitwise and
+ * logical operations, MPI_C_BOOL the logical ones, the complex types
+ * MPI_SUM and MPI_PROD (§5.9.2). */
+#define MPI_INT8_T ((MPI_Datatype)44)
+#define MPI_INT16_T ((MPI_Datatype)45)
+#define MPI_INT32_T ((MPI_Datatype)46)
+#define MPI_INT64_T ((MPI_Datatype)47)
+#define MPI_UINT8_T ((MPI_Datatype)48)
+#define MPI_UINT16_T ((MPI_Datatype)49)
+#define MPI_UINT32_T ((MPI_Datatype)50)
+#define MPI_UINT64_T ((MPI_Datatype)51)
+#define MPI_C_BOOL ((MPI_Datatype)52)
+#define MPI_C_FLOAT_COMPLEX ((MPI_Datatype)53)
+#define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
+#define MPI_C_DOUBLE_COMPLEX ((MPI_Datatype)54)
+#define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)55)
+#define MPI_AINT ((MPI_Datatype)56)
+#define MPI_OFFSET ((MPI_Datatype)57)
+#define MPI_COUNT ((MPI_Datatype)58)
 
 typedef void(MPI_User_function)(void* invec, void* inoutvec, int* len, MPI_Datatype* datatype);
 typedef void(MPI_Handler_function)(MPI_Comm* comm, int* error_code, ...);
@@ -421,6 +446,20 @@ MESHMP_DECLARE(int, Type_create_hindexed_block, (int count, int blocklength,
                                                  const MPI_Aint* array_of_displacements, MPI_Datatype oldtype,
                                                  MPI_Datatype* newtype))
 MESHMP_DECLARE(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype* newtype))
+/* MPI-3.1 §4.1.5, §4.1.11, §8.1.2 and §4.1.x: sizes, bounds and element
+ * counts as MPI_Count; MPI_Status_set_elements(_x) makes a status say
+ * `count` elements of datatype arrived (MPI_Get_elements reads them back),
+ * MPI_Status_set_cancelled what MPI_Test_cancelled reads; MPI_Type_match_size
+ * names the Fortran type of a class (MPI_TYPECLASS_INTEGER, _REAL,
+ * _COMPLEX) and size in bytes, MPI_ERR_ARG if there is none. */
+MESHMP_DECLARE(int, Type_size_x, (MPI_Datatype datatype, MPI_Count* size))
+MESHMP_DECLARE(int, Type_get_extent_x, (MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent))
+MESHMP_DECLARE(int, Type_get_true_extent_x, (MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent))
+MESHMP_DECLARE(int, Get_elements_x, (const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count))
+MESHMP_DECLARE(int, Status_set_elements, (MPI_Status* status, MPI_Datatype datatype, int count))
+MESHMP_DECLARE(int, Status_set_elements_x, (MPI_Status* status, MPI_Datatype datatype, MPI_Count count))
+MESHMP_DECLARE(int, Status_set_cancelled, (MPI_Status* status, int flag))
+MESHMP_DECLARE(int, Type_match_size, (int typeclass, int size, MPI_Datatype* datatype))
 MESHMP_DECLARE(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent))
 MESHMP_DECLARE(int, Type_get_true_extent, (MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent))
 MESHMP_DECLARE(int, Type_get_name, (MPI_Datatype datatype, char* type_name, int* resultlen))

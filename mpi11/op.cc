@@ -65,7 +65,9 @@ Kind kind_of(MPI_Datatype t) {
   switch (t) {
     case MPI_CHAR: case MPI_SIGNED_CHAR: case MPI_UNSIGNED_CHAR: case MPI_WCHAR: case MPI_SHORT:
     case MPI_UNSIGNED_SHORT: case MPI_INT: case MPI_UNSIGNED: case MPI_LONG: case MPI_UNSIGNED_LONG:
-    case MPI_LONG_LONG_INT: case MPI_UNSIGNED_LONG_LONG:
+    case MPI_LONG_LONG_INT: case MPI_UNSIGNED_LONG_LONG: case MPI_INT8_T: case MPI_INT16_T: case MPI_INT32_T:
+    case MPI_INT64_T: case MPI_UINT8_T: case MPI_UINT16_T: case MPI_UINT32_T: case MPI_UINT64_T: case MPI_AINT:
+    case MPI_OFFSET: case MPI_COUNT:
       return kInteger;
     case MPI_FLOAT: case MPI_DOUBLE: case MPI_LONG_DOUBLE: return kFloating;
     case MPI_BYTE: return kByte;
@@ -163,6 +165,22 @@ Combine predefined(MPI_Op op, MPI_Datatype t) {
     case MPI_2REAL: return loc<float, float>(op);
     case MPI_2DOUBLE_PRECISION: return loc<double, double>(op);
     case MPI_2INTEGER: return loc<std::int32_t, std::int32_t>(op);
+    case MPI_INT8_T: return arithmetic<std::int8_t>(op, true);
+    case MPI_INT16_T: return arithmetic<std::int16_t>(op, true);
+    case MPI_INT32_T: return arithmetic<std::int32_t>(op, true);
+    case MPI_INT64_T: return arithmetic<std::int64_t>(op, true);
+    case MPI_UINT8_T: return arithmetic<std::uint8_t>(op, true);
+    case MPI_UINT16_T: return arithmetic<std::uint16_t>(op, true);
+    case MPI_UINT32_T: return arithmetic<std::uint32_t>(op, true);
+    case MPI_UINT64_T: return arithmetic<std::uint64_t>(op, true);
+    case MPI_AINT: return arithmetic<MPI_Aint>(op, true);
+    case MPI_OFFSET: return arithmetic<MPI_Offset>(op, true);
+    case MPI_COUNT: return arithmetic<MPI_Count>(op, true);
+    case MPI_C_BOOL:
+      return op == MPI_LAND ? op_land<bool> : op == MPI_LOR ? op_lor<bool> : op == MPI_LXOR ? op_lxor<bool> : nullptr;
+    case MPI_C_FLOAT_COMPLEX: return complex<float>(op);
+    case MPI_C_DOUBLE_COMPLEX: return complex<double>(op);
+    case MPI_C_LONG_DOUBLE_COMPLEX: return complex<long double>(op);
     default: return nullptr;
   }
 }

@@ -144,3 +144,7 @@ MESHMP_FORTRAN_FN(void, type_get_name, (const F* datatype, char* name, F* result
 MESHMP_FORTRAN_FN(void, type_set_name, (const F* datatype, const char* name, F* ierror, FLen name_len)) {
   *ierror = PMPI_Type_set_name(*datatype, from_fortran(name, name_len).c_str());
 }
+
+MESHMP_FORTRAN_FN(void, type_match_size, (const F* typeclass, const F* size, F* datatype, F* ierror)) {
+  *ierror = PMPI_Type_match_size(*typeclass, *size, datatype);
+}

@@ -3,7 +3,8 @@
 ! DOUBLE PRECISION built from MPI_ADDRESS and sent from MPI_BOTTOM,
 ! extents and sizes, MPI_PACK/MPI_UNPACK, and the MPI-2 forms
 ! (MPI_GET_ADDRESS, MPI_TYPE_CREATE_STRUCT, MPI_TYPE_GET_EXTENT, names);
-! MPI-2.2's MPI_TYPE_CREATE_INDEXED_BLOCK and MPI_TYPE_DUP.
+! MPI-2.2's MPI_TYPE_CREATE_INDEXED_BLOCK, MPI_TYPE_DUP and
+! MPI_TYPE_MATCH_SIZE.
 ! Rank r sends to rank r XOR 1 (an odd last rank to itself).
       PROGRAM DTYPE
       IMPLICIT NONE
@@ -127,5 +128,7 @@
      &     IGOT(2) .EQ. 10 * PEER + 7 .AND. IGOT(3) .EQ. 10 * PEER + 2
      &     .AND. IGOT(4) .EQ. 10 * PEER + 3, 'indexed_block dup', NBAD)
       CALL MPI_TYPE_FREE(DUPT, IERR)
+      CALL MPI_TYPE_MATCH_SIZE(MPI_TYPECLASS_REAL, 8, DUPT, IERR)
+      CALL CHECK(DUPT .EQ. MPI_REAL8, 'type_match_size', NBAD)
       CALL FINISH('datatype', NBAD)
       END
