@@ -236,6 +236,21 @@ int split(const char* call, MPI_Comm comm, int color, int key, MPI_Comm* newcomm
 }
 }  // namespace
 
+// MPI-3.1 §6.4.2: a duplicate; the hints are accepted and not read.
+MESHMP_MPI_FN(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)) {
+  if (!info_valid(info)) return raise(comm, "MPI_Comm_dup_with_info", MPI_ERR_INFO, "info is not an info object");
+  return PMPI_Comm_dup(comm, newcomm);
+} MESHMP_MPI_END(Comm_dup_with_info)
+
+// MPI-3.1 §6.4.2: the duplicate is made within the call, as MPI_Comm_dup
+// makes it (so every rank must reach its MPI_Comm_idup without waiting for
+// another rank's later communication), and *request is already complete.
+MESHMP_MPI_FN(int, Comm_idup, (MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)) {
+  if (!request) return raise(comm, "MPI_Comm_idup", MPI_ERR_ARG, "request is NULL");
+  if (int err = PMPI_Comm_dup(comm, newcomm)) return err;
+  return PMPI_Irecv(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, comm, request);
+} MESHMP_MPI_END(Comm_idup)
+
 MESHMP_MPI_FN(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm* newcomm)) {
   return split("MPI_Comm_split", comm, color, key, newcomm);
 } MESHMP_MPI_END(Comm_split)

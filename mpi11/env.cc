@@ -81,13 +81,17 @@ MESHMP_MPI_FN(int, Finalize, (void)) {
   int err;
   if (!check_init("MPI_Finalize", &err)) return err;
   State& s = state();
+  // MPI-2.2 §8.7.1: MPI_COMM_SELF is freed first, as if by MPI_Comm_free, so
+  // its attributes' delete callbacks run while MPI still works (a library
+  // flushes its state this way); one that fails makes Finalize report it.
+  const int self_err = delete_attributes(MPI_COMM_SELF, "MPI_Finalize");
   finish_requests();
   const std::string failure = mesh::Engine::finalize();
   s.finalized = true;
   s.engine = nullptr;
   // The engine is gone, so no error handler can run: the failure (printed
   // by the engine: a rank has gone) is only returned.
-  return failure.empty() ? MPI_SUCCESS : MPI_ERR_OTHER;
+  return !failure.empty() ? MPI_ERR_OTHER : self_err;
 } MESHMP_MPI_END(Finalize)
 
 // MPI-2 §8.7: meshmp's progress runs in the calling thread, so SINGLE and

@@ -473,6 +473,11 @@ MESHMP_DECLARE(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm* ne
 /* MPI-3.1 §6.4.2: split_type MPI_COMM_TYPE_SHARED (the ranks of this host) or
  * MPI_UNDEFINED (MPI_COMM_NULL); anything else MPI_ERR_ARG. */
 MESHMP_DECLARE(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm))
+/* MPI-3.1 §6.4.2: MPI_Comm_dup_with_info (hints not read) and MPI_Comm_idup,
+ * which duplicates within the call, as MPI_Comm_dup, and returns a request
+ * already complete. */
+MESHMP_DECLARE(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm))
+MESHMP_DECLARE(int, Comm_idup, (MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request))
 MESHMP_DECLARE(int, Comm_free, (MPI_Comm* comm))
 MESHMP_DECLARE(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int* result))
 MESHMP_DECLARE(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm))

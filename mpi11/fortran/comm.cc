@@ -36,6 +36,12 @@ MESHMP_FORTRAN_FN(void, comm_split_type, (const F* comm, const F* split_type, co
                                           F* newcomm, F* ierror)) {
   *ierror = PMPI_Comm_split_type(*comm, *split_type, *key, *info, newcomm);
 }
+MESHMP_FORTRAN_FN(void, comm_dup_with_info, (const F* comm, const F* info, F* newcomm, F* ierror)) {
+  *ierror = PMPI_Comm_dup_with_info(*comm, *info, newcomm);
+}
+MESHMP_FORTRAN_FN(void, comm_idup, (const F* comm, F* newcomm, F* request, F* ierror)) {
+  *ierror = PMPI_Comm_idup(*comm, newcomm, request);
+}
 MESHMP_FORTRAN_FN(void, comm_free, (F* comm, F* ierror)) { *ierror = PMPI_Comm_free(comm); }
 MESHMP_FORTRAN_FN(void, comm_get_name, (const F* comm, char* name, F* resultlen, F* ierror, FLen name_len)) {
   char c[MPI_MAX_OBJECT_NAME] = {};

@@ -147,6 +147,43 @@ TEST(Comm, ContextIdsAreReusedAndTheirExhaustionIsAnError) {
   MPI_Comm_free(&half);
 }
 
+// MPI-3.1 §6.4.2: MPI_Comm_dup_with_info and MPI_Comm_idup make congruent
+// communicators of their own context (traffic on one is not seen on the
+// other); idup's request completes.
+TEST(Comm, DupWithInfoAndIdupMakeCongruentCommunicators) {
+  MPI_Info hints;
+  MPI_Info_create(&hints);
+  MPI_Info_set(hints, "mpi_assert_no_any_tag", "true");
+  MPI_Comm a, b;
+  ASSERT_EQ(MPI_Comm_dup_with_info(MPI_COMM_WORLD, hints, &a), MPI_SUCCESS);
+  MPI_Info_free(&hints);
+  MPI_Request r = MPI_REQUEST_NULL;
+  ASSERT_EQ(MPI_Comm_idup(MPI_COMM_WORLD, &b, &r), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_SUCCESS);
+  EXPECT_EQ(r, MPI_REQUEST_NULL);
+  int result = -1;
+  MPI_Comm_compare(a, MPI_COMM_WORLD, &result);
+  EXPECT_EQ(result, MPI_CONGRUENT);
+  MPI_Comm_compare(b, a, &result);
+  EXPECT_EQ(result, MPI_CONGRUENT);
+  // A message on b is not received on a.
+  const int me = rank(), to = (me + 1) % size(), from = (me + size() - 1) % size();
+  int x = me, got = -1, flag = 1;
+  MPI_Request s;
+  MPI_Isend(&x, 1, MPI_INT, to, 5, b, &s);
+  MPI_Probe(from, 5, b, MPI_STATUS_IGNORE);  // here, on b
+  MPI_Iprobe(from, 5, a, &flag, MPI_STATUS_IGNORE);
+  EXPECT_FALSE(flag) << "a message on b was seen on a";
+  MPI_Recv(&got, 1, MPI_INT, from, 5, b, MPI_STATUS_IGNORE);
+  EXPECT_EQ(got, from);
+  MPI_Wait(&s, MPI_STATUS_IGNORE);
+  MPI_Comm_free(&a);
+  MPI_Comm_free(&b);
+  mpitest::ErrorsReturn er;
+  MPI_Comm c;
+  EXPECT_EQ(mpitest::error_class(MPI_Comm_dup_with_info(MPI_COMM_WORLD, 4242, &c)), MPI_ERR_INFO);
+}
+
 }  // namespace
 
 MPI_TEST_MAIN()
