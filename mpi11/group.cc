@@ -268,3 +268,33 @@ MESHMP_MPI_FN(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm* newco
   *newcomm = make_comm(comm, std::move(members), me, call, &err);
   return err;
 } MESHMP_MPI_END(Comm_create)
+
+// MPI-3.1 §6.4.2: collective over the members of `group` only. They agree
+// on a context among themselves, over comm's collective context (whose
+// other traffic, in comm's collectives, no member is in meanwhile); `tag`
+// would tell apart concurrent calls of several threads, which
+// MPI_THREAD_FUNNELED rules out.
+MESHMP_MPI_FN(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm)) {
+  const char* call = "MPI_Comm_create_group";
+  int err;
+  CommInfo* c = check_comm(comm, call, &err);
+  if (!c) return err;
+  if (c->inter) return raise(comm, call, MPI_ERR_COMM, "comm is an intercommunicator");
+  const GroupInfo* g = check_group(group, call, "group", &err);
+  if (!g) return err;
+  if (!newcomm) return raise(comm, call, MPI_ERR_ARG, "newcomm is NULL");
+  if (tag < 0) return raise(comm, call, MPI_ERR_TAG, "tag = " + std::to_string(tag) + " is negative");
+  for (int r : g->ranks)
+    if (r < 0 || r >= static_cast<int>(c->rank_of_world.size()) || c->rank_of_world[r] < 0)
+      return raise(comm, call, MPI_ERR_GROUP, "group is not a subgroup of comm's group");
+  const int me = rank_in(g->ranks, state().engine->rank());
+  if (me < 0) {  // not a member: nothing to take part in
+    *newcomm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+  }
+  collectives::Group members{state().engine, c->group.context, g->ranks, me, std::nullopt};
+  const std::uint32_t ctx = agree_context(members);
+  if (ctx == mesh::ContextIds::kNone) return no_context(comm, call);
+  *newcomm = comm_from(g->ranks, me, ctx, c->errhandler);
+  return MPI_SUCCESS;
+} MESHMP_MPI_END(Comm_create_group)

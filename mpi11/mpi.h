@@ -477,6 +477,9 @@ MESHMP_DECLARE(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MP
  * which duplicates within the call, as MPI_Comm_dup, and returns a request
  * already complete. */
 MESHMP_DECLARE(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm))
+/* MPI-3.1 §6.4.2: called by the members of group only; a caller outside it
+ * gets MPI_COMM_NULL. MPI_ERR_GROUP if group is not within comm's. */
+MESHMP_DECLARE(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm))
 MESHMP_DECLARE(int, Comm_idup, (MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request))
 MESHMP_DECLARE(int, Comm_free, (MPI_Comm* comm))
 MESHMP_DECLARE(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int* result))

@@ -42,6 +42,9 @@ MESHMP_FORTRAN_FN(void, comm_dup_with_info, (const F* comm, const F* info, F* ne
 MESHMP_FORTRAN_FN(void, comm_idup, (const F* comm, F* newcomm, F* request, F* ierror)) {
   *ierror = PMPI_Comm_idup(*comm, newcomm, request);
 }
+MESHMP_FORTRAN_FN(void, comm_create_group, (const F* comm, const F* group, const F* tag, F* newcomm, F* ierror)) {
+  *ierror = PMPI_Comm_create_group(*comm, *group, *tag, newcomm);
+}
 MESHMP_FORTRAN_FN(void, comm_free, (F* comm, F* ierror)) { *ierror = PMPI_Comm_free(comm); }
 MESHMP_FORTRAN_FN(void, comm_get_name, (const F* comm, char* name, F* resultlen, F* ierror, FLen name_len)) {
   char c[MPI_MAX_OBJECT_NAME] = {};

@@ -3,6 +3,8 @@
 // communicator is never received in another).
 #include <mpi.h>
 
+#include <algorithm>
+
 #include <string>
 #include <vector>
 
@@ -182,6 +184,42 @@ TEST(Comm, DupWithInfoAndIdupMakeCongruentCommunicators) {
   mpitest::ErrorsReturn er;
   MPI_Comm c;
   EXPECT_EQ(mpitest::error_class(MPI_Comm_dup_with_info(MPI_COMM_WORLD, 4242, &c)), MPI_ERR_INFO);
+}
+
+// MPI-3.1 §6.4.2: MPI_Comm_create_group is collective over the group only:
+// the even ranks make theirs while the odd ranks make their own, at once,
+// and each works (ranks in group order, a sum over it).
+TEST(Comm, CreateGroupInvolvesOnlyItsMembers) {
+  const int me = rank(), p = size();
+  MPI_Group world, mine;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  std::vector<int> ranks;
+  for (int r = me % 2; r < p; r += 2) ranks.push_back(r);
+  std::reverse(ranks.begin(), ranks.end());  // group order is not world order
+  MPI_Group_incl(world, static_cast<int>(ranks.size()), ranks.data(), &mine);
+  MPI_Comm half = MPI_COMM_NULL;
+  ASSERT_EQ(MPI_Comm_create_group(MPI_COMM_WORLD, mine, 7, &half), MPI_SUCCESS);
+  ASSERT_NE(half, MPI_COMM_NULL);
+  EXPECT_EQ(size(half), static_cast<int>(ranks.size()));
+  EXPECT_EQ(rank(half), static_cast<int>(std::find(ranks.begin(), ranks.end(), me) - ranks.begin()));
+  int sum = 0;
+  MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, half);
+  int want = 0;
+  for (int r : ranks) want += r;
+  EXPECT_EQ(sum, want);
+  MPI_Comm_free(&half);
+  // A caller outside the group gets MPI_COMM_NULL and takes part in nothing.
+  MPI_Group others;
+  MPI_Group_excl(world, 1, &me, &others);
+  MPI_Comm none = MPI_COMM_WORLD;
+  if (p == 1) {
+    ASSERT_EQ(MPI_Comm_create_group(MPI_COMM_WORLD, others, 8, &none), MPI_SUCCESS);
+    EXPECT_EQ(none, MPI_COMM_NULL);
+  }
+  MPI_Group_free(&others);
+  MPI_Group_free(&mine);
+  MPI_Group_free(&world);
+  MPI_Barrier(MPI_COMM_WORLD);
 }
 
 }  // namespace
