@@ -250,19 +250,30 @@ MESHMP_MPI_FN(int, Group_free, (MPI_Group* group)) {
   return MPI_SUCCESS;
 } MESHMP_MPI_END(Group_free)
 
+namespace {
+// The checks MPI_Comm_create and MPI_Comm_create_group share: an
+// intracommunicator, a group within its group, somewhere to put the result.
+int check_subgroup(const char* call, MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm, CommInfo** c,
+                   const GroupInfo** g) {
+  int err;
+  if (!(*c = check_comm(comm, call, &err))) return err;
+  if ((*c)->inter) return raise(comm, call, MPI_ERR_COMM, "comm is an intercommunicator");
+  if (!(*g = check_group(group, call, "group", &err))) return err;
+  if (!newcomm) return raise(comm, call, MPI_ERR_ARG, "newcomm is NULL");
+  for (int r : (*g)->ranks)
+    if (r < 0 || r >= static_cast<int>((*c)->rank_of_world.size()) || (*c)->rank_of_world[r] < 0)
+      return raise(comm, call, MPI_ERR_GROUP, "group is not a subgroup of comm's group");
+  return MPI_SUCCESS;
+}
+}  // namespace
+
 // §5.4.2: collective over comm; every process passes the same subgroup.
 MESHMP_MPI_FN(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)) {
   const char* call = "MPI_Comm_create";
+  CommInfo* c;
+  const GroupInfo* g;
   int err;
-  CommInfo* c = check_comm(comm, call, &err);
-  if (!c) return err;
-  if (c->inter) return raise(comm, call, MPI_ERR_COMM, "comm is an intercommunicator");
-  const GroupInfo* g = check_group(group, call, "group", &err);
-  if (!g) return err;
-  if (!newcomm) return raise(comm, call, MPI_ERR_ARG, "newcomm is NULL");
-  for (int r : g->ranks)
-    if (r < 0 || r >= static_cast<int>(c->rank_of_world.size()) || c->rank_of_world[r] < 0)
-      return raise(comm, call, MPI_ERR_GROUP, "group is not a subgroup of comm's group");
+  if ((err = check_subgroup(call, comm, group, newcomm, &c, &g))) return err;
   std::vector<int> members = g->ranks;
   const int me = rank_in(members, state().engine->rank());
   *newcomm = make_comm(comm, std::move(members), me, call, &err);
@@ -276,17 +287,10 @@ MESHMP_MPI_FN(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm* newco
 // MPI_THREAD_FUNNELED rules out.
 MESHMP_MPI_FN(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm)) {
   const char* call = "MPI_Comm_create_group";
-  int err;
-  CommInfo* c = check_comm(comm, call, &err);
-  if (!c) return err;
-  if (c->inter) return raise(comm, call, MPI_ERR_COMM, "comm is an intercommunicator");
-  const GroupInfo* g = check_group(group, call, "group", &err);
-  if (!g) return err;
-  if (!newcomm) return raise(comm, call, MPI_ERR_ARG, "newcomm is NULL");
+  CommInfo* c;
+  const GroupInfo* g;
+  if (int err = check_subgroup(call, comm, group, newcomm, &c, &g)) return err;
   if (tag < 0) return raise(comm, call, MPI_ERR_TAG, "tag = " + std::to_string(tag) + " is negative");
-  for (int r : g->ranks)
-    if (r < 0 || r >= static_cast<int>(c->rank_of_world.size()) || c->rank_of_world[r] < 0)
-      return raise(comm, call, MPI_ERR_GROUP, "group is not a subgroup of comm's group");
   const int me = rank_in(g->ranks, state().engine->rank());
   if (me < 0) {  // not a member: nothing to take part in
     *newcomm = MPI_COMM_NULL;
