@@ -68,7 +68,7 @@ namespace {
 int set_elements(const char* call, MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
   if (int err = check_type(MPI_COMM_NULL, call, datatype)) return err;
   if (!status) return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "status is NULL");
-  long long bytes;
+  long long bytes = 0;
   if (int err = bytes_for(call, *type_info(datatype), count, &bytes)) return err;
   status->meshmp_bytes = bytes;
   return MPI_SUCCESS;
