@@ -785,7 +785,9 @@ MESHMP_MPI_FN(int, Cancel, (MPI_Request* request)) {
   if (!r.done && r.core) {
     engine().cancel(r.core);
   } else if (r.done && r.sent_id) {  // written at once, with no core request
-    r.core = engine().cancel_sent(comm_ref(r.comm).peer_world(r.peer), r.sent_id, r.count * r.type->size, r.tag);
+    // Its byte count from the status it completed with: the datatype may be freed by now.
+    r.core = engine().cancel_sent(comm_ref(r.comm).peer_world(r.peer), r.sent_id,
+                                  static_cast<std::size_t>(r.st.meshmp_bytes), r.tag);
     r.done = false;
     r.sent_id = 0;
   }

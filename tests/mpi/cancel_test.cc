@@ -249,6 +249,28 @@ TEST(Cancel, UnmatchedEagerSendIsCancelled) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+// The datatype of a send written at once may be freed before its cancel:
+// the cancel must not read it (ASan sees the old code do so).
+TEST(Cancel, TheSendsDatatypeMayBeFreedFirst) {
+  const int other = partner();
+  if (sender() || other == rank()) {
+    MPI_Datatype two_ints;
+    MPI_Type_contiguous(2, MPI_INT, &two_ints);
+    MPI_Type_commit(&two_ints);
+    const int m[2] = {1, 2};
+    MPI_Request r;
+    MPI_Isend(m, 1, two_ints, other, 4999, MPI_COMM_WORLD, &r);
+    MPI_Type_free(&two_ints);
+    MPI_Cancel(&r);
+    MPI_Status st;
+    MPI_Wait(&r, &st);
+    int cancelled = 0;
+    MPI_Test_cancelled(&st, &cancelled);
+    EXPECT_TRUE(cancelled);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 // A cancel that loses the race with the match: the receive is posted and
 // has taken the message before the CANCEL comes; the send completes not
 // cancelled and the message arrives exactly once.
