@@ -739,12 +739,22 @@ MESHMP_MPI_FN(int, Testsome, (int incount, MPI_Request* array_of_requests, int* 
 
 // ---- probe, cancel, status queries --------------------------------------------------
 
+namespace {
+// The arguments every probe checks: comm, a receive's tag and source.
+CommInfo* probe_args(const char* call, int source, int tag, MPI_Comm comm, int* err) {
+  CommInfo* c = check_comm(comm, call, err);
+  if (!c) return nullptr;
+  if ((*err = check_tag(comm, call, tag, true)) || (*err = check_rank(comm, *c, call, source, "source", true)))
+    return nullptr;
+  return c;
+}
+}  // namespace
+
 MESHMP_MPI_FN(int, Iprobe, (int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status)) {
   const char* call = "MPI_Iprobe";
   int err;
-  CommInfo* c = check_comm(comm, call, &err);
+  CommInfo* c = probe_args(call, source, tag, comm, &err);
   if (!c) return err;
-  if ((err = check_tag(comm, call, tag, true)) || (err = check_rank(comm, *c, call, source, "source", true))) return err;
   if (!flag) return raise(comm, call, MPI_ERR_ARG, "flag is NULL");
   if (source == MPI_PROC_NULL) {
     *flag = 1;
@@ -760,9 +770,8 @@ MESHMP_MPI_FN(int, Iprobe, (int source, int tag, MPI_Comm comm, int* flag, MPI_S
 MESHMP_MPI_FN(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status* status)) {
   const char* call = "MPI_Probe";
   int err;
-  CommInfo* c = check_comm(comm, call, &err);
+  CommInfo* c = probe_args(call, source, tag, comm, &err);
   if (!c) return err;
-  if ((err = check_tag(comm, call, tag, true)) || (err = check_rank(comm, *c, call, source, "source", true))) return err;
   if (source == MPI_PROC_NULL) {
     set_empty_status(status, MPI_PROC_NULL);
     return MPI_SUCCESS;
@@ -843,9 +852,8 @@ Messages& messages() {
 int matched_probe(const char* call, bool block, int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
                   MPI_Status* status) {
   int err;
-  CommInfo* c = check_comm(comm, call, &err);
+  CommInfo* c = probe_args(call, source, tag, comm, &err);
   if (!c) return err;
-  if ((err = check_tag(comm, call, tag, true)) || (err = check_rank(comm, *c, call, source, "source", true))) return err;
   if (!message) return raise(comm, call, MPI_ERR_ARG, "message is NULL");
   if (source == MPI_PROC_NULL) {
     *flag = 1;
