@@ -25,6 +25,10 @@ class ContextIds {
   static constexpr std::uint32_t kMpiWorld = 4;        ///< MPI_COMM_WORLD
   static constexpr std::uint32_t kMpiSelf = 6;         ///< MPI_COMM_SELF
   static constexpr std::uint32_t kReserved = 4;        ///< pairs 0..3
+  /// The nonblocking collectives of a communicator whose collective id is
+  /// c travel in context c + kNonblockingOffset (4097..8191, never
+  /// allocated), so no blocking collective's wildcard receive matches them.
+  static constexpr std::uint32_t kNonblockingOffset = 2 * kPairs;
   /// take()'s answer when no pair is free in the agreed mask.
   static constexpr std::uint32_t kNone = ~std::uint32_t{0};
 

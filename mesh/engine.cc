@@ -24,7 +24,8 @@ const char* error_name(Error e) {
 namespace {
 // The header carries 16 bits of context (wire.h); QMP's and MPI's ids are
 // below 4096 (context_ids.h).
-static_assert(2 * ContextIds::kPairs - 1 <= kMaxWireContext, "every context id fits the header");
+static_assert(2 * ContextIds::kPairs - 1 + ContextIds::kNonblockingOffset <= kMaxWireContext,
+              "every context id, and its nonblocking collectives' one, fits the header");
 void check_context(std::uint32_t context, const char* call) {
   if (context > kMaxWireContext)
     throw std::invalid_argument(std::string("Engine::") + call + ": context " + std::to_string(context) +
@@ -124,7 +125,7 @@ bool Engine::test(Request* r, Status* st) {
     if (st) *st = Status{};
     return true;
   }
-  if (r->state != State::kDone) impl_->progress();
+  if (r->state != State::kDone) impl_->progress_all();
   if (r->state != State::kDone) return false;
   if (st) *st = r->status;
   if (r->persistent) r->state = State::kInactive;
@@ -146,7 +147,7 @@ int first_done(std::size_t n, Request* const* reqs) {
 }  // namespace
 
 int Engine::testany(std::size_t n, Request* const* reqs, Status* st) {
-  impl_->progress();
+  impl_->progress_all();
   const int i = first_done(n, reqs);
   if (i >= 0) test(reqs[i], st);
   return i;
@@ -184,7 +185,7 @@ void Engine::waitall(std::size_t n, Request* const* reqs, Status* sts) {
 }
 
 bool Engine::iprobe(int src, int tag, std::uint32_t context, Status* st) {
-  impl_->progress();
+  impl_->progress_all();
   auto* u = static_cast<Unexpected*>(impl_->matcher.match_unexpected(MatchKey{context, src, tag}, false));
   if (!u) return false;
   if (st) {
@@ -297,7 +298,14 @@ void Engine::free(Request* r) {
   else r->free_when_done = true;
 }
 
-bool Engine::progress() { return impl_->progress(); }
+bool Engine::progress() { return impl_->progress_all(); }
+
+void Engine::set_progress_hook(bool (*hook)(void*), void* ctx) {
+  impl_->hook = hook;
+  impl_->hook_ctx = ctx;
+}
+
+void Engine::wait_until(const std::function<bool()>& done) { impl_->block_until([&] { return done(); }); }
 
 void* Engine::allocate_registered(std::size_t bytes, std::size_t alignment) {
   if (!impl_->domain) {

@@ -289,9 +289,20 @@ class Engine {
   /// hierarchical collectives.
   int host_of(int rank) const;
 
-  /// One round of polling: connections, incoming frames, queued sends.
-  /// Returns true if anything happened.
+  /// One round of polling: connections, incoming frames, queued sends, and
+  /// the progress hook. Returns true if anything happened.
   bool progress();
+
+  /// A layer above's progress (the schedules of nonblocking collectives,
+  /// collectives/schedule.h): `hook(ctx)` runs after every round of polling
+  /// that a wait, test, probe or progress() makes, never inside itself, and
+  /// returns true if it moved something (that counts as a completion for
+  /// wait_for_completion). It may start, test and free requests. nullptr
+  /// removes it; while none is set the polling pays one branch.
+  void set_progress_hook(bool (*hook)(void*), void* ctx);
+  /// Progresses (spinning, then sleeping) until done() returns true, asked
+  /// after every round of polling.
+  void wait_until(const std::function<bool()>& done);
 
   /// Counters of the link in direction d (2*D of them), or of the first link
   /// to `peer`.

@@ -431,12 +431,26 @@ struct Engine::Impl {
 
   // ---- progress.cc (and the idle wait, a template, here)
   bool progress();
+  // progress() and then the layer above's hook (Engine::set_progress_hook):
+  // what every wait, test and probe polls with.
+  bool progress_all() {
+    bool any = progress();
+    if (hook && !in_hook) [[unlikely]] {
+      in_hook = true;
+      if (hook(hook_ctx)) any = true, ++completions;
+      in_hook = false;
+    }
+    return any;
+  }
+  bool (*hook)(void*) = nullptr;
+  void* hook_ctx = nullptr;
+  bool in_hook = false;
   // Spins briefly, then sleeps on the doorbell, until done() holds.
   template <typename Done>
   void block_until(Done done) {
     int idle = 0;
     while (!done()) {
-      if (progress()) {
+      if (progress_all()) {
         idle = 0;
         continue;
       }
@@ -461,7 +475,7 @@ struct Engine::Impl {
         continue;
       }
       std::uint32_t seen = waiter->arm();
-      if (progress() || done()) {
+      if (progress_all() || done()) {
         waiter->disarm();
         idle = 0;
         continue;

@@ -31,7 +31,7 @@ bool Engine::Impl::progress() {
 
 void Engine::Impl::sleep_in_epoll() {
   for (Provider* pv : in_use) pv->arm();
-  if (!progress()) {
+  if (!progress_all()) {
     epoll_event ev[8];
     ::epoll_wait(wait_epoll, ev, 8, 100);
   }
