@@ -1,10 +1,15 @@
-// The fourteen collective operations (MPI-1.1 §4) over collectives/: on a
+// The collective operations (MPI-1.1 §4, MPI-2.2 §5) over collectives/: on a
 // communicator congruent to the torus (MPI_COMM_WORLD, its duplicates, and
 // Cartesian communicators) the torus algorithms (axis-sweep broadcast and
 // reduce, the global combine; seed 003 §5.2), otherwise binomial trees,
 // rings and pairwise exchanges. Data of contiguous datatypes moves straight
 // from and into the user's buffers; other datatypes are packed once.
 // Non-commutative reductions combine in rank order (§4.9.4).
+//
+// Each collective is written once, over a runner: Now runs it at once (the
+// blocking call), Later appends it to a schedule (collectives/nonblocking.h)
+// that runs behind a request -- the MPI_I... forms of MPI-3.1 §5.12, with
+// the same arguments, checks and data handling.
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -12,6 +17,7 @@
 #include <vector>
 
 #include "collectives/collectives.h"
+#include "collectives/nonblocking.h"
 #include "mpi11/internal.h"
 
 namespace meshmp::mpi {
@@ -20,7 +26,7 @@ namespace {
 using collectives::Group;
 
 // Scratch kept across calls (a fresh vector per call costs page faults).
-enum Buf { kSend, kRecv, kWork, kBufs };
+enum Buf { kSend, kRecv, kWork, kCopy, kBufs };
 char* scratch(Buf b, std::size_t bytes) {
   static std::vector<char> bufs[kBufs];
   if (bufs[b].size() < bytes + 1) bufs[b].resize(bytes + 1);
@@ -72,18 +78,146 @@ struct Call {
   }
 };
 
+
+// ---- runners ---------------------------------------------------------------------
+
+using collectives::ReduceOp;
+
+// The blocking call: every collective at once, every step at once.
+struct Now {
+  mesh::Error e = mesh::Error::kOk;
+  char* scratch(Buf b, std::size_t bytes) { return mpi::scratch(b, bytes); }
+  const TypeInfo* type(MPI_Datatype t) { return type_info(t); }
+  const Reduction* hold(const Reduction* r) { return r; }
+  template <typename F>
+  void then(F&& f) { f(); }
+  void did(mesh::Error x) {
+    if (e == mesh::Error::kOk) e = x;
+  }
+  void barrier(const Group& g) { did(collectives::barrier(g)); }
+  void broadcast(const Group& g, void* buf, std::size_t bytes, int root) {
+    did(collectives::broadcast(g, buf, bytes, root));
+  }
+  void reduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op, int root) {
+    did(collectives::reduce(g, buf, count, op, root));
+  }
+  void allreduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op) {
+    did(collectives::allreduce(g, buf, count, op));
+  }
+  void gather(const Group& g, const void* send, void* recv, std::size_t block, int root) {
+    did(collectives::gather(g, send, recv, block, root));
+  }
+  void gatherv(const Group& g, const void* send, std::size_t bytes, void* recv, const std::size_t* counts,
+               const std::size_t* displs, int root) {
+    did(collectives::gatherv(g, send, bytes, recv, counts, displs, root));
+  }
+  void scatter(const Group& g, const void* send, void* recv, std::size_t block, int root) {
+    did(collectives::scatter(g, send, recv, block, root));
+  }
+  void scatterv(const Group& g, const void* send, const std::size_t* counts, const std::size_t* displs, void* recv,
+                std::size_t bytes, int root) {
+    did(collectives::scatterv(g, send, counts, displs, recv, bytes, root));
+  }
+  void allgatherv(const Group& g, const void* send, void* recv, const std::size_t* counts, const std::size_t* displs) {
+    did(collectives::allgatherv(g, send, recv, counts, displs));
+  }
+  void alltoall(const Group& g, const void* send, void* recv, std::size_t block) {
+    did(collectives::alltoall(g, send, recv, block));
+  }
+  void alltoallv(const Group& g, const void* send, const std::size_t* sc, const std::size_t* sd, void* recv,
+                 const std::size_t* rc, const std::size_t* rd) {
+    did(collectives::alltoallv(g, send, sc, sd, recv, rc, rd));
+  }
+  void scan(const Group& g, void* buf, std::size_t count, const ReduceOp& op, bool exclusive) {
+    did(exclusive ? collectives::exscan(g, buf, count, op) : collectives::scan(g, buf, count, op));
+  }
+  int finish(Call& k) { return k.finish(e); }
+};
+
+// The MPI_I... call: every collective appended to a schedule, the steps
+// after it; finish() starts it behind *request. Scratch memory, datatypes
+// and reductions live as long as the schedule (the program may free its
+// datatype or op once the call returns).
+struct Later {
+  MPI_Request* request;
+  std::unique_ptr<collectives::Schedule> s = std::make_unique<collectives::Schedule>();
+  // A NULL request fails the call before anything else (MPI_ERR_REQUEST).
+  Later(Call& k, MPI_Request* r) : request(r) {
+    if (k.ok() && !r) {
+      k.err = raise(k.comm, k.name, MPI_ERR_REQUEST, "request is NULL");
+      k.c = nullptr;
+    }
+  }
+  char* scratch(Buf, std::size_t bytes) { return s->scratch(bytes); }
+  const TypeInfo* type(MPI_Datatype t) {
+    std::shared_ptr<const TypeInfo> kept = keep_type(t);
+    const TypeInfo* p = kept.get();
+    s->hold(std::move(kept));
+    return p;
+  }
+  const Reduction* hold(const Reduction* r) {
+    Reduction* h = s->hold(*r);
+    if (h->op.ctx == r) h->op.ctx = h;  // a user op's combine reads its Reduction
+    return h;
+  }
+  template <typename F>
+  void then(F&& f) { s->then(std::forward<F>(f)); }
+  void barrier(const Group& g) { collectives::add_barrier(*s, g); }
+  void broadcast(const Group& g, void* buf, std::size_t bytes, int root) {
+    collectives::add_broadcast(*s, g, buf, bytes, root);
+  }
+  void reduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op, int root) {
+    collectives::add_reduce(*s, g, buf, count, op, root);
+  }
+  void allreduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op) {
+    collectives::add_allreduce(*s, g, buf, count, op);
+  }
+  void gather(const Group& g, const void* send, void* recv, std::size_t block, int root) {
+    collectives::add_gather(*s, g, send, recv, block, root);
+  }
+  void gatherv(const Group& g, const void* send, std::size_t bytes, void* recv, const std::size_t* counts,
+               const std::size_t* displs, int root) {
+    collectives::add_gatherv(*s, g, send, bytes, recv, counts, displs, root);
+  }
+  void scatter(const Group& g, const void* send, void* recv, std::size_t block, int root) {
+    collectives::add_scatter(*s, g, send, recv, block, root);
+  }
+  void scatterv(const Group& g, const void* send, const std::size_t* counts, const std::size_t* displs, void* recv,
+                std::size_t bytes, int root) {
+    collectives::add_scatterv(*s, g, send, counts, displs, recv, bytes, root);
+  }
+  void allgatherv(const Group& g, const void* send, void* recv, const std::size_t* counts, const std::size_t* displs) {
+    collectives::add_allgatherv(*s, g, send, recv, counts, displs);
+  }
+  void alltoall(const Group& g, const void* send, void* recv, std::size_t block) {
+    collectives::add_alltoall(*s, g, send, recv, block);
+  }
+  void alltoallv(const Group& g, const void* send, const std::size_t* sc, const std::size_t* sd, void* recv,
+                 const std::size_t* rc, const std::size_t* rd) {
+    collectives::add_alltoallv(*s, g, send, sc, sd, recv, rc, rd);
+  }
+  void scan(const Group& g, void* buf, std::size_t count, const ReduceOp& op, bool exclusive) {
+    collectives::add_scan(*s, g, buf, count, op, exclusive);
+  }
+  int finish(Call& k) { return start_collective(k.comm, k.name, std::move(s), request); }
+};
+
+// ---- data in and out ---------------------------------------------------------------
+
 // The bytes of `count` instances of a datatype, contiguous in memory: the
 // user's own buffer where possible, else packed into scratch `b`.
-const char* packed_in(const TypeInfo& t, const void* buf, std::size_t count, Buf b) {
+template <typename Run>
+const char* packed_in(Run& run, const TypeInfo& t, const void* buf, std::size_t count, Buf b) {
   if (t.contiguous) return data_start(t, buf);
-  char* s = scratch(b, count * t.size);
+  char* s = run.scratch(b, count * t.size);
   pack(t, buf, count, s);
   return s;
 }
 
 // Where received bytes go: the user's buffer, or scratch to unpack from.
-char* packed_out(const TypeInfo& t, void* buf, std::size_t count, Buf b) {
-  return t.contiguous ? const_cast<char*>(data_start(t, buf)) : scratch(b, count * t.size);
+template <typename Run>
+char* packed_out(Run& run, const TypeInfo& t, void* buf, std::size_t count, Buf b) {
+  return t.contiguous ? const_cast<char*>(data_start(t, buf)) : run.scratch(b, count * t.size);
 }
 
 // Byte counts/displacements of v-collective blocks. A contiguous type's
@@ -106,12 +240,16 @@ Blocks blocks(const TypeInfo& t, int p, const int* counts, const int* displs) {
   }
   return b;
 }
-// Unpacks each block i of `packed` to buf + displs[i] * extent.
-void unpack_blocks(const TypeInfo& t, const char* packed, const Blocks& b, const int* counts, const int* displs,
-                   void* buf, int p) {
-  for (int i = 0; i < p; ++i)
-    unpack(t, packed + b.displs[i], b.counts[i], static_cast<char*>(buf) + displs[i] * t.extent(),
-           static_cast<std::size_t>(counts[i]));
+// A step that unpacks each block i of `packed` (laid out as `b`) to
+// buf + displs[i] * extent; it keeps copies of what it reads.
+template <typename Run>
+void unpack_blocks_after(Run& run, const TypeInfo* t, const char* packed, const Blocks& b, const int* counts,
+                         const int* displs, void* buf, int p) {
+  run.then([t, packed, bc = b.counts, bd = b.displs, cs = std::vector<int>(counts, counts + p),
+            ds = std::vector<int>(displs, displs + p), buf, p] {
+    for (int i = 0; i < p; ++i)
+      unpack(*t, packed + bd[i], bc[i], static_cast<char*>(buf) + ds[i] * t->extent(), static_cast<std::size_t>(cs[i]));
+  });
 }
 void pack_blocks(const TypeInfo& t, const void* buf, const Blocks& b, const int* counts, const int* displs,
                  char* packed, int p) {
@@ -153,41 +291,52 @@ struct Operand {
   }
 };
 
-int reduction_args(Call& k, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
-                   bool recv_needed, Reduction* red) {
+// The checks of a reduction's arguments, and its operand as the runner
+// keeps it (*red: the caller's, which the blocking runner uses as it is).
+template <typename Run>
+int reduction_args(Run& run, Call& k, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                   bool recv_needed, Reduction* red, Operand* o) {
   if (!k.ok()) return k.err;
   if (k.data(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, count, type, "send")) return k.err;
   if (recv_needed && !recvbuf && count > 0 && type_info(type)->true_lb == 0 && type_info(type)->size > 0)
     return k.err = raise(k.comm, k.name, MPI_ERR_BUFFER, "recvbuf is NULL");
-  return k.err = make_reduction(k.comm, k.name, op, type, red);
+  if ((k.err = make_reduction(k.comm, k.name, op, type, red))) return k.err;
+  *o = Operand{run.type(type), run.hold(red)};
+  return MPI_SUCCESS;
 }
 
-}  // namespace
-}  // namespace meshmp::mpi
+// A reduction's operands loaded into scratch (MPI_IN_PLACE: from recvbuf).
+template <typename Run>
+char* load_operands(Run& run, const Operand& o, const void* sendbuf, void* recvbuf, std::size_t n) {
+  char* w = run.scratch(kWork, n * o.unit());
+  o.load(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, n, w);
+  return w;
+}
 
-using namespace meshmp;
-using namespace meshmp::mpi;
+// ---- the collectives, once for both runners ---------------------------------------
 
-MESHMP_MPI_FN(int, Barrier, (MPI_Comm comm)) {
-  Call k("MPI_Barrier", comm);
+template <typename Run>
+int barrier(Run& run, Call& k) {
   if (!k.ok()) return k.err;
-  return k.finish(collectives::barrier(k.c->group));
-} MESHMP_MPI_END(Barrier)
+  run.barrier(k.c->group);
+  return run.finish(k);
+}
 
-MESHMP_MPI_FN(int, Bcast, (void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)) {
-  Call k("MPI_Bcast", comm);
+template <typename Run>
+int bcast(Run& run, Call& k, void* buffer, int count, MPI_Datatype datatype, int root) {
   if (!k.ok() || k.root(root) || k.data(buffer, count, datatype, "")) return k.err;
-  const TypeInfo& t = *type_info(datatype);
+  const TypeInfo* t = run.type(datatype);
   const std::size_t n = static_cast<std::size_t>(count);
   const bool me_root = k.c->rank() == root;
-  char* data = me_root ? const_cast<char*>(packed_in(t, buffer, n, kSend)) : packed_out(t, buffer, n, kRecv);
-  const mesh::Error e = collectives::broadcast(k.c->group, data, n * t.size, root);
-  if (!me_root && !t.contiguous) unpack(t, data, n * t.size, buffer, n);
-  return k.finish(e);
-} MESHMP_MPI_END(Bcast)
+  char* data = me_root ? const_cast<char*>(packed_in(run, *t, buffer, n, kSend)) : packed_out(run, *t, buffer, n, kRecv);
+  run.broadcast(k.c->group, data, n * t->size, root);
+  if (!me_root && !t->contiguous) run.then([t, data, n, buffer] { unpack(*t, data, n * t->size, buffer, n); });
+  return run.finish(k);
+}
 
-MESHMP_MPI_FN(int, Gather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)) {
-  Call k("MPI_Gather", comm);
+template <typename Run>
+int gather(Run& run, Call& k, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+           MPI_Datatype recvtype, int root) {
   if (!k.ok() || k.root(root)) return k.err;
   const bool me_root = k.c->rank() == root;
   if (me_root && sendbuf == MPI_IN_PLACE && type_info(recvtype)) {  // the root's block is in place already
@@ -198,21 +347,26 @@ MESHMP_MPI_FN(int, Gather, (const void* sendbuf, int sendcount, MPI_Datatype sen
   if (k.data(sendbuf, sendcount, sendtype, "send")) return k.err;
   if (me_root && k.data(recvbuf, recvcount, recvtype, "recv")) return k.err;
   const TypeInfo& st = *type_info(sendtype);
-  const char* send = packed_in(st, sendbuf, static_cast<std::size_t>(sendcount), kSend);
-  if (!me_root) return k.finish(collectives::gather(k.c->group, send, nullptr, sendcount * st.size, root));
-  const TypeInfo& rt = *type_info(recvtype);
+  const char* send = packed_in(run, st, sendbuf, static_cast<std::size_t>(sendcount), kSend);
+  if (!me_root) {
+    run.gather(k.c->group, send, nullptr, sendcount * st.size, root);
+    return run.finish(k);
+  }
+  const TypeInfo* rt = run.type(recvtype);
   const int p = k.c->size();
-  const std::size_t block = static_cast<std::size_t>(recvcount) * rt.size;
+  const std::size_t block = static_cast<std::size_t>(recvcount) * rt->size;
   if (sendcount * st.size != block)
-    return raise(comm, k.name, MPI_ERR_TRUNCATE, "the root's send and receive signatures differ in size");
-  char* recv = packed_out(rt, recvbuf, static_cast<std::size_t>(recvcount) * p, kRecv);
-  const mesh::Error e = collectives::gather(k.c->group, send, recv, block, root);
-  if (!rt.contiguous) unpack(rt, recv, block * p, recvbuf, static_cast<std::size_t>(recvcount) * p);
-  return k.finish(e);
-} MESHMP_MPI_END(Gather)
+    return raise(k.comm, k.name, MPI_ERR_TRUNCATE, "the root's send and receive signatures differ in size");
+  const std::size_t rn = static_cast<std::size_t>(recvcount) * p;
+  char* recv = packed_out(run, *rt, recvbuf, rn, kRecv);
+  run.gather(k.c->group, send, recv, block, root);
+  if (!rt->contiguous) run.then([rt, recv, block, p, recvbuf, rn] { unpack(*rt, recv, block * p, recvbuf, rn); });
+  return run.finish(k);
+}
 
-MESHMP_MPI_FN(int, Gatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root, MPI_Comm comm)) {
-  Call k("MPI_Gatherv", comm);
+template <typename Run>
+int gatherv(Run& run, Call& k, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+            const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root) {
   if (!k.ok() || k.root(root)) return k.err;
   const bool me_root = k.c->rank() == root;
   if (me_root && sendbuf == MPI_IN_PLACE && type_info(recvtype) && recvcounts && displs) {
@@ -222,76 +376,80 @@ MESHMP_MPI_FN(int, Gatherv, (const void* sendbuf, int sendcount, MPI_Datatype se
   }
   if (k.data(sendbuf, sendcount, sendtype, "send")) return k.err;
   const TypeInfo& st = *type_info(sendtype);
-  const char* send = packed_in(st, sendbuf, static_cast<std::size_t>(sendcount), kSend);
+  const char* send = packed_in(run, st, sendbuf, static_cast<std::size_t>(sendcount), kSend);
   const std::size_t bytes = static_cast<std::size_t>(sendcount) * st.size;
-  if (!me_root) return k.finish(collectives::gatherv(k.c->group, send, bytes, nullptr, nullptr, nullptr, root));
+  if (!me_root) {
+    run.gatherv(k.c->group, send, bytes, nullptr, nullptr, nullptr, root);
+    return run.finish(k);
+  }
   if (k.data(recvbuf, 0, recvtype, "recv") || k.counts(recvcounts, "recvcounts")) return k.err;
-  if (!displs) return raise(comm, k.name, MPI_ERR_ARG, "displs is NULL");
-  const TypeInfo& rt = *type_info(recvtype);
+  if (!displs) return raise(k.comm, k.name, MPI_ERR_ARG, "displs is NULL");
+  const TypeInfo* rt = run.type(recvtype);
   const int p = k.c->size();
-  Blocks b = blocks(rt, p, recvcounts, displs);
-  char* base = block_base(rt, recvbuf, scratch(kRecv, b.total));
-  const mesh::Error e = collectives::gatherv(k.c->group, send, bytes, base, b.counts.data(), b.displs.data(), root);
-  if (!rt.contiguous) unpack_blocks(rt, base, b, recvcounts, displs, recvbuf, p);
-  return k.finish(e);
-} MESHMP_MPI_END(Gatherv)
+  Blocks b = blocks(*rt, p, recvcounts, displs);
+  char* base = block_base(*rt, recvbuf, run.scratch(kRecv, b.total));
+  run.gatherv(k.c->group, send, bytes, base, b.counts.data(), b.displs.data(), root);
+  if (!rt->contiguous) unpack_blocks_after(run, rt, base, b, recvcounts, displs, recvbuf, p);
+  return run.finish(k);
+}
 
-MESHMP_MPI_FN(int, Scatter, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)) {
-  Call k("MPI_Scatter", comm);
+template <typename Run>
+int scatter(Run& run, Call& k, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+            int recvcount, MPI_Datatype recvtype, int root) {
   if (!k.ok() || k.root(root)) return k.err;
   const bool me_root = k.c->rank() == root;
   const bool in_place = me_root && recvbuf == MPI_IN_PLACE;  // the root keeps its block where it is
   if (in_place) recvcount = 0, recvtype = MPI_BYTE;
   if (k.data(recvbuf, recvcount, recvtype, "recv")) return k.err;
   if (me_root && k.data(sendbuf, sendcount, sendtype, "send")) return k.err;
-  const TypeInfo& rt = *type_info(recvtype);
+  const TypeInfo* rt = run.type(recvtype);
   const std::size_t rn = static_cast<std::size_t>(recvcount);
-  char* recv = in_place ? scratch(kRecv, static_cast<std::size_t>(sendcount) * type_info(sendtype)->size)
-                        : packed_out(rt, recvbuf, rn, kRecv);
+  char* recv = in_place ? run.scratch(kRecv, static_cast<std::size_t>(sendcount) * type_info(sendtype)->size)
+                        : packed_out(run, *rt, recvbuf, rn, kRecv);
   const char* send = nullptr;
-  std::size_t block = rn * rt.size;
+  std::size_t block = rn * rt->size;
   if (me_root) {
     const TypeInfo& st = *type_info(sendtype);
     block = static_cast<std::size_t>(sendcount) * st.size;
-    send = packed_in(st, sendbuf, static_cast<std::size_t>(sendcount) * k.c->size(), kSend);
+    send = packed_in(run, st, sendbuf, static_cast<std::size_t>(sendcount) * k.c->size(), kSend);
   }
-  const mesh::Error e = collectives::scatter(k.c->group, send, recv, block, root);
-  if (!rt.contiguous && !in_place) unpack(rt, recv, rn * rt.size, recvbuf, rn);
-  return k.finish(e);
-} MESHMP_MPI_END(Scatter)
+  run.scatter(k.c->group, send, recv, block, root);
+  if (!rt->contiguous && !in_place) run.then([rt, recv, rn, recvbuf] { unpack(*rt, recv, rn * rt->size, recvbuf, rn); });
+  return run.finish(k);
+}
 
-MESHMP_MPI_FN(int, Scatterv, (const void* sendbuf, const int* sendcounts, const int* displs, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)) {
-  Call k("MPI_Scatterv", comm);
+template <typename Run>
+int scatterv(Run& run, Call& k, const void* sendbuf, const int* sendcounts, const int* displs, MPI_Datatype sendtype,
+             void* recvbuf, int recvcount, MPI_Datatype recvtype, int root) {
   if (!k.ok() || k.root(root)) return k.err;
   const bool me_root = k.c->rank() == root;
   const bool in_place = me_root && recvbuf == MPI_IN_PLACE;  // the root keeps its block where it is
   if (in_place) recvcount = 0, recvtype = MPI_BYTE;
   if (k.data(recvbuf, recvcount, recvtype, "recv")) return k.err;
-  const TypeInfo& rt = *type_info(recvtype);
+  const TypeInfo* rt = run.type(recvtype);
   std::size_t rn = static_cast<std::size_t>(recvcount);
-  char* recv = packed_out(rt, recvbuf, rn, kRecv);
+  char* recv = packed_out(run, *rt, recvbuf, rn, kRecv);
   Blocks b;
   char* base = nullptr;
   if (me_root) {
     if (k.data(sendbuf, 0, sendtype, "send") || k.counts(sendcounts, "sendcounts")) return k.err;
-    if (!displs) return raise(comm, k.name, MPI_ERR_ARG, "displs is NULL");
+    if (!displs) return raise(k.comm, k.name, MPI_ERR_ARG, "displs is NULL");
     const TypeInfo& st = *type_info(sendtype);
     b = blocks(st, k.c->size(), sendcounts, displs);
-    base = block_base(st, const_cast<void*>(sendbuf), scratch(kSend, b.total));
+    base = block_base(st, const_cast<void*>(sendbuf), run.scratch(kSend, b.total));
     if (!st.contiguous) pack_blocks(st, sendbuf, b, sendcounts, displs, base, k.c->size());
-    if (in_place) rn = b.counts[root], recv = scratch(kRecv, rn);
+    if (in_place) rn = b.counts[root], recv = run.scratch(kRecv, rn);
   }
-  const mesh::Error e = collectives::scatterv(k.c->group, base, b.counts.data(), b.displs.data(), recv, rn * rt.size, root);
-  if (!rt.contiguous && !in_place) unpack(rt, recv, rn * rt.size, recvbuf, rn);
-  return k.finish(e);
-} MESHMP_MPI_END(Scatterv)
+  run.scatterv(k.c->group, base, b.counts.data(), b.displs.data(), recv, rn * rt->size, root);
+  if (!rt->contiguous && !in_place) run.then([rt, recv, rn, recvbuf] { unpack(*rt, recv, rn * rt->size, recvbuf, rn); });
+  return run.finish(k);
+}
 
-namespace {
-int allgatherv(const char* name, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-               const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm) {
-  Call k(name, comm);
+template <typename Run>
+int allgatherv(Run& run, Call& k, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+               const int* recvcounts, const int* displs, MPI_Datatype recvtype) {
   if (!k.ok() || k.data(recvbuf, 0, recvtype, "recv") || k.counts(recvcounts, "recvcounts")) return k.err;
-  if (!displs) return raise(comm, k.name, MPI_ERR_ARG, "displs is NULL");
+  if (!displs) return raise(k.comm, k.name, MPI_ERR_ARG, "displs is NULL");
   if (sendbuf == MPI_IN_PLACE) {  // my block is in recvbuf already
     sendbuf = static_cast<char*>(recvbuf) + static_cast<MPI_Aint>(displs[k.c->rank()]) * type_info(recvtype)->extent();
     sendcount = recvcounts[k.c->rank()];
@@ -299,39 +457,32 @@ int allgatherv(const char* name, const void* sendbuf, int sendcount, MPI_Datatyp
   }
   if (k.data(sendbuf, sendcount, sendtype, "send")) return k.err;
   const TypeInfo& st = *type_info(sendtype);
-  const TypeInfo& rt = *type_info(recvtype);
+  const TypeInfo* rt = run.type(recvtype);
   const int p = k.c->size(), me = k.c->rank();
-  if (static_cast<std::size_t>(sendcount) * st.size != static_cast<std::size_t>(recvcounts[me]) * rt.size)
-    return raise(comm, k.name, MPI_ERR_TRUNCATE, "sendcount * size(sendtype) differs from recvcounts[rank] * size(recvtype)");
-  const char* send = packed_in(st, sendbuf, static_cast<std::size_t>(sendcount), kSend);
-  Blocks b = blocks(rt, p, recvcounts, displs);
-  char* base = block_base(rt, recvbuf, scratch(kRecv, b.total));
-  const mesh::Error e = collectives::allgatherv(k.c->group, send, base, b.counts.data(), b.displs.data());
-  if (!rt.contiguous) unpack_blocks(rt, base, b, recvcounts, displs, recvbuf, p);
-  return k.finish(e);
+  if (static_cast<std::size_t>(sendcount) * st.size != static_cast<std::size_t>(recvcounts[me]) * rt->size)
+    return raise(k.comm, k.name, MPI_ERR_TRUNCATE,
+                 "sendcount * size(sendtype) differs from recvcounts[rank] * size(recvtype)");
+  const char* send = packed_in(run, st, sendbuf, static_cast<std::size_t>(sendcount), kSend);
+  Blocks b = blocks(*rt, p, recvcounts, displs);
+  char* base = block_base(*rt, recvbuf, run.scratch(kRecv, b.total));
+  run.allgatherv(k.c->group, send, base, b.counts.data(), b.displs.data());
+  if (!rt->contiguous) unpack_blocks_after(run, rt, base, b, recvcounts, displs, recvbuf, p);
+  return run.finish(k);
 }
 
-}  // namespace
-
-MESHMP_MPI_FN(int, Allgatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm)) {
-  return allgatherv("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-} MESHMP_MPI_END(Allgatherv)
-
-MESHMP_MPI_FN(int, Allgather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)) {
-  int err;
-  const CommInfo* c = check_comm(comm, "MPI_Allgather", &err);
-  if (!c) return err;
-  const int p = c->size();
+template <typename Run>
+int allgather(Run& run, Call& k, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+              int recvcount, MPI_Datatype recvtype) {
+  if (!k.ok()) return k.err;
+  const int p = k.c->size();
   std::vector<int> counts(p, recvcount), displs(p);
   for (int i = 0; i < p; ++i) displs[i] = i * recvcount;
-  return allgatherv("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, counts.data(), displs.data(), recvtype, comm);
-} MESHMP_MPI_END(Allgather)
+  return allgatherv(run, k, sendbuf, sendcount, sendtype, recvbuf, counts.data(), displs.data(), recvtype);
+}
 
-namespace {
-int alltoallv(const char* name, const void* sendbuf, const int* sendcounts, const int* sdispls, MPI_Datatype sendtype,
-              void* recvbuf, const int* recvcounts, const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm) {
-  Call k(name, comm);
-  std::vector<char> sent_copy;
+template <typename Run>
+int alltoallv(Run& run, Call& k, const void* sendbuf, const int* sendcounts, const int* sdispls, MPI_Datatype sendtype,
+              void* recvbuf, const int* recvcounts, const int* rdispls, MPI_Datatype recvtype) {
   if (k.ok() && sendbuf == MPI_IN_PLACE && type_info(recvtype) && recvcounts && rdispls) {
     // MPI-2.2: the data to send are in recvbuf, laid out as received.
     const TypeInfo& rt = *type_info(recvtype);
@@ -341,8 +492,9 @@ int alltoallv(const char* name, const void* sendbuf, const int* sendcounts, cons
         lo = std::min<MPI_Aint>(lo, rdispls[i] * rt.extent() + rt.lb);
         hi = std::max<MPI_Aint>(hi, (rdispls[i] + recvcounts[i]) * rt.extent() + rt.lb);
       }
-    sent_copy.assign(static_cast<char*>(recvbuf) + lo, static_cast<char*>(recvbuf) + hi);
-    sendbuf = sent_copy.data() - lo;
+    char* copy = run.scratch(kCopy, static_cast<std::size_t>(hi - lo));
+    if (hi > lo) std::memcpy(copy, static_cast<char*>(recvbuf) + lo, static_cast<std::size_t>(hi - lo));
+    sendbuf = copy - lo;
     sendcounts = recvcounts;
     sdispls = rdispls;
     sendtype = recvtype;
@@ -350,102 +502,91 @@ int alltoallv(const char* name, const void* sendbuf, const int* sendcounts, cons
   if (!k.ok() || k.data(sendbuf, 0, sendtype, "send") || k.data(recvbuf, 0, recvtype, "recv") ||
       k.counts(sendcounts, "sendcounts") || k.counts(recvcounts, "recvcounts"))
     return k.err;
-  if (!sdispls || !rdispls) return raise(comm, k.name, MPI_ERR_ARG, "sdispls or rdispls is NULL");
+  if (!sdispls || !rdispls) return raise(k.comm, k.name, MPI_ERR_ARG, "sdispls or rdispls is NULL");
   const TypeInfo& st = *type_info(sendtype);
-  const TypeInfo& rt = *type_info(recvtype);
+  const TypeInfo* rt = run.type(recvtype);
   const int p = k.c->size();
-  Blocks sb = blocks(st, p, sendcounts, sdispls), rb = blocks(rt, p, recvcounts, rdispls);
-  char* sbase = block_base(st, const_cast<void*>(sendbuf), scratch(kSend, sb.total));
+  Blocks sb = blocks(st, p, sendcounts, sdispls), rb = blocks(*rt, p, recvcounts, rdispls);
+  char* sbase = block_base(st, const_cast<void*>(sendbuf), run.scratch(kSend, sb.total));
   if (!st.contiguous) pack_blocks(st, sendbuf, sb, sendcounts, sdispls, sbase, p);
-  char* rbase = block_base(rt, recvbuf, scratch(kRecv, rb.total));
-  const mesh::Error e = collectives::alltoallv(k.c->group, sbase, sb.counts.data(), sb.displs.data(), rbase,
-                                               rb.counts.data(), rb.displs.data());
-  if (!rt.contiguous) unpack_blocks(rt, rbase, rb, recvcounts, rdispls, recvbuf, p);
-  return k.finish(e);
+  char* rbase = block_base(*rt, recvbuf, run.scratch(kRecv, rb.total));
+  run.alltoallv(k.c->group, sbase, sb.counts.data(), sb.displs.data(), rbase, rb.counts.data(), rb.displs.data());
+  if (!rt->contiguous) unpack_blocks_after(run, rt, rbase, rb, recvcounts, rdispls, recvbuf, p);
+  return run.finish(k);
 }
 
-}  // namespace
-
-MESHMP_MPI_FN(int, Alltoallv, (const void* sendbuf, const int* sendcounts, const int* sdispls, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm)) {
-  return alltoallv("MPI_Alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-} MESHMP_MPI_END(Alltoallv)
-
-MESHMP_MPI_FN(int, Alltoall, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)) {
-  int err;
-  const CommInfo* c = check_comm(comm, "MPI_Alltoall", &err);
-  if (!c) return err;
-  const int p = c->size();
+template <typename Run>
+int alltoall(Run& run, Call& k, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+             int recvcount, MPI_Datatype recvtype) {
+  if (!k.ok()) return k.err;
+  const int p = k.c->size();
   if (sendbuf != MPI_IN_PLACE && sendcount >= 0 && recvcount >= 0 && type_info(sendtype) && type_info(recvtype) &&
       static_cast<std::size_t>(sendcount) * type_info(sendtype)->size ==
           static_cast<std::size_t>(recvcount) * type_info(recvtype)->size) {
     // Equal blocks: collectives::alltoall (on a torus of a mesh fabric, p
     // scatters at once on the OPT schedule, seed 003 §5.2).
-    Call k("MPI_Alltoall", comm);
-    if (!k.ok() || k.data(sendbuf, sendcount, sendtype, "send") || k.data(recvbuf, recvcount, recvtype, "recv"))
-      return k.err;
+    if (k.data(sendbuf, sendcount, sendtype, "send") || k.data(recvbuf, recvcount, recvtype, "recv")) return k.err;
     const TypeInfo& st = *type_info(sendtype);
-    const TypeInfo& rt = *type_info(recvtype);
+    const TypeInfo* rt = run.type(recvtype);
     const std::size_t rn = static_cast<std::size_t>(recvcount) * p;
-    const char* send = packed_in(st, sendbuf, static_cast<std::size_t>(sendcount) * p, kSend);
-    char* recv = packed_out(rt, recvbuf, rn, kRecv);
-    const mesh::Error e = collectives::alltoall(k.c->group, send, recv, static_cast<std::size_t>(recvcount) * rt.size);
-    if (!rt.contiguous) unpack(rt, recv, rn * rt.size, recvbuf, rn);
-    return k.finish(e);
+    const char* send = packed_in(run, st, sendbuf, static_cast<std::size_t>(sendcount) * p, kSend);
+    char* recv = packed_out(run, *rt, recvbuf, rn, kRecv);
+    run.alltoall(k.c->group, send, recv, static_cast<std::size_t>(recvcount) * rt->size);
+    if (!rt->contiguous) run.then([rt, recv, rn, recvbuf] { unpack(*rt, recv, rn * rt->size, recvbuf, rn); });
+    return run.finish(k);
   }
   std::vector<int> scounts(p, sendcount), sdispls(p), rcounts(p, recvcount), rdispls(p);
   for (int i = 0; i < p; ++i) sdispls[i] = i * sendcount, rdispls[i] = i * recvcount;
-  return alltoallv("MPI_Alltoall", sendbuf, scounts.data(), sdispls.data(), sendtype, recvbuf, rcounts.data(),
-                   rdispls.data(), recvtype, comm);
-} MESHMP_MPI_END(Alltoall)
+  return alltoallv(run, k, sendbuf, scounts.data(), sdispls.data(), sendtype, recvbuf, rcounts.data(), rdispls.data(),
+                   recvtype);
+}
 
-MESHMP_MPI_FN(int, Reduce, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)) {
-  Call k("MPI_Reduce", comm);
-  Reduction red;
+template <typename Run>
+int reduce(Run& run, Call& k, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root) {
   if (!k.ok() || k.root(root)) return k.err;
   const bool me_root = k.c->rank() == root;
-  if (reduction_args(k, sendbuf, recvbuf, count, datatype, op, me_root, &red)) return k.err;
-  const Operand o{type_info(datatype), &red};
-  const std::size_t n = static_cast<std::size_t>(count);
-  char* w = scratch(kWork, n * o.unit());
-  o.load(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, n, w);
-  const mesh::Error e = collectives::reduce(k.c->group, w, o.elems(n), red.op, root);
-  if (me_root) o.store(w, n, recvbuf);
-  return k.finish(e);
-} MESHMP_MPI_END(Reduce)
-
-MESHMP_MPI_FN(int, Allreduce, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)) {
-  Call k("MPI_Allreduce", comm);
   Reduction red;
-  if (reduction_args(k, sendbuf, recvbuf, count, datatype, op, true, &red)) return k.err;
-  const TypeInfo& t = *type_info(datatype);
-  const Operand o{&t, &red};
+  Operand o;
+  if (reduction_args(run, k, sendbuf, recvbuf, count, datatype, op, me_root, &red, &o)) return k.err;
   const std::size_t n = static_cast<std::size_t>(count);
-  if (red.packed && t.contiguous) {  // the common case: combine in the user's receive buffer
+  char* w = load_operands(run, o, sendbuf, recvbuf, n);
+  run.reduce(k.c->group, w, o.elems(n), o.red->op, root);
+  if (me_root) run.then([o, w, n, recvbuf] { o.store(w, n, recvbuf); });
+  return run.finish(k);
+}
+
+template <typename Run>
+int allreduce(Run& run, Call& k, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op) {
+  Reduction red;
+  Operand o;
+  if (reduction_args(run, k, sendbuf, recvbuf, count, datatype, op, true, &red, &o)) return k.err;
+  const TypeInfo& t = *o.t;
+  const std::size_t n = static_cast<std::size_t>(count);
+  if (o.red->packed && t.contiguous) {  // the common case: combine in the user's receive buffer
     char* r = const_cast<char*>(data_start(t, recvbuf));
     if (sendbuf != MPI_IN_PLACE) std::memmove(r, data_start(t, sendbuf), n * t.size);
-    return k.finish(collectives::allreduce(k.c->group, r, o.elems(n), red.op));
+    run.allreduce(k.c->group, r, o.elems(n), o.red->op);
+    return run.finish(k);
   }
-  char* w = scratch(kWork, n * o.unit());
-  o.load(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, n, w);
-  const mesh::Error e = collectives::allreduce(k.c->group, w, o.elems(n), red.op);
-  o.store(w, n, recvbuf);
-  return k.finish(e);
-} MESHMP_MPI_END(Allreduce)
+  char* w = load_operands(run, o, sendbuf, recvbuf, n);
+  run.allreduce(k.c->group, w, o.elems(n), o.red->op);
+  run.then([o, w, n, recvbuf] { o.store(w, n, recvbuf); });
+  return run.finish(k);
+}
 
-namespace {
-// MPI_Reduce_scatter and MPI_Reduce_scatter_block (`k` made by the caller).
-int reduce_scatter(Call& k, const void* sendbuf, void* recvbuf, const int* recvcounts, MPI_Datatype datatype,
+// MPI_Reduce_scatter and MPI_Reduce_scatter_block: the whole vector reduced
+// to rank 0, then block i scattered to rank i (§4.10).
+template <typename Run>
+int reduce_scatter(Run& run, Call& k, const void* sendbuf, void* recvbuf, const int* recvcounts, MPI_Datatype datatype,
                    MPI_Op op) {
   if (!k.ok() || k.counts(recvcounts, "recvcounts")) return k.err;
   const int p = k.c->size(), me = k.c->rank();
   const int total = std::accumulate(recvcounts, recvcounts + p, 0);
   Reduction red;
-  if (reduction_args(k, sendbuf, recvbuf, total, datatype, op, recvcounts[me] > 0, &red)) return k.err;
-  const Operand o{type_info(datatype), &red};
-  // Reduce the whole vector to rank 0, then scatter block i to rank i (§4.10).
-  char* w = scratch(kWork, static_cast<std::size_t>(total) * o.unit());
-  o.load(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, static_cast<std::size_t>(total), w);
-  mesh::Error e = collectives::reduce(k.c->group, w, o.elems(static_cast<std::size_t>(total)), red.op, 0);
+  Operand o;
+  if (reduction_args(run, k, sendbuf, recvbuf, total, datatype, op, recvcounts[me] > 0, &red, &o)) return k.err;
+  char* w = load_operands(run, o, sendbuf, recvbuf, static_cast<std::size_t>(total));
+  run.reduce(k.c->group, w, o.elems(static_cast<std::size_t>(total)), o.red->op, 0);
   std::vector<std::size_t> counts(p), displs(p);
   std::size_t at = 0;
   for (int i = 0; i < p; ++i) {
@@ -453,67 +594,53 @@ int reduce_scatter(Call& k, const void* sendbuf, void* recvbuf, const int* recvc
     displs[i] = at;
     at += counts[i];
   }
-  char* mine = scratch(kRecv, counts[me]);
-  const mesh::Error e2 = collectives::scatterv(k.c->group, w, counts.data(), displs.data(), mine, counts[me], 0);
-  o.store(mine, static_cast<std::size_t>(recvcounts[me]), recvbuf);
-  return k.finish(e != mesh::Error::kOk ? e : e2);
+  char* mine = run.scratch(kRecv, counts[me]);
+  run.scatterv(k.c->group, w, counts.data(), displs.data(), mine, counts[me], 0);
+  const std::size_t n = static_cast<std::size_t>(recvcounts[me]);
+  run.then([o, mine, n, recvbuf] { o.store(mine, n, recvbuf); });
+  return run.finish(k);
 }
-}  // namespace
 
-MESHMP_MPI_FN(int, Reduce_scatter, (const void* sendbuf, void* recvbuf, const int* recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)) {
-  Call k("MPI_Reduce_scatter", comm);
-  return reduce_scatter(k, sendbuf, recvbuf, recvcounts, datatype, op);
-} MESHMP_MPI_END(Reduce_scatter)
-
-// MPI-2.2 §5.10.1: every block recvcount elements.
-MESHMP_MPI_FN(int, Reduce_scatter_block, (const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)) {
-  Call k("MPI_Reduce_scatter_block", comm);
+template <typename Run>
+int reduce_scatter_block(Run& run, Call& k, const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
+                         MPI_Op op) {
   if (!k.ok()) return k.err;
   if (recvcount < 0)
-    return raise(comm, k.name, MPI_ERR_COUNT, "recvcount = " + std::to_string(recvcount) + " is negative");
+    return raise(k.comm, k.name, MPI_ERR_COUNT, "recvcount = " + std::to_string(recvcount) + " is negative");
   const std::vector<int> counts(static_cast<std::size_t>(k.c->size()), recvcount);
-  return reduce_scatter(k, sendbuf, recvbuf, counts.data(), datatype, op);
-} MESHMP_MPI_END(Reduce_scatter_block)
+  return reduce_scatter(run, k, sendbuf, recvbuf, counts.data(), datatype, op);
+}
 
-MESHMP_MPI_FN(int, Scan, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)) {
-  Call k("MPI_Scan", comm);
+// MPI_Scan, and MPI_Exscan (MPI-2.2 §5.11.2): rank i > 0 gets the
+// combination of ranks 0..i-1; rank 0's recvbuf is left unchanged (the
+// standard leaves it undefined).
+template <typename Run>
+int scan(Run& run, Call& k, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+         bool exclusive) {
   Reduction red;
-  if (reduction_args(k, sendbuf, recvbuf, count, datatype, op, true, &red)) return k.err;
-  const Operand o{type_info(datatype), &red};
+  Operand o;
+  const bool recv_needed = !exclusive || (k.ok() && k.c->rank() > 0);
+  if (reduction_args(run, k, sendbuf, recvbuf, count, datatype, op, recv_needed, &red, &o)) return k.err;
   const std::size_t n = static_cast<std::size_t>(count);
-  char* w = scratch(kWork, n * o.unit());
-  o.load(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, n, w);
-  const mesh::Error e = collectives::scan(k.c->group, w, o.elems(n), red.op);
-  o.store(w, n, recvbuf);
-  return k.finish(e);
-} MESHMP_MPI_END(Scan)
-
-// MPI-2.2 §5.11.2: rank i > 0 gets the combination of ranks 0..i-1; rank
-// 0's recvbuf is left unchanged (the standard leaves it undefined).
-MESHMP_MPI_FN(int, Exscan, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)) {
-  Call k("MPI_Exscan", comm);
-  Reduction red;
-  if (reduction_args(k, sendbuf, recvbuf, count, datatype, op, k.ok() && k.c->rank() > 0, &red)) return k.err;
-  const Operand o{type_info(datatype), &red};
-  const std::size_t n = static_cast<std::size_t>(count);
-  char* w = scratch(kWork, n * o.unit());
-  o.load(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, n, w);
-  const mesh::Error e = collectives::exscan(k.c->group, w, o.elems(n), red.op);
-  if (k.c->rank() > 0) o.store(w, n, recvbuf);
-  return k.finish(e);
-} MESHMP_MPI_END(Exscan)
+  char* w = load_operands(run, o, sendbuf, recvbuf, n);
+  run.scan(k.c->group, w, o.elems(n), o.red->op, exclusive);
+  if (!exclusive || k.c->rank() > 0) run.then([o, w, n, recvbuf] { o.store(w, n, recvbuf); });
+  return run.finish(k);
+}
 
 // MPI-2.2 §5.8: a datatype per block, displacements in bytes. Each block is
 // packed by its own type, the packed blocks move as MPI_Alltoallv's do, and
 // each arriving block is unpacked by its receive type. MPI_IN_PLACE: the
 // data to send are in recvbuf, laid out by the receive arguments.
-MESHMP_MPI_FN(int, Alltoallw, (const void* sendbuf, const int* sendcounts, const int* sdispls, const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts, const int* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm)) {
-  Call k("MPI_Alltoallw", comm);
+template <typename Run>
+int alltoallw(Run& run, Call& k, const void* sendbuf, const int* sendcounts, const int* sdispls,
+              const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts, const int* rdispls,
+              const MPI_Datatype* recvtypes) {
   if (!k.ok()) return k.err;
   if (sendbuf == MPI_IN_PLACE) sendcounts = recvcounts, sdispls = rdispls, sendtypes = recvtypes;
   if (k.counts(sendcounts, "sendcounts") || k.counts(recvcounts, "recvcounts")) return k.err;
   if (!sdispls || !rdispls || !sendtypes || !recvtypes)
-    return raise(comm, k.name, MPI_ERR_ARG, "sdispls, rdispls, sendtypes or recvtypes is NULL");
+    return raise(k.comm, k.name, MPI_ERR_ARG, "sdispls, rdispls, sendtypes or recvtypes is NULL");
   const int p = k.c->size();
   const void* from = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
   std::vector<std::size_t> sc(p), sd(p), rc(p), rd(p);
@@ -528,15 +655,239 @@ MESHMP_MPI_FN(int, Alltoallw, (const void* sendbuf, const int* sendcounts, const
     sd[i] = stotal, rd[i] = rtotal;
     stotal += sc[i], rtotal += rc[i];
   }
-  char* sbase = scratch(kSend, stotal);
-  char* rbase = scratch(kRecv, rtotal);
+  char* sbase = run.scratch(kSend, stotal);
+  char* rbase = run.scratch(kRecv, rtotal);
   for (int i = 0; i < p; ++i)
     if (sc[i]) pack(*type_info(sendtypes[i]), static_cast<const char*>(from) + sdispls[i], sendcounts[i], sbase + sd[i]);
-  const mesh::Error e = collectives::alltoallv(k.c->group, sbase, sc.data(), sd.data(), rbase, rc.data(), rd.data());
-  for (int i = 0; i < p; ++i)
-    if (rc[i]) unpack(*type_info(recvtypes[i]), rbase + rd[i], rc[i], static_cast<char*>(recvbuf) + rdispls[i], recvcounts[i]);
-  return k.finish(e);
+  run.alltoallv(k.c->group, sbase, sc.data(), sd.data(), rbase, rc.data(), rd.data());
+  std::vector<const TypeInfo*> rts(p);
+  for (int i = 0; i < p; ++i) rts[i] = rc[i] ? run.type(recvtypes[i]) : nullptr;
+  run.then([rts, rbase, rc, rd, cs = std::vector<int>(recvcounts, recvcounts + p),
+            ds = std::vector<int>(rdispls, rdispls + p), recvbuf, p] {
+    for (int i = 0; i < p; ++i)
+      if (rc[i]) unpack(*rts[i], rbase + rd[i], rc[i], static_cast<char*>(recvbuf) + ds[i], cs[i]);
+  });
+  return run.finish(k);
+}
+
+}  // namespace
+}  // namespace meshmp::mpi
+
+using namespace meshmp;
+using namespace meshmp::mpi;
+
+// ---- the blocking calls -------------------------------------------------------------
+
+MESHMP_MPI_FN(int, Barrier, (MPI_Comm comm)) {
+  Call k("MPI_Barrier", comm);
+  Now run;
+  return barrier(run, k);
+} MESHMP_MPI_END(Barrier)
+
+MESHMP_MPI_FN(int, Bcast, (void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)) {
+  Call k("MPI_Bcast", comm);
+  Now run;
+  return bcast(run, k, buffer, count, datatype, root);
+} MESHMP_MPI_END(Bcast)
+
+MESHMP_MPI_FN(int, Gather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)) {
+  Call k("MPI_Gather", comm);
+  Now run;
+  return gather(run, k, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+} MESHMP_MPI_END(Gather)
+
+MESHMP_MPI_FN(int, Gatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root, MPI_Comm comm)) {
+  Call k("MPI_Gatherv", comm);
+  Now run;
+  return gatherv(run, k, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
+} MESHMP_MPI_END(Gatherv)
+
+MESHMP_MPI_FN(int, Scatter, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)) {
+  Call k("MPI_Scatter", comm);
+  Now run;
+  return scatter(run, k, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+} MESHMP_MPI_END(Scatter)
+
+MESHMP_MPI_FN(int, Scatterv, (const void* sendbuf, const int* sendcounts, const int* displs, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)) {
+  Call k("MPI_Scatterv", comm);
+  Now run;
+  return scatterv(run, k, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
+} MESHMP_MPI_END(Scatterv)
+
+MESHMP_MPI_FN(int, Allgatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm)) {
+  Call k("MPI_Allgatherv", comm);
+  Now run;
+  return allgatherv(run, k, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
+} MESHMP_MPI_END(Allgatherv)
+
+MESHMP_MPI_FN(int, Allgather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)) {
+  Call k("MPI_Allgather", comm);
+  Now run;
+  return allgather(run, k, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+} MESHMP_MPI_END(Allgather)
+
+MESHMP_MPI_FN(int, Alltoallv, (const void* sendbuf, const int* sendcounts, const int* sdispls, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm)) {
+  Call k("MPI_Alltoallv", comm);
+  Now run;
+  return alltoallv(run, k, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
+} MESHMP_MPI_END(Alltoallv)
+
+MESHMP_MPI_FN(int, Alltoall, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)) {
+  Call k("MPI_Alltoall", comm);
+  Now run;
+  return alltoall(run, k, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+} MESHMP_MPI_END(Alltoall)
+
+MESHMP_MPI_FN(int, Reduce, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)) {
+  Call k("MPI_Reduce", comm);
+  Now run;
+  return reduce(run, k, sendbuf, recvbuf, count, datatype, op, root);
+} MESHMP_MPI_END(Reduce)
+
+MESHMP_MPI_FN(int, Allreduce, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)) {
+  Call k("MPI_Allreduce", comm);
+  Now run;
+  return allreduce(run, k, sendbuf, recvbuf, count, datatype, op);
+} MESHMP_MPI_END(Allreduce)
+
+MESHMP_MPI_FN(int, Reduce_scatter, (const void* sendbuf, void* recvbuf, const int* recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)) {
+  Call k("MPI_Reduce_scatter", comm);
+  Now run;
+  return reduce_scatter(run, k, sendbuf, recvbuf, recvcounts, datatype, op);
+} MESHMP_MPI_END(Reduce_scatter)
+
+// MPI-2.2 §5.10.1: every block recvcount elements.
+MESHMP_MPI_FN(int, Reduce_scatter_block, (const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)) {
+  Call k("MPI_Reduce_scatter_block", comm);
+  Now run;
+  return reduce_scatter_block(run, k, sendbuf, recvbuf, recvcount, datatype, op);
+} MESHMP_MPI_END(Reduce_scatter_block)
+
+MESHMP_MPI_FN(int, Scan, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)) {
+  Call k("MPI_Scan", comm);
+  Now run;
+  return scan(run, k, sendbuf, recvbuf, count, datatype, op, false);
+} MESHMP_MPI_END(Scan)
+
+MESHMP_MPI_FN(int, Exscan, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)) {
+  Call k("MPI_Exscan", comm);
+  Now run;
+  return scan(run, k, sendbuf, recvbuf, count, datatype, op, true);
+} MESHMP_MPI_END(Exscan)
+
+MESHMP_MPI_FN(int, Alltoallw, (const void* sendbuf, const int* sendcounts, const int* sdispls, const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts, const int* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm)) {
+  Call k("MPI_Alltoallw", comm);
+  Now run;
+  return alltoallw(run, k, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes);
 } MESHMP_MPI_END(Alltoallw)
+
+// ---- the nonblocking calls (MPI-3.1 §5.12) ---------------------------------------------
+// The same arguments and checks as the blocking call, and a request that
+// completes when the operation has; progress happens in any wait, test or
+// probe of the process. Freeing or cancelling the request while active is
+// MPI_ERR_REQUEST (§5.12).
+
+MESHMP_MPI_FN(int, Ibarrier, (MPI_Comm comm, MPI_Request* request)) {
+  Call k("MPI_Ibarrier", comm);
+  Later run(k, request);
+  return barrier(run, k);
+} MESHMP_MPI_END(Ibarrier)
+
+MESHMP_MPI_FN(int, Ibcast, (void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)) {
+  Call k("MPI_Ibcast", comm);
+  Later run(k, request);
+  return bcast(run, k, buffer, count, datatype, root);
+} MESHMP_MPI_END(Ibcast)
+
+MESHMP_MPI_FN(int, Igather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)) {
+  Call k("MPI_Igather", comm);
+  Later run(k, request);
+  return gather(run, k, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+} MESHMP_MPI_END(Igather)
+
+MESHMP_MPI_FN(int, Igatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)) {
+  Call k("MPI_Igatherv", comm);
+  Later run(k, request);
+  return gatherv(run, k, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
+} MESHMP_MPI_END(Igatherv)
+
+MESHMP_MPI_FN(int, Iscatter, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)) {
+  Call k("MPI_Iscatter", comm);
+  Later run(k, request);
+  return scatter(run, k, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
+} MESHMP_MPI_END(Iscatter)
+
+MESHMP_MPI_FN(int, Iscatterv, (const void* sendbuf, const int* sendcounts, const int* displs, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)) {
+  Call k("MPI_Iscatterv", comm);
+  Later run(k, request);
+  return scatterv(run, k, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
+} MESHMP_MPI_END(Iscatterv)
+
+MESHMP_MPI_FN(int, Iallgatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)) {
+  Call k("MPI_Iallgatherv", comm);
+  Later run(k, request);
+  return allgatherv(run, k, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
+} MESHMP_MPI_END(Iallgatherv)
+
+MESHMP_MPI_FN(int, Iallgather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)) {
+  Call k("MPI_Iallgather", comm);
+  Later run(k, request);
+  return allgather(run, k, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+} MESHMP_MPI_END(Iallgather)
+
+MESHMP_MPI_FN(int, Ialltoallv, (const void* sendbuf, const int* sendcounts, const int* sdispls, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)) {
+  Call k("MPI_Ialltoallv", comm);
+  Later run(k, request);
+  return alltoallv(run, k, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
+} MESHMP_MPI_END(Ialltoallv)
+
+MESHMP_MPI_FN(int, Ialltoall, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)) {
+  Call k("MPI_Ialltoall", comm);
+  Later run(k, request);
+  return alltoall(run, k, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+} MESHMP_MPI_END(Ialltoall)
+
+MESHMP_MPI_FN(int, Ialltoallw, (const void* sendbuf, const int* sendcounts, const int* sdispls, const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts, const int* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm, MPI_Request* request)) {
+  Call k("MPI_Ialltoallw", comm);
+  Later run(k, request);
+  return alltoallw(run, k, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes);
+} MESHMP_MPI_END(Ialltoallw)
+
+MESHMP_MPI_FN(int, Ireduce, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)) {
+  Call k("MPI_Ireduce", comm);
+  Later run(k, request);
+  return reduce(run, k, sendbuf, recvbuf, count, datatype, op, root);
+} MESHMP_MPI_END(Ireduce)
+
+MESHMP_MPI_FN(int, Iallreduce, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)) {
+  Call k("MPI_Iallreduce", comm);
+  Later run(k, request);
+  return allreduce(run, k, sendbuf, recvbuf, count, datatype, op);
+} MESHMP_MPI_END(Iallreduce)
+
+MESHMP_MPI_FN(int, Ireduce_scatter, (const void* sendbuf, void* recvbuf, const int* recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)) {
+  Call k("MPI_Ireduce_scatter", comm);
+  Later run(k, request);
+  return reduce_scatter(run, k, sendbuf, recvbuf, recvcounts, datatype, op);
+} MESHMP_MPI_END(Ireduce_scatter)
+
+MESHMP_MPI_FN(int, Ireduce_scatter_block, (const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)) {
+  Call k("MPI_Ireduce_scatter_block", comm);
+  Later run(k, request);
+  return reduce_scatter_block(run, k, sendbuf, recvbuf, recvcount, datatype, op);
+} MESHMP_MPI_END(Ireduce_scatter_block)
+
+MESHMP_MPI_FN(int, Iscan, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)) {
+  Call k("MPI_Iscan", comm);
+  Later run(k, request);
+  return scan(run, k, sendbuf, recvbuf, count, datatype, op, false);
+} MESHMP_MPI_END(Iscan)
+
+MESHMP_MPI_FN(int, Iexscan, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)) {
+  Call k("MPI_Iexscan", comm);
+  Later run(k, request);
+  return scan(run, k, sendbuf, recvbuf, count, datatype, op, true);
+} MESHMP_MPI_END(Iexscan)
 
 // MPI-2.2 §5.9.7: inoutbuf = inbuf (op) inoutbuf, locally.
 MESHMP_MPI_FN(int, Reduce_local, (const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "collectives/group.h"
+#include "collectives/schedule.h"
 #include "mesh/engine.h"
 #include "mpi11/mpi.h"
 
@@ -217,6 +218,9 @@ struct CommInfo {
   std::vector<int> remote;
   std::map<int, void*> attributes;  ///< keyval -> value (§5.7)
   std::string name;                 ///< MPI_Comm_set_name
+  /// Nonblocking collectives started here: the tag of the next (its members
+  /// start them in the same order, so they number them alike).
+  std::uint32_t nonblocking_seq = 0;
 
   int size() const { return group.size(); }
   int rank() const { return group.me; }
@@ -347,9 +351,13 @@ void set_empty_status(MPI_Status* st, int source);
 
 // ---- requests (p2p.cc) ---------------------------------------------------------
 
-/// MPI_Finalize's part: completes requests the user freed while active and
-/// every buffered send.
+/// MPI_Finalize's part: completes requests the user freed while active,
+/// nonblocking collectives never waited for, and every buffered send.
 void finish_requests();
+/// A request for nonblocking collective `s` that `call` built on `comm`
+/// (not started yet): starts it in comm's nonblocking-collective context
+/// under the next tag. Its failure is reported by the wait or test.
+int start_collective(MPI_Comm comm, const char* call, std::unique_ptr<collectives::Schedule> s, MPI_Request* request);
 /// Completes every outstanding buffered send (MPI_Buffer_detach, MPI_Finalize).
 void drain_buffered();
 /// Reserves room for a buffered send of `bytes` packed bytes in the attached

@@ -572,6 +572,49 @@ MESHMP_DECLARE(int, Alltoallw, (const void* sendbuf, const int* sendcounts, cons
                                 const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts,
                                 const int* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm))
 
+/* Nonblocking collectives (MPI-3.1 §5.12): the blocking call's arguments
+   and a request, completed by the wait/test family. Freeing or cancelling
+   the request while it is active is MPI_ERR_REQUEST. */
+MESHMP_DECLARE(int, Ibarrier, (MPI_Comm comm, MPI_Request* request))
+MESHMP_DECLARE(int, Ibcast, (void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                             MPI_Request* request))
+MESHMP_DECLARE(int, Igather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                              int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request))
+MESHMP_DECLARE(int, Igatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                               const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root,
+                               MPI_Comm comm, MPI_Request* request))
+MESHMP_DECLARE(int, Iscatter, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request))
+MESHMP_DECLARE(int, Iscatterv, (const void* sendbuf, const int* sendcounts, const int* displs,
+                                MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                                int root, MPI_Comm comm, MPI_Request* request))
+MESHMP_DECLARE(int, Iallgather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request))
+MESHMP_DECLARE(int, Iallgatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                  const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm,
+                                  MPI_Request* request))
+MESHMP_DECLARE(int, Ialltoall, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request))
+MESHMP_DECLARE(int, Ialltoallv, (const void* sendbuf, const int* sendcounts, const int* sdispls,
+                                 MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* rdispls,
+                                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request))
+MESHMP_DECLARE(int, Ialltoallw, (const void* sendbuf, const int* sendcounts, const int* sdispls,
+                                 const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts,
+                                 const int* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm,
+                                 MPI_Request* request))
+MESHMP_DECLARE(int, Ireduce, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                              int root, MPI_Comm comm, MPI_Request* request))
+MESHMP_DECLARE(int, Iallreduce, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                 MPI_Comm comm, MPI_Request* request))
+MESHMP_DECLARE(int, Ireduce_scatter, (const void* sendbuf, void* recvbuf, const int* recvcounts,
+                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request))
+MESHMP_DECLARE(int, Ireduce_scatter_block, (const void* sendbuf, void* recvbuf, int recvcount,
+                                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request))
+MESHMP_DECLARE(int, Iscan, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                            MPI_Comm comm, MPI_Request* request))
+MESHMP_DECLARE(int, Iexscan, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm, MPI_Request* request))
+
 /* Process topologies (§6): Cartesian and graph */
 MESHMP_DECLARE(int, Dims_create, (int nnodes, int ndims, int* dims))
 MESHMP_DECLARE(int, Cart_create, (MPI_Comm comm_old, int ndims, const int* dims, const int* periods, int reorder,
@@ -609,6 +652,24 @@ MESHMP_DECLARE(int, Neighbor_alltoallv, (const void* sendbuf, const int* sendcou
 MESHMP_DECLARE(int, Neighbor_alltoallw, (const void* sendbuf, const int* sendcounts, const MPI_Aint* sdispls,
                                          const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts,
                                          const MPI_Aint* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm))
+/* MPI-3.1 §7.7: the nonblocking neighbourhood collectives. */
+MESHMP_DECLARE(int, Ineighbor_allgather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                          MPI_Request* request))
+MESHMP_DECLARE(int, Ineighbor_allgatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                           void* recvbuf, const int* recvcounts, const int* displs,
+                                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request))
+MESHMP_DECLARE(int, Ineighbor_alltoall, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                         MPI_Request* request))
+MESHMP_DECLARE(int, Ineighbor_alltoallv, (const void* sendbuf, const int* sendcounts, const int* sdispls,
+                                          MPI_Datatype sendtype, void* recvbuf, const int* recvcounts,
+                                          const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm,
+                                          MPI_Request* request))
+MESHMP_DECLARE(int, Ineighbor_alltoallw, (const void* sendbuf, const int* sendcounts, const MPI_Aint* sdispls,
+                                          const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts,
+                                          const MPI_Aint* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm,
+                                          MPI_Request* request))
 
 #undef MESHMP_DECLARE
 

@@ -12,10 +12,14 @@
 // A block sent towards -1 in dimension d carries tag 2d and is the receiver's
 // +1 block; so on a periodic dimension of size 1 or 2, where both neighbours
 // are one rank, each block still lands in its own place.
+#include <algorithm>
 #include <cstring>
+#include <memory>
+#include <numeric>
 #include <string>
 #include <vector>
 
+#include "collectives/schedule.h"
 #include "mpi11/internal.h"
 
 using namespace meshmp;
@@ -92,11 +96,15 @@ int neighbours_of(const char* call, MPI_Comm comm, CommInfo** ci, Neighbours* nb
   return raise(comm, call, MPI_ERR_TOPOLOGY, "comm has no Cartesian or graph topology");
 }
 
+int exchange_later(const char* call, MPI_Comm comm, const CommInfo& c, const Neighbours& nb,
+                   const std::vector<Block>& sends, const std::vector<Block>& recvs, MPI_Request* request);
+
 // Checks every block's count and type, then exchanges: receives and sends
 // posted at once, contiguous blocks straight from and into the user's
-// buffers, others packed.
+// buffers, others packed. With a `request` (the MPI_Ineighbor_... forms),
+// the exchange is started behind it instead (exchange_later).
 int exchange(const char* call, MPI_Comm comm, CommInfo& c, const Neighbours& nb, const std::vector<Block>& sends,
-             const std::vector<Block>& recvs) {
+             const std::vector<Block>& recvs, MPI_Request* request) {
   const std::size_t n = nb.ranks.size();
   for (std::size_t k = 0; k < n; ++k)
     for (const Block* b : {&sends[k], &recvs[k]}) {
@@ -108,6 +116,7 @@ int exchange(const char* call, MPI_Comm comm, CommInfo& c, const Neighbours& nb,
       if (int err = check_count(comm, call, b->count, (which + " count").c_str())) return err;
       if (int err = check_type(comm, call, b->type, (which + " type").c_str())) return err;
     }
+  if (request) return exchange_later(call, comm, c, nb, sends, recvs, request);
   mesh::Engine& e = *state().engine;
   Scratch& sc = scratch();
   std::vector<std::vector<char>>& packed_in = sc.packed_in;
@@ -150,6 +159,56 @@ int exchange(const char* call, MPI_Comm comm, CommInfo& c, const Neighbours& nb,
   return failed == mesh::Error::kOk ? MPI_SUCCESS : report(comm, code_of(failed, call));
 }
 
+// The nonblocking exchange (MPI-3.1 §7.7): one round of the same receives
+// and sends in a schedule (collectives/schedule.h), non-contiguous blocks
+// packed now and unpacked when it completes. A schedule's messages carry
+// one tag, and between two ranks they match in posting order: receives
+// posted in the order of the tags the blocking form gives them, and sends
+// in the order of theirs, pair each block with the one the blocking form's
+// tags pair it with (on a periodic dimension of size 1 or 2 too).
+int exchange_later(const char* call, MPI_Comm comm, const CommInfo& c, const Neighbours& nb,
+                   const std::vector<Block>& sends, const std::vector<Block>& recvs, MPI_Request* request) {
+  auto s = std::make_unique<collectives::Schedule>();
+  const std::size_t n = nb.ranks.size();
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return nb.recv_tags[a] < nb.recv_tags[b]; });
+  struct Unpack {
+    const TypeInfo* t;
+    const char* packed;
+    std::size_t bytes;
+    Block to;
+  };
+  std::vector<Unpack> unpacks;
+  for (std::size_t k : order) {
+    if (nb.ranks[k] == MPI_PROC_NULL) continue;
+    std::shared_ptr<const TypeInfo> t = keep_type(recvs[k].type);
+    const std::size_t bytes = static_cast<std::size_t>(recvs[k].count) * t->size;
+    char* into = t->contiguous ? const_cast<char*>(data_start(*t, recvs[k].buf)) : s->scratch(bytes);
+    s->recv(c.peer_world(nb.ranks[k]), into, bytes);
+    if (!t->contiguous) unpacks.push_back(Unpack{t.get(), into, bytes, recvs[k]});
+    s->hold(std::move(t));
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return nb.send_tags[a] < nb.send_tags[b]; });
+  for (std::size_t k : order) {
+    if (nb.ranks[k] == MPI_PROC_NULL) continue;
+    const TypeInfo& t = *type_info(sends[k].type);
+    const std::size_t bytes = static_cast<std::size_t>(sends[k].count) * t.size;
+    const char* from = data_start(t, sends[k].buf);
+    if (!t.contiguous) {
+      char* packed = s->scratch(bytes);
+      pack(t, sends[k].buf, static_cast<std::size_t>(sends[k].count), packed);
+      from = packed;
+    }
+    s->send(c.peer_world(nb.ranks[k]), from, bytes);
+  }
+  if (!unpacks.empty())
+    s->then([unpacks] {
+      for (const Unpack& u : unpacks) unpack(*u.t, u.packed, u.bytes, u.to.buf, static_cast<std::size_t>(u.to.count));
+    });
+  return start_collective(comm, call, std::move(s), request);
+}
+
 char* at(const void* buf, MPI_Aint bytes) { return static_cast<char*>(const_cast<void*>(buf)) + bytes; }
 
 int arrays_given(MPI_Comm comm, const char* call, std::size_t n, std::initializer_list<const void*> arrays) {
@@ -161,8 +220,9 @@ int arrays_given(MPI_Comm comm, const char* call, std::size_t n, std::initialize
 
 }  // namespace
 
-MESHMP_MPI_FN(int, Neighbor_alltoallw, (const void* sendbuf, const int* sendcounts, const MPI_Aint* sdispls, const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts, const MPI_Aint* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm)) {
-  const char* call = "MPI_Neighbor_alltoallw";
+namespace {
+
+int neighbor_alltoallw(const char* call, MPI_Request* request, const void* sendbuf, const int* sendcounts, const MPI_Aint* sdispls, const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts, const MPI_Aint* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm) {
   CommInfo* c;
   Scratch& sc = scratch();
   Neighbours& nb = sc.nb;
@@ -177,11 +237,10 @@ MESHMP_MPI_FN(int, Neighbor_alltoallw, (const void* sendbuf, const int* sendcoun
     s[k] = {at(sendbuf, sdispls[k]), sendcounts[k], sendtypes[k]};
     r[k] = {at(recvbuf, rdispls[k]), recvcounts[k], recvtypes[k]};
   }
-  return exchange(call, comm, *c, nb, s, r);
-} MESHMP_MPI_END(Neighbor_alltoallw)
+  return exchange(call, comm, *c, nb, s, r, request);
+}
 
-MESHMP_MPI_FN(int, Neighbor_alltoallv, (const void* sendbuf, const int* sendcounts, const int* sdispls, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm)) {
-  const char* call = "MPI_Neighbor_alltoallv";
+int neighbor_alltoallv(const char* call, MPI_Request* request, const void* sendbuf, const int* sendcounts, const int* sdispls, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm) {
   CommInfo* c;
   Scratch& sc = scratch();
   Neighbours& nb = sc.nb;
@@ -199,11 +258,10 @@ MESHMP_MPI_FN(int, Neighbor_alltoallv, (const void* sendbuf, const int* sendcoun
     s[k] = {at(sendbuf, sdispls[k] * se), sendcounts[k], sendtype};
     r[k] = {at(recvbuf, rdispls[k] * re), recvcounts[k], recvtype};
   }
-  return exchange(call, comm, *c, nb, s, r);
-} MESHMP_MPI_END(Neighbor_alltoallv)
+  return exchange(call, comm, *c, nb, s, r, request);
+}
 
-MESHMP_MPI_FN(int, Neighbor_alltoall, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)) {
-  const char* call = "MPI_Neighbor_alltoall";
+int neighbor_alltoall(const char* call, MPI_Request* request, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   CommInfo* c;
   Scratch& sc = scratch();
   Neighbours& nb = sc.nb;
@@ -220,11 +278,10 @@ MESHMP_MPI_FN(int, Neighbor_alltoall, (const void* sendbuf, int sendcount, MPI_D
     s[k] = {at(sendbuf, static_cast<MPI_Aint>(k) * sendcount * se), sendcount, sendtype};
     r[k] = {at(recvbuf, static_cast<MPI_Aint>(k) * recvcount * re), recvcount, recvtype};
   }
-  return exchange(call, comm, *c, nb, s, r);
-} MESHMP_MPI_END(Neighbor_alltoall)
+  return exchange(call, comm, *c, nb, s, r, request);
+}
 
-MESHMP_MPI_FN(int, Neighbor_allgatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm)) {
-  const char* call = "MPI_Neighbor_allgatherv";
+int neighbor_allgatherv(const char* call, MPI_Request* request, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm) {
   CommInfo* c;
   Scratch& sc = scratch();
   Neighbours& nb = sc.nb;
@@ -238,11 +295,10 @@ MESHMP_MPI_FN(int, Neighbor_allgatherv, (const void* sendbuf, int sendcount, MPI
   s.assign(n, Block{at(sendbuf, 0), sendcount, sendtype});
   r.resize(n);
   for (std::size_t k = 0; k < n; ++k) r[k] = {at(recvbuf, displs[k] * re), recvcounts[k], recvtype};
-  return exchange(call, comm, *c, nb, s, r);
-} MESHMP_MPI_END(Neighbor_allgatherv)
+  return exchange(call, comm, *c, nb, s, r, request);
+}
 
-MESHMP_MPI_FN(int, Neighbor_allgather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)) {
-  const char* call = "MPI_Neighbor_allgather";
+int neighbor_allgather(const char* call, MPI_Request* request, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   CommInfo* c;
   Scratch& sc = scratch();
   Neighbours& nb = sc.nb;
@@ -255,5 +311,63 @@ MESHMP_MPI_FN(int, Neighbor_allgather, (const void* sendbuf, int sendcount, MPI_
   s.assign(n, Block{at(sendbuf, 0), sendcount, sendtype});
   r.resize(n);
   for (std::size_t k = 0; k < n; ++k) r[k] = {at(recvbuf, static_cast<MPI_Aint>(k) * recvcount * re), recvcount, recvtype};
-  return exchange(call, comm, *c, nb, s, r);
+  return exchange(call, comm, *c, nb, s, r, request);
+}
+
+}  // namespace
+
+MESHMP_MPI_FN(int, Neighbor_alltoallw, (const void* sendbuf, const int* sendcounts, const MPI_Aint* sdispls, const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts, const MPI_Aint* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm)) {
+  return neighbor_alltoallw("MPI_Neighbor_alltoallw", nullptr, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+} MESHMP_MPI_END(Neighbor_alltoallw)
+
+MESHMP_MPI_FN(int, Neighbor_alltoallv, (const void* sendbuf, const int* sendcounts, const int* sdispls, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm)) {
+  return neighbor_alltoallv("MPI_Neighbor_alltoallv", nullptr, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+} MESHMP_MPI_END(Neighbor_alltoallv)
+
+MESHMP_MPI_FN(int, Neighbor_alltoall, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)) {
+  return neighbor_alltoall("MPI_Neighbor_alltoall", nullptr, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+} MESHMP_MPI_END(Neighbor_alltoall)
+
+MESHMP_MPI_FN(int, Neighbor_allgatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm)) {
+  return neighbor_allgatherv("MPI_Neighbor_allgatherv", nullptr, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+} MESHMP_MPI_END(Neighbor_allgatherv)
+
+MESHMP_MPI_FN(int, Neighbor_allgather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)) {
+  return neighbor_allgather("MPI_Neighbor_allgather", nullptr, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 } MESHMP_MPI_END(Neighbor_allgather)
+
+// MPI-3.1 §7.7: the nonblocking forms, the blocking form's arguments and a
+// request; progress as for the nonblocking collectives (coll.cc).
+namespace {
+// A NULL request is MPI_ERR_REQUEST, after the communicator's own check.
+int check_request(const char* call, MPI_Comm comm, const MPI_Request* request) {
+  int err = MPI_SUCCESS;
+  if (!check_comm(comm, call, &err)) return err;
+  return request ? MPI_SUCCESS : raise(comm, call, MPI_ERR_REQUEST, "request is NULL");
+}
+}  // namespace
+
+MESHMP_MPI_FN(int, Ineighbor_alltoallw, (const void* sendbuf, const int* sendcounts, const MPI_Aint* sdispls, const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts, const MPI_Aint* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm, MPI_Request* request)) {
+  if (int err = check_request("MPI_Ineighbor_alltoallw", comm, request)) return err;
+  return neighbor_alltoallw("MPI_Ineighbor_alltoallw", request, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+} MESHMP_MPI_END(Ineighbor_alltoallw)
+
+MESHMP_MPI_FN(int, Ineighbor_alltoallv, (const void* sendbuf, const int* sendcounts, const int* sdispls, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)) {
+  if (int err = check_request("MPI_Ineighbor_alltoallv", comm, request)) return err;
+  return neighbor_alltoallv("MPI_Ineighbor_alltoallv", request, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+} MESHMP_MPI_END(Ineighbor_alltoallv)
+
+MESHMP_MPI_FN(int, Ineighbor_alltoall, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)) {
+  if (int err = check_request("MPI_Ineighbor_alltoall", comm, request)) return err;
+  return neighbor_alltoall("MPI_Ineighbor_alltoall", request, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+} MESHMP_MPI_END(Ineighbor_alltoall)
+
+MESHMP_MPI_FN(int, Ineighbor_allgatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)) {
+  if (int err = check_request("MPI_Ineighbor_allgatherv", comm, request)) return err;
+  return neighbor_allgatherv("MPI_Ineighbor_allgatherv", request, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+} MESHMP_MPI_END(Ineighbor_allgatherv)
+
+MESHMP_MPI_FN(int, Ineighbor_allgather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)) {
+  if (int err = check_request("MPI_Ineighbor_allgather", comm, request)) return err;
+  return neighbor_allgather("MPI_Ineighbor_allgather", request, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+} MESHMP_MPI_END(Ineighbor_allgather)

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/schedule.h"
 #include "mpi11/internal.h"
 
 namespace meshmp::mpi {
@@ -31,6 +32,10 @@ struct Req {
   std::uint64_t sent_id = 0;  ///< a send written at once (done, no core request): its message id, for MPI_Cancel
   mesh::Message* message = nullptr;  ///< MPI_Imrecv/MPI_Mrecv: the matched message start() receives
   mesh::Request* core = nullptr;
+  /// A nonblocking collective's schedule (coll.cc): the request completes
+  /// when it has finished; no core request then.
+  std::unique_ptr<collectives::Schedule> sched;
+  const char* call = nullptr;  ///< the MPI_I... that started `sched`, for its error message
   MPI_Comm comm = MPI_COMM_NULL;
   void* buf = nullptr;
   std::size_t count = 0;
@@ -69,6 +74,7 @@ struct Requests {
     r.stage.clear();
     if (r.stage.capacity() > (std::size_t{1} << 20)) r.stage.shrink_to_fit();
     r.core = nullptr;
+    r.sched.reset();
     free.push_back(h);
   }
 };
@@ -254,11 +260,26 @@ int conclude(MPI_Request* h, const mesh::Status* cs, MPI_Status* st, const char*
   return code;
 }
 
+// A nonblocking collective's request whose schedule has finished: done,
+// with an empty status carrying the schedule's error (MPI-3.1 §5.12).
+bool schedule_done(Req& r) {
+  if (!r.sched->finished()) return false;
+  set_empty_status(&r.st, MPI_ANY_SOURCE);
+  r.st.MPI_ERROR = code_of(r.sched->error(), r.call);
+  r.done = true;
+  return true;
+}
+
 inline bool is_live(MPI_Request h) { return h != MPI_REQUEST_NULL && requests().valid(h) && requests().at(h).active; }
 
 // Completes live request *h, blocking if `block`; false if not complete.
 bool complete(MPI_Request* h, MPI_Status* st, bool block, const char* call, int* code) {
   Req& r = requests().at(*h);
+  if (r.sched && !r.done) {
+    if (block) engine().wait_until([&] { return r.sched->finished(); });
+    else engine().progress();
+    if (!schedule_done(r)) return false;
+  }
   if (r.done) {
     *code = conclude(h, nullptr, st, call);
     return true;
@@ -301,7 +322,30 @@ void reap_orphans(bool block) {
 
 }  // namespace
 
+int start_collective(MPI_Comm comm, const char* call, std::unique_ptr<collectives::Schedule> s, MPI_Request* request) {
+  CommInfo& c = comm_ref(comm);
+  s->start(engine(), c.group.context + mesh::ContextIds::kNonblockingOffset,
+           static_cast<int>(c.nonblocking_seq++ & static_cast<std::uint32_t>(mesh::kTagUb)));
+  Requests& rs = requests();
+  const MPI_Request h = rs.alloc();
+  Req& r = rs.at(h);
+  r.in_use = r.active = true;
+  r.done = r.persistent = r.is_send = r.buffered = false;
+  r.core = nullptr;
+  r.sent_id = 0;
+  r.comm = comm;
+  r.peer = MPI_PROC_NULL;
+  r.sched = std::move(s);
+  r.call = call;
+  *request = h;
+  return MPI_SUCCESS;
+}
+
 void finish_requests() {
+  // Nonblocking collectives the program never completed: every member
+  // started them, so every member finishes them here (the engine goes next).
+  for (Req& r : requests().table)
+    if (r.in_use && r.sched) engine().wait_until([&] { return r.sched->finished(); });
   reap_orphans(true);
   drain_buffered();
 }
@@ -426,6 +470,9 @@ MESHMP_MPI_FN(int, Request_free, (MPI_Request* request)) {
   if (!request || !requests().valid(*request))
     return raise(MPI_COMM_NULL, "MPI_Request_free", MPI_ERR_REQUEST, "request is not a request");
   Req& r = requests().at(*request);
+  if (r.sched && r.active)
+    return raise(r.comm, "MPI_Request_free", MPI_ERR_REQUEST,
+                 "request is an active nonblocking collective, which cannot be freed (MPI-3.1 §5.12)");
   if (r.active && !r.done && r.core) {
     // Completes on its own (§3.7.3); a persistent core request is turned
     // into a one-shot one by waiting for it later.
@@ -492,8 +539,8 @@ constexpr int kPassPoll = 255;
 
 // Whether live request h has completed (nothing is progressed).
 bool has_completed(MPI_Request h) {
-  const Req& r = requests().at(h);
-  return r.done || engine().is_complete(r.core);
+  Req& r = requests().at(h);
+  return r.done || (r.sched ? schedule_done(r) : engine().is_complete(r.core));
 }
 
 // The index of a completed live request of the array, looking from `from`
@@ -665,6 +712,12 @@ int wait_all(const char* call, int count, MPI_Request* array_of_requests, MPI_St
   static std::vector<mesh::Status> cs;
   cs.resize(cores.size());
   engine().waitall(cores.size(), cores.data(), cs.data());
+  for (int i = 0; i < count; ++i)  // nonblocking collectives (they moved meanwhile too)
+    if (is_live(array_of_requests[i]) && requests().at(array_of_requests[i]).sched) {
+      Req& r = requests().at(array_of_requests[i]);
+      engine().wait_until([&] { return r.sched->finished(); });
+      schedule_done(r);
+    }
   int failed = 0;
   MPI_Comm failed_comm = MPI_COMM_NULL;
   for (int i = 0; i < count; ++i) {
@@ -696,8 +749,7 @@ MESHMP_MPI_FN(int, Testall, (int count, MPI_Request* array_of_requests, int* fla
   e.progress();
   for (int i = 0; i < count; ++i) {
     if (!is_live(array_of_requests[i])) continue;
-    const Req& r = requests().at(array_of_requests[i]);
-    if (!r.done && !e.is_complete(r.core)) {
+    if (!has_completed(array_of_requests[i])) {
       *flag = 0;  // none is completed unless all are (§3.7.5)
       return MPI_SUCCESS;
     }
@@ -787,6 +839,9 @@ MESHMP_MPI_FN(int, Cancel, (MPI_Request* request)) {
     return raise(MPI_COMM_NULL, "MPI_Cancel", MPI_ERR_REQUEST, "request is not a request");
   Req& r = requests().at(*request);
   if (!r.active) return raise(r.comm, "MPI_Cancel", MPI_ERR_REQUEST, "request is not active");
+  if (r.sched)
+    return raise(r.comm, "MPI_Cancel", MPI_ERR_REQUEST,
+                 "request is a nonblocking collective, which cannot be cancelled (MPI-3.1 §5.12)");
   // A send that has left is retracted at its receiver if still unmatched
   // (Engine::cancel); a receive that matched, a buffered send (the attached
   // buffer holds it) or a send to MPI_PROC_NULL completes as usual, and the

@@ -3,7 +3,8 @@
 ! REAL, DOUBLE PRECISION, COMPLEX sums, LOGICAL MPI_LAND/MPI_LOR,
 ! MPI_MAXLOC on MPI_2DOUBLE_PRECISION), a Fortran user operation, MPI_SCAN,
 ! MPI_REDUCE_SCATTER and MPI_ALLREDUCE with MPI_IN_PLACE; MPI-2.2's
-! MPI_EXSCAN, MPI_REDUCE_SCATTER_BLOCK and MPI_ALLTOALLW.
+! MPI_EXSCAN, MPI_REDUCE_SCATTER_BLOCK and MPI_ALLTOALLW; MPI-3.1's
+! nonblocking collectives, completed by MPI_WAIT and MPI_WAITALL.
       PROGRAM COLL
       IMPLICIT NONE
       INCLUDE 'mpif.h'
@@ -11,7 +12,8 @@
       PARAMETER (MAXP = 16)
       INTEGER IERR, RANK, NPROCS, NBAD, I, ROOT, IV, ISUM
       INTEGER ALL(MAXP), CNTS(MAXP), DISP(MAXP), A2A(MAXP), MYOP
-      INTEGER TYPES(MAXP), BDSP(MAXP)
+      INTEGER TYPES(MAXP), BDSP(MAXP), REQ, REQS(4), IW(4)
+      INTEGER STATS(MPI_STATUS_SIZE, 4)
       REAL R, RMAX
       DOUBLE PRECISION PAIR(2), BEST(2), D(3)
       COMPLEX Z, ZP
@@ -154,6 +156,53 @@
       CALL CHECK(IV .EQ. NPROCS - 1, 'in_place allreduce', NBAD)
       CALL MPI_BARRIER(MPI_COMM_WORLD, IERR)
       CALL CHECK(IERR .EQ. MPI_SUCCESS, 'barrier', NBAD)
+!     Nonblocking: four at once, completed by MPI_WAITALL.
+      IW(1) = RANK
+      IW(2) = -1
+      IF (RANK .EQ. ROOT) IW(2) = 42
+      IW(3) = -1
+      IW(4) = -1
+      CALL MPI_IALLREDUCE(MPI_IN_PLACE, IW(1), 1, MPI_INTEGER, MPI_SUM,
+     &     MPI_COMM_WORLD, REQS(1), IERR)
+      CALL MPI_IBCAST(IW(2), 1, MPI_INTEGER, ROOT, MPI_COMM_WORLD,
+     &     REQS(2), IERR)
+      CALL MPI_ISCAN(1, IW(3), 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD,
+     &     REQS(3), IERR)
+      CALL MPI_IBARRIER(MPI_COMM_WORLD, REQS(4), IERR)
+      CALL MPI_WAITALL(4, REQS, STATS, IERR)
+      CALL CHECK(IERR .EQ. MPI_SUCCESS, 'waitall', NBAD)
+      CALL CHECK(IW(1) .EQ. NPROCS * (NPROCS - 1) / 2, 'iallreduce',
+     &     NBAD)
+      CALL CHECK(IW(2) .EQ. 42, 'ibcast', NBAD)
+      CALL CHECK(IW(3) .EQ. RANK + 1, 'iscan', NBAD)
+      CALL CHECK(REQS(4) .EQ. MPI_REQUEST_NULL, 'ibarrier', NBAD)
+      DO I = 1, NPROCS
+        ALL(I) = -1
+        A2A(I) = 100 * RANK + I - 1
+      END DO
+      CALL MPI_IALLGATHER(RANK, 1, MPI_INTEGER, ALL, 1, MPI_INTEGER,
+     &     MPI_COMM_WORLD, REQ, IERR)
+      CALL MPI_WAIT(REQ, STATS, IERR)
+      DO I = 1, NPROCS
+        CALL CHECK(ALL(I) .EQ. I - 1, 'iallgather', NBAD)
+      END DO
+      CALL MPI_IALLTOALL(A2A, 1, MPI_INTEGER, ALL, 1, MPI_INTEGER,
+     &     MPI_COMM_WORLD, REQ, IERR)
+      CALL MPI_WAIT(REQ, STATS, IERR)
+      DO I = 1, NPROCS
+        CALL CHECK(ALL(I) .EQ. 100 * (I - 1) + RANK, 'ialltoall', NBAD)
+      END DO
+      IV = -1
+      CALL MPI_IREDUCE(RANK + 1, IV, 1, MPI_INTEGER, MPI_PROD, ROOT,
+     &     MPI_COMM_WORLD, REQ, IERR)
+      CALL MPI_WAIT(REQ, STATS, IERR)
+      IF (RANK .EQ. ROOT) THEN
+        ISUM = 1
+        DO I = 1, NPROCS
+          ISUM = ISUM * I
+        END DO
+        CALL CHECK(IV .EQ. ISUM, 'ireduce', NBAD)
+      END IF
       CALL FINISH('coll', NBAD)
       END
 

@@ -1,7 +1,8 @@
 ! Process topologies from Fortran (MPI-1.1 §6): MPI_DIMS_CREATE, a periodic
 ! 2-D Cartesian grid with MPI_CART_GET / _COORDS / _RANK / _SHIFT and
 ! MPI_CART_SUB into rows, and a ring as a graph topology; MPI-3's
-! MPI_NEIGHBOR_ALLGATHER on both and MPI_NEIGHBOR_ALLTOALL on the grid.
+! MPI_NEIGHBOR_ALLGATHER on both and MPI_NEIGHBOR_ALLTOALL on the grid,
+! the latter also as MPI_INEIGHBOR_ALLTOALL and MPI_WAIT.
       PROGRAM TOPO
       IMPLICIT NONE
       INCLUDE 'mpif.h'
@@ -9,7 +10,7 @@
       INTEGER DIMS(2), COORDS(2), C2(2), CART, ROWC, RSIZE, NDIMS, ST
       INTEGER SRC, DST, GRAPH, IDX(16), EDGES(32), NN, NE, NB(2)
       LOGICAL PERIODS(2), PER(2), REMAIN(2)
-      INTEGER NBR(4), SB(4), RB(4)
+      INTEGER NBR(4), SB(4), RB(4), REQ, STAT(MPI_STATUS_SIZE)
       NBAD = 0
       CALL MPI_INIT(IERR)
       CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)
@@ -80,6 +81,22 @@
           IF (MOD(I, 2) .EQ. 0) R = I - 1
           CALL CHECK(RB(I) .EQ. 10 * NBR(I) + R, 'neighbor_alltoall',
      &         NBAD)
+        END IF
+      END DO
+      DO I = 1, 4
+        RB(I) = -7
+      END DO
+      CALL MPI_INEIGHBOR_ALLTOALL(SB, 1, MPI_INTEGER, RB, 1,
+     &     MPI_INTEGER, CART, REQ, IERR)
+      CALL MPI_WAIT(REQ, STAT, IERR)
+      DO I = 1, 4
+        R = I + 1
+        IF (MOD(I, 2) .EQ. 0) R = I - 1
+        IF (NBR(I) .NE. MPI_PROC_NULL) THEN
+          CALL CHECK(RB(I) .EQ. 10 * NBR(I) + R, 'ineighbor_alltoall',
+     &         NBAD)
+        ELSE
+          CALL CHECK(RB(I) .EQ. -7, 'ineighbor_alltoall edge', NBAD)
         END IF
       END DO
       CALL MPI_COMM_FREE(CART, IERR)

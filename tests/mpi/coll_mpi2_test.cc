@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/mpi/mat_op.h"
 #include "tests/mpi/mpi_main.h"
 
 namespace {
@@ -20,23 +21,13 @@ constexpr int kCount = 5;
 
 int input(int r, int i) { return r * 10 + i + 1; }
 
-// A non-commutative, associative operation: 2x2 matrices of unsigned
-// 64-bit integers (arithmetic mod 2^64), inoutvec = invec x inoutvec.
-struct Mat {
-  std::uint64_t a, b, c, d;
-  bool operator==(const Mat&) const = default;
-};
-Mat times(const Mat& x, const Mat& y) {
-  return {x.a * y.a + x.b * y.c, x.a * y.b + x.b * y.d, x.c * y.a + x.d * y.c, x.c * y.b + x.d * y.d};
-}
+using mpitest::Mat;
+using mpitest::mat_times;
+using mpitest::times;
+
 Mat mat_of(int r, int k) {
   const auto u = static_cast<std::uint64_t>(r * 3 + k);
   return {u + 1, u + 2, 1, u};
-}
-void mat_times(void* in, void* inout, int* len, MPI_Datatype*) {
-  Mat* x = static_cast<Mat*>(in);
-  Mat* y = static_cast<Mat*>(inout);
-  for (int i = 0; i < *len; ++i) y[i] = times(x[i], y[i]);
 }
 
 TEST(Exscan, SumOfTheLowerRanksAndRankZeroUntouched) {

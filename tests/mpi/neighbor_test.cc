@@ -3,6 +3,8 @@
 // MPI_Cart_shift / MPI_Graph_neighbors name: which rank's data lands in
 // which block, also where both neighbours of a dimension are one rank (a
 // periodic extent of 1 or 2), and that MPI_PROC_NULL blocks are untouched.
+// Every case runs twice: with the blocking forms, and with the nonblocking
+// ones of §7.7 (started, then completed by MPI_Wait).
 #include <mpi.h>
 
 #include <string>
@@ -17,6 +19,20 @@ using mpitest::rank;
 using mpitest::size;
 
 constexpr int kUntouched = -12345;
+
+class Neighbor : public ::testing::TestWithParam<bool> {};
+
+// Starts a nonblocking form and waits for it; the start's error if it fails.
+template <typename Start>
+int started_and_waited(Start start) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (int err = start(&r)) return err;
+  return MPI_Wait(&r, MPI_STATUS_IGNORE);
+}
+// MPI_Neighbor_<name>(args), or MPI_Ineighbor_<name>(args, &r) + MPI_Wait.
+#define NEIGHBOR(name, ...)                                                                       \
+  (GetParam() ? started_and_waited([&](MPI_Request* r) { return MPI_Ineighbor_##name(__VA_ARGS__, r); }) \
+              : MPI_Neighbor_##name(__VA_ARGS__))
 
 // A grid of all ranks in `ndims` dimensions, periodic or open.
 MPI_Comm grid(int ndims, bool periodic) {
@@ -44,7 +60,7 @@ std::vector<int> cart_neighbours(MPI_Comm cart) {
 // The value rank r sends as its block k (2 ints: r, k).
 int value(int r, int k, int i) { return i == 0 ? r : 1000 + k; }
 
-TEST(Neighbor, AlltoallOnCartesianGridsPutsEachBlockInItsPlace) {
+TEST_P(Neighbor, AlltoallOnCartesianGridsPutsEachBlockInItsPlace) {
   for (int ndims : {1, 2, 3})
     for (bool periodic : {true, false}) {
       SCOPED_TRACE(std::to_string(ndims) + " dims, " + (periodic ? "periodic" : "open"));
@@ -54,7 +70,7 @@ TEST(Neighbor, AlltoallOnCartesianGridsPutsEachBlockInItsPlace) {
       const int n = static_cast<int>(nb.size());
       std::vector<int> out(2 * static_cast<std::size_t>(n)), in(out.size(), kUntouched);
       for (int k = 0; k < n; ++k) out[2 * k] = value(me, k, 0), out[2 * k + 1] = value(me, k, 1);
-      ASSERT_EQ(MPI_Neighbor_alltoall(out.data(), 2, MPI_INT, in.data(), 2, MPI_INT, cart), MPI_SUCCESS);
+      ASSERT_EQ(NEIGHBOR(alltoall, out.data(), 2, MPI_INT, in.data(), 2, MPI_INT, cart), MPI_SUCCESS);
       for (int k = 0; k < n; ++k) {
         if (nb[k] == MPI_PROC_NULL) {
           EXPECT_EQ(in[2 * k], kUntouched) << "block " << k << " of an open edge was written";
@@ -70,18 +86,18 @@ TEST(Neighbor, AlltoallOnCartesianGridsPutsEachBlockInItsPlace) {
     }
 }
 
-TEST(Neighbor, AllgatherAndTheVectorForms) {
+TEST_P(Neighbor, AllgatherAndTheVectorForms) {
   MPI_Comm cart = grid(2, true);
   const int me = rank(cart);
   const std::vector<int> nb = cart_neighbours(cart);
   const int n = static_cast<int>(nb.size());
   std::vector<int> in(static_cast<std::size_t>(n), kUntouched);
-  ASSERT_EQ(MPI_Neighbor_allgather(&me, 1, MPI_INT, in.data(), 1, MPI_INT, cart), MPI_SUCCESS);
+  ASSERT_EQ(NEIGHBOR(allgather, &me, 1, MPI_INT, in.data(), 1, MPI_INT, cart), MPI_SUCCESS);
   for (int k = 0; k < n; ++k) EXPECT_EQ(in[k], nb[k]) << k;
   // Allgatherv: block k at displacement 3k, one int each.
   std::vector<int> counts(n, 1), displs(n), wide(3 * static_cast<std::size_t>(n), kUntouched);
   for (int k = 0; k < n; ++k) displs[k] = 3 * k;
-  ASSERT_EQ(MPI_Neighbor_allgatherv(&me, 1, MPI_INT, wide.data(), counts.data(), displs.data(), MPI_INT, cart),
+  ASSERT_EQ(NEIGHBOR(allgatherv, &me, 1, MPI_INT, wide.data(), counts.data(), displs.data(), MPI_INT, cart),
             MPI_SUCCESS);
   for (int k = 0; k < n; ++k) {
     EXPECT_EQ(wide[3 * k], nb[k]);
@@ -99,7 +115,7 @@ TEST(Neighbor, AllgatherAndTheVectorForms) {
   std::vector<int> sv(static_cast<std::size_t>(stotal)), rv(static_cast<std::size_t>(rtotal), kUntouched);
   for (int k = 0; k < n; ++k)
     for (int i = 0; i <= k; ++i) sv[sdispls[k] + i] = me * 100 + 10 * k + i;
-  ASSERT_EQ(MPI_Neighbor_alltoallv(sv.data(), scounts.data(), sdispls.data(), MPI_INT, rv.data(), rcounts.data(),
+  ASSERT_EQ(NEIGHBOR(alltoallv, sv.data(), scounts.data(), sdispls.data(), MPI_INT, rv.data(), rcounts.data(),
                                    rdispls.data(), MPI_INT, cart),
             MPI_SUCCESS);
   for (int k = 0; k < n; ++k) {
@@ -109,7 +125,7 @@ TEST(Neighbor, AllgatherAndTheVectorForms) {
   MPI_Comm_free(&cart);
 }
 
-TEST(Neighbor, AlltoallwWithADerivedTypePerBlock) {
+TEST_P(Neighbor, AlltoallwWithADerivedTypePerBlock) {
   MPI_Comm cart = grid(1, true);
   const int me = rank(cart);
   const std::vector<int> nb = cart_neighbours(cart);  // -1, +1
@@ -128,7 +144,7 @@ TEST(Neighbor, AlltoallwWithADerivedTypePerBlock) {
   const MPI_Datatype stypes[2] = {strided, MPI_INT}, rtypes[2] = {MPI_INT, MPI_DOUBLE};
   // Block 0 (from -1) is the -1 neighbour's +1 block: 2 ints; block 1 (from
   // +1) its -1 block: 3 doubles.
-  ASSERT_EQ(MPI_Neighbor_alltoallw(base, scounts, sdispls, stypes, base, rcounts, rdispls, rtypes, cart), MPI_SUCCESS);
+  ASSERT_EQ(NEIGHBOR(alltoallw, base, scounts, sdispls, stypes, base, rcounts, rdispls, rtypes, cart), MPI_SUCCESS);
   EXPECT_EQ(got_i[0], nb[0]);
   EXPECT_EQ(got_i[1], nb[0] * 7);
   EXPECT_EQ(got_d[0], nb[1] + 0.5);
@@ -137,7 +153,7 @@ TEST(Neighbor, AlltoallwWithADerivedTypePerBlock) {
   MPI_Comm_free(&cart);
 }
 
-TEST(Neighbor, GraphNeighboursInTheirListedOrder) {
+TEST_P(Neighbor, GraphNeighboursInTheirListedOrder) {
   // A ring in which each rank lists its successor, then its predecessor.
   const int p = size();
   std::vector<int> index(p), edges;
@@ -150,20 +166,44 @@ TEST(Neighbor, GraphNeighboursInTheirListedOrder) {
   ASSERT_EQ(MPI_Graph_create(MPI_COMM_WORLD, p, index.data(), edges.data(), 0, &g), MPI_SUCCESS);
   const int me = rank(g);
   int in[2] = {kUntouched, kUntouched};
-  ASSERT_EQ(MPI_Neighbor_allgather(&me, 1, MPI_INT, in, 1, MPI_INT, g), MPI_SUCCESS);
+  ASSERT_EQ(NEIGHBOR(allgather, &me, 1, MPI_INT, in, 1, MPI_INT, g), MPI_SUCCESS);
   EXPECT_EQ(in[0], (me + 1) % p);
   EXPECT_EQ(in[1], (me + p - 1) % p);
   MPI_Comm_free(&g);
 }
 
-TEST(Neighbor, ACommunicatorWithoutTopologyIsRefused) {
+TEST_P(Neighbor, ACommunicatorWithoutTopologyIsRefused) {
   mpitest::ErrorsReturn er;
   int x = 0, y = 0;
-  EXPECT_EQ(error_class(MPI_Neighbor_allgather(&x, 1, MPI_INT, &y, 1, MPI_INT, MPI_COMM_WORLD)), MPI_ERR_TOPOLOGY);
+  EXPECT_EQ(error_class(NEIGHBOR(allgather, &x, 1, MPI_INT, &y, 1, MPI_INT, MPI_COMM_WORLD)), MPI_ERR_TOPOLOGY);
   MPI_Comm cart = grid(1, true);
-  EXPECT_EQ(error_class(MPI_Neighbor_alltoall(&x, 1, MPI_DATATYPE_NULL, &y, 1, MPI_INT, cart)), MPI_ERR_TYPE);
+  EXPECT_EQ(error_class(NEIGHBOR(alltoall, &x, 1, MPI_DATATYPE_NULL, &y, 1, MPI_INT, cart)), MPI_ERR_TYPE);
   MPI_Comm_free(&cart);
 }
+
+TEST_P(Neighbor, TwoExchangesOutstandingAtOnce) {
+  if (!GetParam()) GTEST_SKIP() << "the nonblocking forms only";
+  MPI_Comm cart = grid(1, true);
+  const std::vector<int> nb = cart_neighbours(cart);
+  const int me = rank(cart);
+  int a_out[2] = {me, me + 100}, b_out[2] = {-me, -me - 100};
+  int a_in[2] = {kUntouched, kUntouched}, b_in[2] = {kUntouched, kUntouched};
+  MPI_Request r[2];
+  ASSERT_EQ(MPI_Ineighbor_alltoall(a_out, 1, MPI_INT, a_in, 1, MPI_INT, cart, &r[0]), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Ineighbor_alltoall(b_out, 1, MPI_INT, b_in, 1, MPI_INT, cart, &r[1]), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Waitall(2, r, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+  // From -1 its +1 block; from +1 its -1 block.
+  EXPECT_EQ(a_in[0], nb[0] + 100);
+  EXPECT_EQ(a_in[1], nb[1]);
+  EXPECT_EQ(b_in[0], -nb[0] - 100);
+  EXPECT_EQ(b_in[1], -nb[1]);
+  MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN);
+  EXPECT_EQ(error_class(MPI_Ineighbor_alltoall(a_out, 1, MPI_INT, a_in, 1, MPI_INT, cart, nullptr)), MPI_ERR_REQUEST);
+  MPI_Comm_free(&cart);
+}
+
+INSTANTIATE_TEST_SUITE_P(BlockingAndNot, Neighbor, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& i) { return i.param ? "nonblocking" : "blocking"; });
 
 }  // namespace
 

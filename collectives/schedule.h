@@ -1,0 +1,103 @@
+// A nonblocking collective's schedule (MPI-3.1 §5.12): rounds of transfers
+// and local steps that run while the program does something else. Each
+// round posts all its sends and receives at once; when every one has
+// completed, the round's local steps (combines, copies, unpacking) run in
+// order and the next round starts. Schedules started in a process are
+// advanced by the engine's progress hook (mesh/engine.h,
+// Engine::set_progress_hook) after every round of polling of any wait, test
+// or probe, so one collective moves while the program waits for another
+// request, receives, or probes -- the progress MPI-3.1 §5.12 asks for, as
+// Open MPI's libnbc and MPICH's schedules give it.
+//
+// Transfers run in the context and tag start() is given: the caller picks a
+// context no blocking collective uses (ContextIds::kNonblockingOffset) and a
+// tag per collective call, which every member numbers alike because MPI
+// members start their collectives in the same order (§5.12).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "mesh/engine.h"
+
+namespace meshmp::collectives {
+
+class Schedule {
+ public:
+  Schedule() = default;
+  Schedule(const Schedule&) = delete;
+  Schedule& operator=(const Schedule&) = delete;
+  /// Leaves the set of advancing schedules; transfers still in flight (a
+  /// schedule abandoned unfinished) are freed when they complete.
+  ~Schedule();
+
+  // ---- building (before start) ----
+  /// A send of `bytes` at `buf` to world rank `dst` in the current round.
+  void send(int dst, const void* buf, std::size_t bytes);
+  /// A receive of at most `bytes` into `buf` from world rank `src` in the
+  /// current round; a longer message fails the schedule with kTruncate.
+  void recv(int src, void* buf, std::size_t bytes);
+  /// A local step after the current round's transfers; transfers added
+  /// after it belong to the next round.
+  void then(std::function<void()> step);
+  /// Ends the current round: what is added next waits for it.
+  void next();
+  /// `bytes` of memory that lives as long as the schedule.
+  char* scratch(std::size_t bytes);
+  /// Keeps `v` alive as long as the schedule; its address is stable.
+  template <typename T>
+  T* hold(T v) {
+    auto p = std::make_shared<T>(std::move(v));
+    T* raw = p.get();
+    held_.push_back(std::move(p));
+    return raw;
+  }
+
+  // ---- running ----
+  /// Posts the first round in `context` with `tag` and joins the schedules
+  /// the engine's progress hook advances (runs at once what needs no
+  /// transfer: a schedule of one member is finished on return).
+  void start(mesh::Engine& e, std::uint32_t context, int tag);
+  /// Every round done, or a transfer failed (error() says which way).
+  bool finished() const { return started_ && cur_ == rounds_.size(); }
+  /// kOk, or the first failed transfer's error (kPeerDead, kTruncate, ...):
+  /// the rounds after it do not run.
+  mesh::Error error() const { return err_; }
+  /// Completes what has completed and posts what can start; true if it
+  /// moved anything.
+  bool advance();
+
+ private:
+  struct Transfer {
+    bool is_send;
+    int peer;
+    char* buf;
+    std::size_t bytes;
+  };
+  struct Round {
+    std::vector<Transfer> transfers;
+    std::vector<std::function<void()>> steps;
+    bool closed = false;
+  };
+  Round& open_round();
+  void post(const Round& r);
+
+  std::vector<Round> rounds_;
+  std::vector<std::unique_ptr<char[]>> scratch_;
+  std::vector<std::shared_ptr<void>> held_;
+  mesh::Engine* e_ = nullptr;
+  std::uint32_t context_ = 0;
+  int tag_ = 0;
+  bool started_ = false, posted_ = false;
+  bool advancing_ = false;  ///< in the list the progress hook advances (schedule.cc)
+  friend bool advance_started(void*);
+  std::size_t cur_ = 0;
+  std::vector<mesh::Request*> live_;
+  std::size_t pending_ = 0;
+  mesh::Error err_ = mesh::Error::kOk;
+};
+
+}  // namespace meshmp::collectives
