@@ -196,11 +196,15 @@ std::size_t runs_bound(const TypeInfo& t) {
   return n;
 }
 
+}  // namespace
+
+std::shared_ptr<const TypeInfo> keep_type(MPI_Datatype t) { return shared_type(t); }
+
 // Builds a type from its blocks (MPI-1.1 §3.12.3: lb and ub from the LB/UB
 // markers if any, else from the data; a struct's ub is padded to its
 // strictest alignment, as the C compiler pads a struct). Everything is
 // worked out from the blocks' children without visiting their elements.
-std::shared_ptr<TypeInfo> build(const std::vector<TypeBlock>& blocks, bool pad_to_alignment) {
+std::shared_ptr<TypeInfo> build_type(const std::vector<TypeBlock>& blocks, bool pad_to_alignment) {
   auto t = std::make_shared<TypeInfo>();
   t->in_use = true;
   constexpr MPI_Aint kMax = std::numeric_limits<MPI_Aint>::max(), kMin = std::numeric_limits<MPI_Aint>::min();
@@ -255,22 +259,21 @@ std::shared_ptr<TypeInfo> build(const std::vector<TypeBlock>& blocks, bool pad_t
   return t;
 }
 
-int make_type(const char* call, std::shared_ptr<TypeInfo> t, MPI_Datatype* newtype) {
+int make_type(const char* call, std::shared_ptr<TypeInfo> t, MPI_Datatype* newtype, Envelope env) {
   if (!newtype) return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "newtype is NULL");
+  for (MPI_Datatype d : env.types) env.kept.push_back(keep_type(d));
+  t->envelope = std::move(env);
   *newtype = g_types.add(std::move(t));
   return MPI_SUCCESS;
 }
 
 // Checks a constructor's old type: valid (committed or not).
-const TypeInfo* old_type(const char* call, MPI_Datatype t, int* err, const char* arg = "oldtype") {
+const TypeInfo* old_type(const char* call, MPI_Datatype t, int* err, const char* arg) {
   const TypeInfo* ti = type_info(t);
   if (!ti) *err = raise(MPI_COMM_NULL, call, MPI_ERR_TYPE, std::string(arg) + " is not a valid datatype");
   return ti;
 }
 
-}  // namespace
-
-std::shared_ptr<const TypeInfo> keep_type(MPI_Datatype t) { return shared_type(t); }
 
 int bad_type(MPI_Comm comm, const char* call, MPI_Datatype t, const char* arg) {
   const TypeInfo* ti = type_info(t);
@@ -365,7 +368,8 @@ MESHMP_MPI_FN(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Dataty
   if ((err = check_count(MPI_COMM_NULL, call, count))) return err;
   const TypeInfo* o = old_type(call, oldtype, &err);
   if (!o) return err;
-  return make_type(call, build({{0, static_cast<std::size_t>(count), 1, 0, keep_type(oldtype)}}, false), newtype);
+  return make_type(call, build_type({{0, static_cast<std::size_t>(count), 1, 0, keep_type(oldtype)}}, false), newtype,
+                   {MPI_COMBINER_CONTIGUOUS, {count}, {}, {oldtype}, {}});
 } MESHMP_MPI_END(Type_contiguous)
 
 namespace {
@@ -380,7 +384,8 @@ int check_blocklength(const char* call, int blocklength) {
 // The indexed constructors (§3.12.1-3.12.4): `count` blocks of oldtype,
 // block i holding len(i) instances from byte disp(extent, i).
 template <typename Len, typename Disp>
-int blocks_of(const char* call, int count, MPI_Datatype oldtype, MPI_Datatype* newtype, Len len, Disp disp) {
+int blocks_of(const char* call, int count, MPI_Datatype oldtype, MPI_Datatype* newtype, Len len, Disp disp,
+              Envelope env) {
   int err;
   if ((err = check_count(MPI_COMM_NULL, call, count))) return err;
   const TypeInfo* o = old_type(call, oldtype, &err);
@@ -393,22 +398,23 @@ int blocks_of(const char* call, int count, MPI_Datatype oldtype, MPI_Datatype* n
       return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "array_of_blocklengths[" + std::to_string(i) + "] is negative");
     blocks.push_back({disp(o->extent(), i), static_cast<std::size_t>(len(i)), 1, 0, child});
   }
-  return make_type(call, build(blocks, false), newtype);
+  env.types = {oldtype};
+  return make_type(call, build_type(blocks, false), newtype, std::move(env));
 }
 
 // The vector constructors (§3.12.1-3.12.2): one strided block, whatever the
 // count.
 int vector_of(const char* call, int count, int blocklength, MPI_Aint stride_bytes, MPI_Datatype oldtype,
-              MPI_Datatype* newtype) {
+              MPI_Datatype* newtype, Envelope env) {
   int err;
   if ((err = check_count(MPI_COMM_NULL, call, count))) return err;
   if ((err = check_blocklength(call, blocklength))) return err;
   if (!old_type(call, oldtype, &err)) return err;
   return make_type(call,
-                   build({{0, static_cast<std::size_t>(blocklength), static_cast<std::size_t>(count), stride_bytes,
+                   build_type({{0, static_cast<std::size_t>(blocklength), static_cast<std::size_t>(count), stride_bytes,
                            keep_type(oldtype)}},
                          false),
-                   newtype);
+                   newtype, std::move(env));
 }
 
 int check_arrays(const char* call, int count, const void* lens, const void* disps) {
@@ -417,34 +423,49 @@ int check_arrays(const char* call, int count, const void* lens, const void* disp
   return MPI_SUCCESS;
 }
 
+// An envelope's arguments (MPI-2.2 §4.1.13's table): `head`, then each of
+// the `count`-long arrays (which may be NULL when count is 0).
+template <typename T>
+std::vector<T> args(std::initializer_list<T> head, int count, std::initializer_list<const T*> arrays) {
+  std::vector<T> v(head);
+  for (const T* a : arrays)
+    if (count > 0) v.insert(v.end(), a, a + count);
+  return v;
+}
+
 }  // namespace
 
 MESHMP_MPI_FN(int, Type_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
-  return vector_of("MPI_Type_hvector", count, blocklength, stride, oldtype, newtype);
+  return vector_of("MPI_Type_hvector", count, blocklength, stride, oldtype, newtype,
+                   {MPI_COMBINER_HVECTOR_INTEGER, {count, blocklength}, {stride}, {oldtype}, {}});
 } MESHMP_MPI_END(Type_hvector)
 
 MESHMP_MPI_FN(int, Type_vector, (int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
   const TypeInfo* o = type_info(oldtype);
   return vector_of("MPI_Type_vector", count, blocklength, o ? static_cast<MPI_Aint>(stride) * o->extent() : 0, oldtype,
-                   newtype);
+                   newtype, {MPI_COMBINER_VECTOR, {count, blocklength, stride}, {}, {oldtype}, {}});
 } MESHMP_MPI_END(Type_vector)
 
 MESHMP_MPI_FN(int, Type_hindexed, (int count, const int* array_of_blocklengths, const MPI_Aint* array_of_displacements, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
   if (int err = check_arrays("MPI_Type_hindexed", count, array_of_blocklengths, array_of_displacements)) return err;
   return blocks_of("MPI_Type_hindexed", count, oldtype, newtype, [&](int i) { return array_of_blocklengths[i]; },
-                   [&](MPI_Aint, int i) { return array_of_displacements[i]; });
+                   [&](MPI_Aint, int i) { return array_of_displacements[i]; },
+                   {MPI_COMBINER_HINDEXED_INTEGER, args<int>({count}, count, {array_of_blocklengths}),
+                    args<MPI_Aint>({}, count, {array_of_displacements}), {}, {}});
 } MESHMP_MPI_END(Type_hindexed)
 
 MESHMP_MPI_FN(int, Type_indexed, (int count, const int* array_of_blocklengths, const int* array_of_displacements, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
   if (int err = check_arrays("MPI_Type_indexed", count, array_of_blocklengths, array_of_displacements)) return err;
   return blocks_of("MPI_Type_indexed", count, oldtype, newtype, [&](int i) { return array_of_blocklengths[i]; },
-                   [&](MPI_Aint extent, int i) { return array_of_displacements[i] * extent; });
+                   [&](MPI_Aint extent, int i) { return array_of_displacements[i] * extent; },
+                   {MPI_COMBINER_INDEXED, args<int>({count}, count, {array_of_blocklengths, array_of_displacements}), {},
+                    {}, {}});
 } MESHMP_MPI_END(Type_indexed)
 
 namespace {
 // MPI_Type_struct and MPI_Type_create_struct (§3.12.5).
 int struct_of(const char* call, int count, const int* array_of_blocklengths, const MPI_Aint* array_of_displacements,
-              const MPI_Datatype* array_of_types, MPI_Datatype* newtype) {
+              const MPI_Datatype* array_of_types, MPI_Datatype* newtype, int combiner) {
   int err;
   if ((err = check_count(MPI_COMM_NULL, call, count))) return err;
   if (count > 0 && (!array_of_blocklengths || !array_of_displacements || !array_of_types))
@@ -459,12 +480,16 @@ int struct_of(const char* call, int count, const int* array_of_blocklengths, con
     blocks.push_back(
         {array_of_displacements[i], static_cast<std::size_t>(array_of_blocklengths[i]), 1, 0, keep_type(array_of_types[i])});
   }
-  return make_type(call, build(blocks, true), newtype);
+  return make_type(call, build_type(blocks, true), newtype,
+                   {combiner, args<int>({count}, count, {array_of_blocklengths}),
+                    args<MPI_Aint>({}, count, {array_of_displacements}), args<MPI_Datatype>({}, count, {array_of_types}),
+                    {}});
 }
 }  // namespace
 
 MESHMP_MPI_FN(int, Type_struct, (int count, const int* array_of_blocklengths, const MPI_Aint* array_of_displacements, const MPI_Datatype* array_of_types, MPI_Datatype* newtype)) {
-  return struct_of("MPI_Type_struct", count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+  return struct_of("MPI_Type_struct", count, array_of_blocklengths, array_of_displacements, array_of_types, newtype,
+                   MPI_COMBINER_STRUCT_INTEGER);
 } MESHMP_MPI_END(Type_struct)
 
 MESHMP_MPI_FN(int, Type_commit, (MPI_Datatype* datatype)) {
@@ -599,13 +624,16 @@ MESHMP_MPI_FN(int, Get_address, (const void* location, MPI_Aint* address)) {
 } MESHMP_MPI_END(Get_address)
 
 MESHMP_MPI_FN(int, Type_create_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
-  return vector_of("MPI_Type_create_hvector", count, blocklength, stride, oldtype, newtype);
+  return vector_of("MPI_Type_create_hvector", count, blocklength, stride, oldtype, newtype,
+                   {MPI_COMBINER_HVECTOR, {count, blocklength}, {stride}, {oldtype}, {}});
 } MESHMP_MPI_END(Type_create_hvector)
 
 MESHMP_MPI_FN(int, Type_create_hindexed, (int count, const int* array_of_blocklengths, const MPI_Aint* array_of_displacements, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
   if (int err = check_arrays("MPI_Type_create_hindexed", count, array_of_blocklengths, array_of_displacements)) return err;
   return blocks_of("MPI_Type_create_hindexed", count, oldtype, newtype,
-                   [&](int i) { return array_of_blocklengths[i]; }, [&](MPI_Aint, int i) { return array_of_displacements[i]; });
+                   [&](int i) { return array_of_blocklengths[i]; }, [&](MPI_Aint, int i) { return array_of_displacements[i]; },
+                   {MPI_COMBINER_HINDEXED, args<int>({count}, count, {array_of_blocklengths}),
+                    args<MPI_Aint>({}, count, {array_of_displacements}), {}, {}});
 } MESHMP_MPI_END(Type_create_hindexed)
 
 // MPI-2.2 §4.1.2: `count` blocks of `blocklength` instances each, at
@@ -617,7 +645,9 @@ MESHMP_MPI_FN(int, Type_create_indexed_block, (int count, int blocklength, const
   if (count > 0 && !array_of_displacements)
     return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "array_of_displacements is NULL");
   return blocks_of(call, count, oldtype, newtype, [&](int) { return blocklength; },
-                   [&](MPI_Aint extent, int i) { return array_of_displacements[i] * extent; });
+                   [&](MPI_Aint extent, int i) { return array_of_displacements[i] * extent; },
+                   {MPI_COMBINER_INDEXED_BLOCK, args<int>({count, blocklength}, count, {array_of_displacements}), {}, {},
+                    {}});
 } MESHMP_MPI_END(Type_create_indexed_block)
 
 MESHMP_MPI_FN(int, Type_create_hindexed_block, (int count, int blocklength, const MPI_Aint* array_of_displacements, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
@@ -626,7 +656,9 @@ MESHMP_MPI_FN(int, Type_create_hindexed_block, (int count, int blocklength, cons
   if (count > 0 && !array_of_displacements)
     return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "array_of_displacements is NULL");
   return blocks_of(call, count, oldtype, newtype, [&](int) { return blocklength; },
-                   [&](MPI_Aint, int i) { return array_of_displacements[i]; });
+                   [&](MPI_Aint, int i) { return array_of_displacements[i]; },
+                   {MPI_COMBINER_HINDEXED_BLOCK, {count, blocklength}, args<MPI_Aint>({}, count, {array_of_displacements}),
+                    {}, {}});
 } MESHMP_MPI_END(Type_create_hindexed_block)
 
 // MPI-2.2 §4.1.10: the same type map, extent and bounds as oldtype, as a
@@ -636,13 +668,14 @@ MESHMP_MPI_FN(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype* newtype)) {
   int err;
   const TypeInfo* o = old_type(call, oldtype, &err);
   if (!o) return err;
-  std::shared_ptr<TypeInfo> t = build({{0, 1, 1, 0, keep_type(oldtype)}}, false);
+  std::shared_ptr<TypeInfo> t = build_type({{0, 1, 1, 0, keep_type(oldtype)}}, false);
   t->committed = o->committed;
-  return make_type(call, std::move(t), newtype);
+  return make_type(call, std::move(t), newtype, {MPI_COMBINER_DUP, {}, {}, {oldtype}, {}});
 } MESHMP_MPI_END(Type_dup)
 
 MESHMP_MPI_FN(int, Type_create_struct, (int count, const int* array_of_blocklengths, const MPI_Aint* array_of_displacements, const MPI_Datatype* array_of_types, MPI_Datatype* newtype)) {
-  return struct_of("MPI_Type_create_struct", count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
+  return struct_of("MPI_Type_create_struct", count, array_of_blocklengths, array_of_displacements, array_of_types,
+                   newtype, MPI_COMBINER_STRUCT);
 } MESHMP_MPI_END(Type_create_struct)
 
 // MPI-2 §4.1.7: oldtype's map with lb and ub markers at lb and lb + extent.
@@ -652,10 +685,10 @@ MESHMP_MPI_FN(int, Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI_
   const TypeInfo* o = old_type(call, oldtype, &err);
   if (!o) return err;
   return make_type(call,
-                   build({{lb, 1, 1, 0, keep_type(MPI_LB)}, {0, 1, 1, 0, keep_type(oldtype)},
+                   build_type({{lb, 1, 1, 0, keep_type(MPI_LB)}, {0, 1, 1, 0, keep_type(oldtype)},
                           {lb + extent, 1, 1, 0, keep_type(MPI_UB)}},
                          false),
-                   newtype);
+                   newtype, {MPI_COMBINER_RESIZED, {}, {lb, extent}, {oldtype}, {}});
 } MESHMP_MPI_END(Type_create_resized)
 
 MESHMP_MPI_FN(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent)) {

@@ -77,6 +77,19 @@ struct TypeBlock {
   std::shared_ptr<const TypeInfo> child;
 };
 
+/// How a derived datatype was made (MPI-2.2 §4.1.13, what
+/// MPI_Type_get_envelope/contents return): the combiner and the
+/// constructor's integer, address and datatype arguments in the order of the
+/// standard's table. A predefined type's combiner is MPI_COMBINER_NAMED.
+struct Envelope {
+  int combiner = MPI_COMBINER_NAMED;
+  std::vector<int> ints;
+  std::vector<MPI_Aint> aints;
+  std::vector<MPI_Datatype> types;  ///< the handles the program passed
+  /// What those handles were when passed (the program may free them since).
+  std::vector<std::shared_ptr<const TypeInfo>> kept;
+};
+
 /// A committed or uncommitted datatype: its description (`blocks`) and, when
 /// its type map has at most kMaxFlatRuns contiguous pieces, that map
 /// flattened into the runs of one instance (adjacent runs merged), so
@@ -101,6 +114,7 @@ struct TypeInfo {
   /// The single basic type every element is (predefined ops apply), else 0.
   MPI_Datatype uniform = MPI_DATATYPE_NULL;
   bool contiguous = false;       ///< one run at offset true_lb, size == extent
+  Envelope envelope;             ///< how it was made
 
   MPI_Aint extent() const { return ub - lb; }
 };
@@ -123,6 +137,16 @@ inline const TypeInfo* type_info(MPI_Datatype t) {
 }
 /// A reference that keeps a type alive after MPI_Type_free (pending requests).
 std::shared_ptr<const TypeInfo> keep_type(MPI_Datatype t);
+/// A type built from its blocks (datatype.cc): bounds from the LB/UB markers
+/// if any, else from the data, padded to the strictest alignment inside if
+/// `pad_to_alignment` (a struct); flattened when small enough.
+std::shared_ptr<TypeInfo> build_type(const std::vector<TypeBlock>& blocks, bool pad_to_alignment);
+/// Registers a newly constructed type under a fresh handle in *newtype, with
+/// the envelope its constructor was called with (MPI_ERR_ARG if newtype is NULL).
+int make_type(const char* call, std::shared_ptr<TypeInfo> t, MPI_Datatype* newtype, Envelope env);
+/// A constructor's old type, committed or not; nullptr after raising
+/// MPI_ERR_TYPE naming `arg` of `call`.
+const TypeInfo* old_type(const char* call, MPI_Datatype t, int* err, const char* arg = "oldtype");
 /// check_type's error path: raises MPI_ERR_TYPE naming `arg` of `call`.
 int bad_type(MPI_Comm comm, const char* call, MPI_Datatype t, const char* arg);
 /// MPI_SUCCESS or the error code of a bad datatype/count argument for `call`.

@@ -139,6 +139,33 @@ typedef struct MPI_Status {
 #define MPI_TYPECLASS_INTEGER 2
 #define MPI_TYPECLASS_COMPLEX 3
 #define MPI_COMM_TYPE_SHARED 1 /* MPI_Comm_split_type: the ranks of one host */
+/* MPI-2.2 §4.1.13: MPI_Type_get_envelope's combiners */
+#define MPI_COMBINER_NAMED 1
+#define MPI_COMBINER_DUP 2
+#define MPI_COMBINER_CONTIGUOUS 3
+#define MPI_COMBINER_VECTOR 4
+#define MPI_COMBINER_HVECTOR_INTEGER 5
+#define MPI_COMBINER_HVECTOR 6
+#define MPI_COMBINER_INDEXED 7
+#define MPI_COMBINER_HINDEXED_INTEGER 8
+#define MPI_COMBINER_HINDEXED 9
+#define MPI_COMBINER_INDEXED_BLOCK 10
+#define MPI_COMBINER_STRUCT_INTEGER 11
+#define MPI_COMBINER_STRUCT 12
+#define MPI_COMBINER_SUBARRAY 13
+#define MPI_COMBINER_DARRAY 14
+#define MPI_COMBINER_F90_REAL 15
+#define MPI_COMBINER_F90_COMPLEX 16
+#define MPI_COMBINER_F90_INTEGER 17
+#define MPI_COMBINER_RESIZED 18
+#define MPI_COMBINER_HINDEXED_BLOCK 19
+/* MPI-2.2 §4.1.3-4.1.4: array orders and distributions */
+#define MPI_ORDER_C 56
+#define MPI_ORDER_FORTRAN 57
+#define MPI_DISTRIBUTE_BLOCK 121
+#define MPI_DISTRIBUTE_CYCLIC 122
+#define MPI_DISTRIBUTE_NONE 123
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
 #define MPI_INFO_ENV ((MPI_Info)1) /* MPI-3.1 §9.1.2: maxprocs, thread_level, host, wdir */
 #define MPI_MAX_INFO_KEY 255
 #define MPI_MAX_INFO_VAL 1024
@@ -445,6 +472,18 @@ MESHMP_DECLARE(int, Type_create_indexed_block, (int count, int blocklength, cons
 MESHMP_DECLARE(int, Type_create_hindexed_block, (int count, int blocklength,
                                                  const MPI_Aint* array_of_displacements, MPI_Datatype oldtype,
                                                  MPI_Datatype* newtype))
+MESHMP_DECLARE(int, Type_create_subarray, (int ndims, const int* array_of_sizes, const int* array_of_subsizes,
+                                           const int* array_of_starts, int order, MPI_Datatype oldtype,
+                                           MPI_Datatype* newtype))
+MESHMP_DECLARE(int, Type_create_darray, (int size, int rank, int ndims, const int* array_of_gsizes,
+                                         const int* array_of_distribs, const int* array_of_dargs,
+                                         const int* array_of_psizes, int order, MPI_Datatype oldtype,
+                                         MPI_Datatype* newtype))
+MESHMP_DECLARE(int, Type_get_envelope, (MPI_Datatype datatype, int* num_integers, int* num_addresses,
+                                        int* num_datatypes, int* combiner))
+MESHMP_DECLARE(int, Type_get_contents, (MPI_Datatype datatype, int max_integers, int max_addresses,
+                                        int max_datatypes, int* array_of_integers, MPI_Aint* array_of_addresses,
+                                        MPI_Datatype* array_of_datatypes))
 MESHMP_DECLARE(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype* newtype))
 /* MPI-3.1 §4.1.5, §4.1.11, §8.1.2 and §4.1.x: sizes, bounds and element
  * counts as MPI_Count; MPI_Status_set_elements(_x) makes a status say

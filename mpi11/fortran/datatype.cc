@@ -121,6 +121,28 @@ MESHMP_FORTRAN_FN(void, type_create_hindexed_block, (const F* count, const F* bl
 MESHMP_FORTRAN_FN(void, type_dup, (const F* oldtype, F* newtype, F* ierror)) {
   *ierror = PMPI_Type_dup(*oldtype, newtype);
 }
+// MPI-2.2 §4.1.3-4.1.4: the array types (MPI_ORDER_FORTRAN is what a
+// Fortran program's arrays are).
+MESHMP_FORTRAN_FN(void, type_create_subarray, (const F* ndims, const F* sizes, const F* subsizes, const F* starts,
+                                               const F* order, const F* oldtype, F* newtype, F* ierror)) {
+  *ierror = PMPI_Type_create_subarray(*ndims, sizes, subsizes, starts, *order, *oldtype, newtype);
+}
+MESHMP_FORTRAN_FN(void, type_create_darray, (const F* size, const F* rank, const F* ndims, const F* gsizes,
+                                             const F* distribs, const F* dargs, const F* psizes, const F* order,
+                                             const F* oldtype, F* newtype, F* ierror)) {
+  *ierror = PMPI_Type_create_darray(*size, *rank, *ndims, gsizes, distribs, dargs, psizes, *order, *oldtype, newtype);
+}
+// MPI-2.2 §4.1.13; the addresses are INTEGER(KIND=MPI_ADDRESS_KIND).
+MESHMP_FORTRAN_FN(void, type_get_envelope, (const F* datatype, F* num_integers, F* num_addresses, F* num_datatypes,
+                                            F* combiner, F* ierror)) {
+  *ierror = PMPI_Type_get_envelope(*datatype, num_integers, num_addresses, num_datatypes, combiner);
+}
+MESHMP_FORTRAN_FN(void, type_get_contents, (const F* datatype, const F* max_integers, const F* max_addresses,
+                                            const F* max_datatypes, F* integers, MPI_Aint* addresses, F* datatypes,
+                                            F* ierror)) {
+  *ierror = PMPI_Type_get_contents(*datatype, *max_integers, *max_addresses, *max_datatypes, integers, addresses,
+                                   datatypes);
+}
 MESHMP_FORTRAN_FN(void, type_create_struct, (const F* count, const F* blocklengths, const MPI_Aint* displacements,
                                              const F* types, F* newtype, F* ierror)) {
   *ierror = PMPI_Type_create_struct(*count, blocklengths, displacements, types, newtype);

@@ -3,8 +3,10 @@
 ! DOUBLE PRECISION built from MPI_ADDRESS and sent from MPI_BOTTOM,
 ! extents and sizes, MPI_PACK/MPI_UNPACK, and the MPI-2 forms
 ! (MPI_GET_ADDRESS, MPI_TYPE_CREATE_STRUCT, MPI_TYPE_GET_EXTENT, names);
-! MPI-2.2's MPI_TYPE_CREATE_INDEXED_BLOCK, MPI_TYPE_DUP and
-! MPI_TYPE_MATCH_SIZE.
+! MPI-2.2's MPI_TYPE_CREATE_INDEXED_BLOCK, MPI_TYPE_DUP,
+! MPI_TYPE_MATCH_SIZE, MPI_TYPE_CREATE_SUBARRAY in Fortran order (a
+! block of a column-major array), MPI_TYPE_CREATE_DARRAY and
+! MPI_TYPE_GET_ENVELOPE/CONTENTS.
 ! Rank r sends to rank r XOR 1 (an odd last rank to itself).
       PROGRAM DTYPE
       IMPLICIT NONE
@@ -12,6 +14,10 @@
       INTEGER IERR, RANK, NPROCS, PEER, NBAD, I, J
       INTEGER ROWT, STRT, STR2, SZ, EXT, POS, NAMELEN
       INTEGER BLENS(2), DISPS(2), TYPES(2), REQ, BLKT, DUPT
+      INTEGER SUBT, NI, NA, ND, COMB, SIZES(2), SUBS(2), STARTS(2)
+      INTEGER CINTS(8), CTYPES(1), GOT(6), DIST(1), DARG(1), PS(1)
+      INTEGER(KIND=MPI_ADDRESS_KIND) CADDR(1)
+      DOUBLE PRECISION SUB6(6)
       INTEGER IBUF(8), IGOT(8)
       INTEGER(KIND=MPI_ADDRESS_KIND) ADISP(2), LB, AEXT, A0
       DOUBLE PRECISION A(4, 5), ROW(5)
@@ -130,5 +136,49 @@
       CALL MPI_TYPE_FREE(DUPT, IERR)
       CALL MPI_TYPE_MATCH_SIZE(MPI_TYPECLASS_REAL, 8, DUPT, IERR)
       CALL CHECK(DUPT .EQ. MPI_REAL8, 'type_match_size', NBAD)
+!     Subarray A(2:3, 3:5) of A(4,5), column-major: elements (i,j) in
+!     Fortran order, i fastest; its envelope gives the arguments back.
+      DO J = 1, 5
+        DO I = 1, 4
+          A(I, J) = 10 * I + J
+        END DO
+      END DO
+      SIZES(1) = 4
+      SIZES(2) = 5
+      SUBS(1) = 2
+      SUBS(2) = 3
+      STARTS(1) = 1
+      STARTS(2) = 2
+      CALL MPI_TYPE_CREATE_SUBARRAY(2, SIZES, SUBS, STARTS,
+     &     MPI_ORDER_FORTRAN, MPI_DOUBLE_PRECISION, SUBT, IERR)
+      CALL MPI_TYPE_COMMIT(SUBT, IERR)
+      CALL MPI_SENDRECV(A, 1, SUBT, 0, 5, SUB6, 6,
+     &     MPI_DOUBLE_PRECISION, 0, 5, MPI_COMM_SELF,
+     &     MPI_STATUS_IGNORE, IERR)
+      CALL CHECK(SUB6(1) .EQ. 23 .AND. SUB6(2) .EQ. 33 .AND.
+     &     SUB6(3) .EQ. 24 .AND. SUB6(4) .EQ. 34 .AND.
+     &     SUB6(5) .EQ. 25 .AND. SUB6(6) .EQ. 35, 'subarray', NBAD)
+      CALL MPI_TYPE_GET_ENVELOPE(SUBT, NI, NA, ND, COMB, IERR)
+      CALL CHECK(COMB .EQ. MPI_COMBINER_SUBARRAY .AND. NI .EQ. 8
+     &     .AND. NA .EQ. 0 .AND. ND .EQ. 1, 'get_envelope', NBAD)
+      CALL MPI_TYPE_GET_CONTENTS(SUBT, 8, 1, 1, CINTS, CADDR, CTYPES,
+     &     IERR)
+      CALL CHECK(CINTS(1) .EQ. 2 .AND. CINTS(6) .EQ. 1 .AND.
+     &     CINTS(8) .EQ. MPI_ORDER_FORTRAN .AND.
+     &     CTYPES(1) .EQ. MPI_DOUBLE_PRECISION, 'get_contents', NBAD)
+      CALL MPI_TYPE_FREE(SUBT, IERR)
+!     Darray: 6 INTEGERs cyclic over 2 processes; process 1 takes 2, 4, 6.
+      SIZES(1) = 6
+      DIST(1) = MPI_DISTRIBUTE_CYCLIC
+      DARG(1) = MPI_DISTRIBUTE_DFLT_DARG
+      PS(1) = 2
+      CALL MPI_TYPE_CREATE_DARRAY(2, 1, 1, SIZES, DIST, DARG, PS,
+     &     MPI_ORDER_FORTRAN, MPI_INTEGER, SUBT, IERR)
+      CALL MPI_TYPE_COMMIT(SUBT, IERR)
+      CALL MPI_SENDRECV(IBUF, 1, SUBT, 0, 6, GOT, 3, MPI_INTEGER,
+     &     0, 6, MPI_COMM_SELF, MPI_STATUS_IGNORE, IERR)
+      CALL CHECK(GOT(1) .EQ. IBUF(2) .AND. GOT(2) .EQ. IBUF(4) .AND.
+     &     GOT(3) .EQ. IBUF(6), 'darray', NBAD)
+      CALL MPI_TYPE_FREE(SUBT, IERR)
       CALL FINISH('datatype', NBAD)
       END

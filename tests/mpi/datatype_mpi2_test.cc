@@ -4,7 +4,9 @@
 // order), through MPI_Pack and through a message; MPI-2.2's C99 types and
 // the multi-language integers in reductions; MPI-3.1's MPI_Count queries,
 // the status setters, MPI_Type_match_size, MPI_Get_library_version and the
-// handle conversions.
+// handle conversions; the array types of §4.1.3-4.1.4 (subarray, darray)
+// against hand-computed element maps in C and Fortran order, and the
+// envelope and contents of §4.1.13 for every constructor.
 #include <mpi.h>
 
 #include <cstdint>
@@ -227,6 +229,221 @@ TEST(TypeMatchSize, TheFortranTypeOfAClassAndSize) {
   mpitest::ErrorsReturn er;
   EXPECT_EQ(error_class(MPI_Type_match_size(MPI_TYPECLASS_REAL, 3, &t)), MPI_ERR_ARG);
   EXPECT_EQ(error_class(MPI_Type_match_size(99, 4, &t)), MPI_ERR_ARG);
+}
+
+
+// ---- subarray and darray (MPI-2.2 §4.1.3-4.1.4) ------------------------------------
+
+std::pair<MPI_Aint, MPI_Aint> bounds(MPI_Datatype t) {
+  MPI_Aint lb, extent;
+  MPI_Type_get_extent(t, &lb, &extent);
+  return {lb, extent};
+}
+
+TEST(Subarray, CAndFortranOrderElementMaps) {
+  const int sizes[] = {4, 5}, subsizes[] = {2, 3}, starts[] = {1, 2};
+  MPI_Datatype c, f;
+  ASSERT_EQ(MPI_Type_create_subarray(2, sizes, subsizes, starts, MPI_ORDER_C, MPI_INT, &c), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Type_create_subarray(2, sizes, subsizes, starts, MPI_ORDER_FORTRAN, MPI_INT, &f), MPI_SUCCESS);
+  MPI_Type_commit(&c);
+  MPI_Type_commit(&f);
+  // C: element (i, j) at i*5 + j, j fastest; Fortran: at i + 4*j, i fastest.
+  EXPECT_EQ(packed_ints(c, 1, 20), (std::vector<int>{7, 8, 9, 12, 13, 14}));
+  EXPECT_EQ(packed_ints(f, 1, 20), (std::vector<int>{9, 10, 13, 14, 17, 18}));
+  // The whole array's extent from 0: a second instance is the next array.
+  EXPECT_EQ(bounds(c), std::make_pair(MPI_Aint{0}, MPI_Aint{20 * sizeof(int)}));
+  EXPECT_EQ(packed_ints(c, 2, 40), (std::vector<int>{7, 8, 9, 12, 13, 14, 27, 28, 29, 32, 33, 34}));
+  int size = 0;
+  MPI_Type_size(f, &size);
+  EXPECT_EQ(size, 6 * static_cast<int>(sizeof(int)));
+  MPI_Type_free(&c);
+  MPI_Type_free(&f);
+}
+
+TEST(Subarray, AHaloFaceOfA3dLatticeThroughAMessage) {
+  // The x = 4 face of a 3x4x5 (t, y, x) block of doubles: 12 of them.
+  const int sizes[] = {3, 4, 5}, subsizes[] = {3, 4, 1}, starts[] = {0, 0, 4};
+  MPI_Datatype face;
+  ASSERT_EQ(MPI_Type_create_subarray(3, sizes, subsizes, starts, MPI_ORDER_C, MPI_DOUBLE, &face), MPI_SUCCESS);
+  MPI_Type_commit(&face);
+  std::vector<double> lattice(60), got(12, -1);
+  for (int i = 0; i < 60; ++i) lattice[i] = i + 0.5;
+  MPI_Status st;
+  ASSERT_EQ(MPI_Sendrecv(lattice.data(), 1, face, 0, 4, got.data(), 12, MPI_DOUBLE, 0, 4, MPI_COMM_SELF, &st),
+            MPI_SUCCESS);
+  for (int t = 0, k = 0; t < 3; ++t)
+    for (int y = 0; y < 4; ++y, ++k) EXPECT_EQ(got[k], t * 20 + y * 5 + 4 + 0.5) << k;
+  MPI_Type_free(&face);
+}
+
+TEST(Subarray, BadArguments) {
+  mpitest::ErrorsReturn errors;
+  const int sizes[] = {4, 5}, too_big[] = {5, 1}, starts[] = {0, 0}, late[] = {3, 0}, two[] = {2, 2};
+  MPI_Datatype t;
+  EXPECT_EQ(error_class(MPI_Type_create_subarray(2, sizes, too_big, starts, MPI_ORDER_C, MPI_INT, &t)), MPI_ERR_ARG);
+  EXPECT_EQ(error_class(MPI_Type_create_subarray(2, sizes, two, late, MPI_ORDER_C, MPI_INT, &t)), MPI_ERR_ARG);
+  EXPECT_EQ(error_class(MPI_Type_create_subarray(0, sizes, two, starts, MPI_ORDER_C, MPI_INT, &t)), MPI_ERR_ARG);
+  EXPECT_EQ(error_class(MPI_Type_create_subarray(2, sizes, two, starts, 3, MPI_INT, &t)), MPI_ERR_ARG);
+  EXPECT_EQ(error_class(MPI_Type_create_subarray(2, sizes, two, starts, MPI_ORDER_C, MPI_DATATYPE_NULL, &t)),
+            MPI_ERR_TYPE);
+}
+
+// The ints rank r's darray takes of an array 0, 1, 2, ... of `total`.
+std::vector<int> darray_ints(int size, int rank, int ndims, const int* gsizes, const int* distribs, const int* dargs,
+                             const int* psizes, int order, int total) {
+  MPI_Datatype t;
+  EXPECT_EQ(MPI_Type_create_darray(size, rank, ndims, gsizes, distribs, dargs, psizes, order, MPI_INT, &t),
+            MPI_SUCCESS);
+  MPI_Type_commit(&t);
+  EXPECT_EQ(bounds(t), std::make_pair(MPI_Aint{0}, MPI_Aint(total * sizeof(int))));
+  std::vector<int> got = packed_ints(t, 1, total);
+  MPI_Type_free(&t);
+  return got;
+}
+
+TEST(Darray, BlockAndCyclicInOneDimension) {
+  const int g[] = {10}, block[] = {MPI_DISTRIBUTE_BLOCK}, dflt[] = {MPI_DISTRIBUTE_DFLT_DARG}, p[] = {3};
+  // Blocks of ceil(10/3) = 4.
+  EXPECT_EQ(darray_ints(3, 0, 1, g, block, dflt, p, MPI_ORDER_C, 10), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(darray_ints(3, 1, 1, g, block, dflt, p, MPI_ORDER_C, 10), (std::vector<int>{4, 5, 6, 7}));
+  EXPECT_EQ(darray_ints(3, 2, 1, g, block, dflt, p, MPI_ORDER_C, 10), (std::vector<int>{8, 9}));
+  // Cyclic(2) over 11: rank 0 takes 0 1 6 7, rank 1 2 3 8 9, rank 2 4 5 10.
+  const int g11[] = {11}, cyclic[] = {MPI_DISTRIBUTE_CYCLIC}, two[] = {2};
+  EXPECT_EQ(darray_ints(3, 0, 1, g11, cyclic, two, p, MPI_ORDER_C, 11), (std::vector<int>{0, 1, 6, 7}));
+  EXPECT_EQ(darray_ints(3, 1, 1, g11, cyclic, two, p, MPI_ORDER_C, 11), (std::vector<int>{2, 3, 8, 9}));
+  EXPECT_EQ(darray_ints(3, 2, 1, g11, cyclic, two, p, MPI_ORDER_C, 11), (std::vector<int>{4, 5, 10}));
+  // Blocks of 5 over 3 processes of 10: the last one gets nothing.
+  const int five[] = {5};
+  EXPECT_EQ(darray_ints(3, 2, 1, g, block, five, p, MPI_ORDER_C, 10), (std::vector<int>{}));
+}
+
+TEST(Darray, TwoDimensionsOnAProcessGridInBothOrders) {
+  // 4x6 over a 2x3 grid (processes row-major: rank 4 sits at (1, 1)):
+  // dimension 0 by blocks of 2, dimension 1 cyclic.
+  const int g[] = {4, 6}, d[] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC},
+            a[] = {MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG}, p[] = {2, 3};
+  // C order: element (i, j) at i*6 + j; rows 2..3, columns 1 and 4.
+  EXPECT_EQ(darray_ints(6, 4, 2, g, d, a, p, MPI_ORDER_C, 24), (std::vector<int>{13, 16, 19, 22}));
+  // Fortran order: at i + 4*j, i fastest.
+  EXPECT_EQ(darray_ints(6, 4, 2, g, d, a, p, MPI_ORDER_FORTRAN, 24), (std::vector<int>{6, 7, 18, 19}));
+  // Every element belongs to exactly one process.
+  std::vector<int> owners(24, 0);
+  for (int r = 0; r < 6; ++r)
+    for (int e : darray_ints(6, r, 2, g, d, a, p, MPI_ORDER_C, 24)) ++owners[e];
+  EXPECT_EQ(owners, std::vector<int>(24, 1));
+  // MPI_DISTRIBUTE_NONE: the whole dimension, on a grid extent of 1.
+  const int none[] = {MPI_DISTRIBUTE_NONE, MPI_DISTRIBUTE_BLOCK}, p13[] = {1, 3};
+  EXPECT_EQ(darray_ints(3, 2, 2, g, none, a, p13, MPI_ORDER_C, 24),
+            (std::vector<int>{4, 5, 10, 11, 16, 17, 22, 23}));
+}
+
+TEST(Darray, BadArguments) {
+  mpitest::ErrorsReturn errors;
+  const int g[] = {10}, block[] = {MPI_DISTRIBUTE_BLOCK}, none[] = {MPI_DISTRIBUTE_NONE}, dflt[] = {MPI_DISTRIBUTE_DFLT_DARG},
+            p[] = {3}, small[] = {3};
+  MPI_Datatype t;
+  EXPECT_EQ(error_class(MPI_Type_create_darray(4, 0, 1, g, block, dflt, p, MPI_ORDER_C, MPI_INT, &t)), MPI_ERR_ARG)
+      << "size differs from the grid";
+  EXPECT_EQ(error_class(MPI_Type_create_darray(3, 3, 1, g, block, dflt, p, MPI_ORDER_C, MPI_INT, &t)), MPI_ERR_ARG)
+      << "rank out of range";
+  EXPECT_EQ(error_class(MPI_Type_create_darray(3, 0, 1, g, block, small, p, MPI_ORDER_C, MPI_INT, &t)), MPI_ERR_ARG)
+      << "3 blocks of 3 do not cover 10";
+  EXPECT_EQ(error_class(MPI_Type_create_darray(3, 0, 1, g, none, dflt, p, MPI_ORDER_C, MPI_INT, &t)), MPI_ERR_ARG)
+      << "MPI_DISTRIBUTE_NONE over 3 processes";
+}
+
+// ---- envelope and contents (MPI-2.2 §4.1.13) -------------------------------------------
+
+struct Contents {
+  int combiner = 0;
+  std::vector<int> ints;
+  std::vector<MPI_Aint> aints;
+  std::vector<MPI_Datatype> types;
+};
+Contents contents_of(MPI_Datatype t) {
+  Contents c;
+  int ni, na, nd;
+  EXPECT_EQ(MPI_Type_get_envelope(t, &ni, &na, &nd, &c.combiner), MPI_SUCCESS);
+  c.ints.resize(ni);
+  c.aints.resize(na);
+  c.types.resize(nd);
+  EXPECT_EQ(MPI_Type_get_contents(t, ni, na, nd, c.ints.data(), c.aints.data(), c.types.data()), MPI_SUCCESS);
+  return c;
+}
+
+TEST(Envelope, EveryConstructorGivesBackItsArguments) {
+  MPI_Datatype v, hv, idx, hidx, blk, st, rs, dup, sub;
+  MPI_Type_vector(3, 2, 5, MPI_INT, &v);
+  MPI_Type_create_hvector(2, 1, 64, v, &hv);
+  const int lens[] = {1, 2}, displs[] = {4, 0}, sizes[] = {4, 5}, subsizes[] = {2, 3}, starts[] = {1, 2};
+  const MPI_Aint bdispls[] = {16, 0};
+  MPI_Type_indexed(2, lens, displs, MPI_DOUBLE, &idx);
+  MPI_Type_create_hindexed(2, lens, bdispls, MPI_DOUBLE, &hidx);
+  MPI_Type_create_indexed_block(2, 3, displs, MPI_SHORT, &blk);
+  const MPI_Datatype types[] = {MPI_CHAR, v};
+  MPI_Type_create_struct(2, lens, bdispls, types, &st);
+  MPI_Type_create_resized(MPI_INT, -4, 12, &rs);
+  MPI_Type_dup(MPI_FLOAT, &dup);
+  MPI_Type_create_subarray(2, sizes, subsizes, starts, MPI_ORDER_FORTRAN, MPI_INT, &sub);
+
+  Contents c = contents_of(v);
+  EXPECT_EQ(c.combiner, MPI_COMBINER_VECTOR);
+  EXPECT_EQ(c.ints, (std::vector<int>{3, 2, 5}));
+  EXPECT_EQ(c.types, std::vector<MPI_Datatype>{MPI_INT});
+  c = contents_of(hv);
+  EXPECT_EQ(c.combiner, MPI_COMBINER_HVECTOR);
+  EXPECT_EQ(c.ints, (std::vector<int>{2, 1}));
+  EXPECT_EQ(c.aints, std::vector<MPI_Aint>{64});
+  // A derived constituent comes back as a new handle with the same map.
+  ASSERT_EQ(c.types.size(), 1u);
+  EXPECT_NE(c.types[0], v);
+  Contents inner = contents_of(c.types[0]);
+  EXPECT_EQ(inner.combiner, MPI_COMBINER_VECTOR);
+  EXPECT_EQ(inner.ints, (std::vector<int>{3, 2, 5}));
+  MPI_Type_free(&c.types[0]);
+  c = contents_of(idx);
+  EXPECT_EQ(c.combiner, MPI_COMBINER_INDEXED);
+  EXPECT_EQ(c.ints, (std::vector<int>{2, 1, 2, 4, 0}));
+  c = contents_of(hidx);
+  EXPECT_EQ(c.combiner, MPI_COMBINER_HINDEXED);
+  EXPECT_EQ(c.ints, (std::vector<int>{2, 1, 2}));
+  EXPECT_EQ(c.aints, (std::vector<MPI_Aint>{16, 0}));
+  c = contents_of(blk);
+  EXPECT_EQ(c.combiner, MPI_COMBINER_INDEXED_BLOCK);
+  EXPECT_EQ(c.ints, (std::vector<int>{2, 3, 4, 0}));
+  EXPECT_EQ(c.types, std::vector<MPI_Datatype>{MPI_SHORT});
+  c = contents_of(st);
+  EXPECT_EQ(c.combiner, MPI_COMBINER_STRUCT);
+  EXPECT_EQ(c.ints, (std::vector<int>{2, 1, 2}));
+  EXPECT_EQ(c.aints, (std::vector<MPI_Aint>{16, 0}));
+  ASSERT_EQ(c.types.size(), 2u);
+  EXPECT_EQ(c.types[0], MPI_CHAR);
+  MPI_Type_free(&c.types[1]);
+  c = contents_of(rs);
+  EXPECT_EQ(c.combiner, MPI_COMBINER_RESIZED);
+  EXPECT_EQ(c.aints, (std::vector<MPI_Aint>{-4, 12}));
+  c = contents_of(dup);
+  EXPECT_EQ(c.combiner, MPI_COMBINER_DUP);
+  EXPECT_EQ(c.types, std::vector<MPI_Datatype>{MPI_FLOAT});
+  c = contents_of(sub);
+  EXPECT_EQ(c.combiner, MPI_COMBINER_SUBARRAY);
+  EXPECT_EQ(c.ints, (std::vector<int>{2, 4, 5, 2, 3, 1, 2, MPI_ORDER_FORTRAN}));
+  for (MPI_Datatype* t : {&v, &hv, &idx, &hidx, &blk, &st, &rs, &dup, &sub}) MPI_Type_free(t);
+}
+
+TEST(Envelope, APredefinedTypeIsNamedAndHasNoContents) {
+  int ni = -1, na = -1, nd = -1, combiner = -1;
+  ASSERT_EQ(MPI_Type_get_envelope(MPI_DOUBLE, &ni, &na, &nd, &combiner), MPI_SUCCESS);
+  EXPECT_EQ(combiner, MPI_COMBINER_NAMED);
+  EXPECT_EQ(ni + na + nd, 0);
+  mpitest::ErrorsReturn errors;
+  EXPECT_EQ(error_class(MPI_Type_get_contents(MPI_DOUBLE, 0, 0, 0, nullptr, nullptr, nullptr)), MPI_ERR_TYPE);
+  MPI_Datatype v;
+  MPI_Type_vector(3, 2, 5, MPI_INT, &v);
+  int ints[2];
+  MPI_Datatype types[1];
+  EXPECT_EQ(error_class(MPI_Type_get_contents(v, 2, 0, 1, ints, nullptr, types)), MPI_ERR_ARG) << "3 ints do not fit 2";
+  MPI_Type_free(&v);
 }
 
 }  // namespace
