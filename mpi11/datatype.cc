@@ -501,6 +501,8 @@ MESHMP_MPI_FN(int, Type_commit, (MPI_Datatype* datatype)) {
 MESHMP_MPI_FN(int, Type_free, (MPI_Datatype* datatype)) {
   if (!datatype || !type_info(*datatype)) return raise(MPI_COMM_NULL, "MPI_Type_free", MPI_ERR_TYPE, "datatype is not a valid datatype");
   if (*datatype < kFirstDerived) return raise(MPI_COMM_NULL, "MPI_Type_free", MPI_ERR_TYPE, "a predefined datatype cannot be freed");
+  // Its attributes' delete callbacks first; one that fails keeps the type.
+  if (int err = delete_type_attributes(*datatype, "MPI_Type_free")) return err;
   // Requests still using it hold their own reference (keep_type).
   g_types.table[*datatype].reset();
   *datatype = MPI_DATATYPE_NULL;
@@ -670,7 +672,14 @@ MESHMP_MPI_FN(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype* newtype)) {
   if (!o) return err;
   std::shared_ptr<TypeInfo> t = build_type({{0, 1, 1, 0, keep_type(oldtype)}}, false);
   t->committed = o->committed;
-  return make_type(call, std::move(t), newtype, {MPI_COMBINER_DUP, {}, {}, {oldtype}, {}});
+  if ((err = make_type(call, std::move(t), newtype, {MPI_COMBINER_DUP, {}, {}, {oldtype}, {}}))) return err;
+  // Its attributes through their copy callbacks; one that fails takes the new type back.
+  if ((err = copy_type_attributes(oldtype, *newtype))) {
+    delete_type_attributes(*newtype, call);
+    g_types.table[*newtype].reset();
+    *newtype = MPI_DATATYPE_NULL;
+  }
+  return err;
 } MESHMP_MPI_END(Type_dup)
 
 MESHMP_MPI_FN(int, Type_create_struct, (int count, const int* array_of_blocklengths, const MPI_Aint* array_of_displacements, const MPI_Datatype* array_of_types, MPI_Datatype* newtype)) {

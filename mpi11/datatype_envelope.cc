@@ -52,6 +52,7 @@ MESHMP_MPI_FN(int, Type_get_contents, (MPI_Datatype datatype, int max_integers, 
     }
     auto copy = std::make_shared<TypeInfo>(was);
     copy->in_use = true;
+    copy->attributes.clear();  // a new object: no attributes
     array_of_datatypes[i] = g_types.add(std::move(copy));
   }
   return MPI_SUCCESS;

@@ -115,6 +115,7 @@ struct TypeInfo {
   MPI_Datatype uniform = MPI_DATATYPE_NULL;
   bool contiguous = false;       ///< one run at offset true_lb, size == extent
   Envelope envelope;             ///< how it was made
+  std::map<int, void*> attributes;  ///< keyval -> value (MPI-2.2 §6.7.4)
 
   MPI_Aint extent() const { return ub - lb; }
 };
@@ -269,6 +270,7 @@ struct Keyval {
   /// Keys made from Fortran: the record behind extra_state that the C
   /// trampolines in copy/del read (mpi11/fortran/attr.cc), freed with the key.
   std::shared_ptr<void> binding;
+  bool for_types = false;  ///< a datatype key (MPI_Type_create_keyval), else a communicator key
 };
 
 /// Communicators by handle (index). Each lives at a fixed address (callers
@@ -338,6 +340,9 @@ int last_used_code();
 int copy_attributes(MPI_Comm from, MPI_Comm to);
 /// MPI_Comm_free's part: runs every delete callback and drops the attributes.
 int delete_attributes(MPI_Comm comm, const char* call);
+/// The same for datatypes (MPI_Type_dup, MPI_Type_free).
+int copy_type_attributes(MPI_Datatype from, MPI_Datatype to);
+int delete_type_attributes(MPI_Datatype t, const char* call);
 /// MPI_Comm_dup of an intercommunicator (collective over both groups).
 MPI_Comm dup_intercomm(MPI_Comm comm, const char* call, int* err);
 /// MPI_IDENT (same ranks, same order), MPI_SIMILAR (same ranks) or

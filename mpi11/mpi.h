@@ -286,6 +286,16 @@ int MPI_NULL_DELETE_FN(MPI_Comm comm, int keyval, void* attribute_val, void* ext
 #define MPI_COMM_NULL_COPY_FN MPI_NULL_COPY_FN
 #define MPI_COMM_DUP_FN MPI_DUP_FN
 #define MPI_COMM_NULL_DELETE_FN MPI_NULL_DELETE_FN
+/* MPI-2.2 §6.7.4: datatype attributes, the same shapes on a datatype. */
+typedef int(MPI_Type_copy_attr_function)(MPI_Datatype oldtype, int type_keyval, void* extra_state,
+                                         void* attribute_val_in, void* attribute_val_out, int* flag);
+typedef int(MPI_Type_delete_attr_function)(MPI_Datatype datatype, int type_keyval, void* attribute_val,
+                                           void* extra_state);
+int MPI_TYPE_NULL_COPY_FN(MPI_Datatype oldtype, int type_keyval, void* extra_state, void* attribute_val_in,
+                          void* attribute_val_out, int* flag);
+int MPI_TYPE_DUP_FN(MPI_Datatype oldtype, int type_keyval, void* extra_state, void* attribute_val_in,
+                    void* attribute_val_out, int* flag);
+int MPI_TYPE_NULL_DELETE_FN(MPI_Datatype datatype, int type_keyval, void* attribute_val, void* extra_state);
 
 /* The prototypes, each for MPI_ and PMPI_. */
 #define MESHMP_DECLARE(ret, name, params) \
@@ -484,6 +494,13 @@ MESHMP_DECLARE(int, Type_get_envelope, (MPI_Datatype datatype, int* num_integers
 MESHMP_DECLARE(int, Type_get_contents, (MPI_Datatype datatype, int max_integers, int max_addresses,
                                         int max_datatypes, int* array_of_integers, MPI_Aint* array_of_addresses,
                                         MPI_Datatype* array_of_datatypes))
+MESHMP_DECLARE(int, Type_create_keyval, (MPI_Type_copy_attr_function* type_copy_attr_fn,
+                                         MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval,
+                                         void* extra_state))
+MESHMP_DECLARE(int, Type_free_keyval, (int* type_keyval))
+MESHMP_DECLARE(int, Type_set_attr, (MPI_Datatype datatype, int type_keyval, void* attribute_val))
+MESHMP_DECLARE(int, Type_get_attr, (MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag))
+MESHMP_DECLARE(int, Type_delete_attr, (MPI_Datatype datatype, int type_keyval))
 MESHMP_DECLARE(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype* newtype))
 /* MPI-3.1 §4.1.5, §4.1.11, §8.1.2 and §4.1.x: sizes, bounds and element
  * counts as MPI_Count; MPI_Status_set_elements(_x) makes a status say

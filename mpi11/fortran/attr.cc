@@ -111,6 +111,24 @@ MESHMP_FORTRAN_FN(void, comm_delete_attr, (const F* comm, const F* keyval, F* ie
   *ierror = PMPI_Comm_delete_attr(*comm, *keyval);
 }
 
+// MPI-2.2 §6.7.4: datatype keys and attributes, INTEGER(KIND=MPI_ADDRESS_KIND) values.
+MESHMP_FORTRAN_FN(void, type_create_keyval, (CopyFn<MPI_Aint>* copy_fn, DeleteFn<MPI_Aint>* delete_fn, F* keyval,
+                                             const MPI_Aint* extra_state, F* ierror)) {
+  *ierror = keyval_create<MPI_Aint>(PMPI_Type_create_keyval, copy_fn, delete_fn, keyval, extra_state);
+}
+MESHMP_FORTRAN_FN(void, type_free_keyval, (F* keyval, F* ierror)) { *ierror = PMPI_Type_free_keyval(keyval); }
+MESHMP_FORTRAN_FN(void, type_set_attr, (const F* datatype, const F* keyval, const MPI_Aint* attribute_val,
+                                        F* ierror)) {
+  *ierror = PMPI_Type_set_attr(*datatype, *keyval, from_value(*attribute_val));
+}
+MESHMP_FORTRAN_FN(void, type_get_attr, (const F* datatype, const F* keyval, MPI_Aint* attribute_val, F* flag,
+                                        F* ierror)) {
+  *ierror = attr_get<MPI_Aint>(PMPI_Type_get_attr, *datatype, *keyval, attribute_val, flag);
+}
+MESHMP_FORTRAN_FN(void, type_delete_attr, (const F* datatype, const F* keyval, F* ierror)) {
+  *ierror = PMPI_Type_delete_attr(*datatype, *keyval);
+}
+
 // The predefined callbacks as Fortran procedures (mpif.h declares them
 // EXTERNAL): copy nothing, copy the value, do nothing.
 extern "C" {
@@ -126,4 +144,15 @@ void mpi_comm_dup_fn_(const F*, const F*, const MPI_Aint*, const MPI_Aint* in, M
   *out = *in, *flag = 1, *ierr = MPI_SUCCESS;
 }
 void mpi_comm_null_delete_fn_(const F*, const F*, const MPI_Aint*, const MPI_Aint*, F* ierr) { *ierr = MPI_SUCCESS; }
+// A datatype key's callbacks have the communicator key's shapes.
+void mpi_type_null_copy_fn_(const F* a, const F* b, const MPI_Aint* c, const MPI_Aint* d, MPI_Aint* e, F* flag,
+                            F* ierr) {
+  mpi_comm_null_copy_fn_(a, b, c, d, e, flag, ierr);
+}
+void mpi_type_dup_fn_(const F* a, const F* b, const MPI_Aint* c, const MPI_Aint* in, MPI_Aint* out, F* flag, F* ierr) {
+  mpi_comm_dup_fn_(a, b, c, in, out, flag, ierr);
+}
+void mpi_type_null_delete_fn_(const F* a, const F* b, const MPI_Aint* c, const MPI_Aint* d, F* ierr) {
+  mpi_comm_null_delete_fn_(a, b, c, d, ierr);
+}
 }

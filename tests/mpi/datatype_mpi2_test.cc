@@ -6,7 +6,8 @@
 // the status setters, MPI_Type_match_size, MPI_Get_library_version and the
 // handle conversions; the array types of §4.1.3-4.1.4 (subarray, darray)
 // against hand-computed element maps in C and Fortran order, and the
-// envelope and contents of §4.1.13 for every constructor.
+// envelope and contents of §4.1.13 for every constructor; attributes on
+// datatypes (§6.7.4) through MPI_Type_dup and MPI_Type_free.
 #include <mpi.h>
 
 #include <cstdint>
@@ -444,6 +445,86 @@ TEST(Envelope, APredefinedTypeIsNamedAndHasNoContents) {
   MPI_Datatype types[1];
   EXPECT_EQ(error_class(MPI_Type_get_contents(v, 2, 0, 1, ints, nullptr, types)), MPI_ERR_ARG) << "3 ints do not fit 2";
   MPI_Type_free(&v);
+}
+
+
+// ---- attributes on datatypes (MPI-2.2 §6.7.4) -------------------------------------------
+
+struct AttrLog {
+  std::vector<std::intptr_t> deleted;
+  int copies = 0;
+};
+int copy_plus_one(MPI_Datatype, int, void* extra, void* in, void* out, int* flag) {
+  ++static_cast<AttrLog*>(extra)->copies;
+  *static_cast<void**>(out) = reinterpret_cast<void*>(reinterpret_cast<std::intptr_t>(in) + 1);
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+int log_delete(MPI_Datatype, int, void* value, void* extra) {
+  static_cast<AttrLog*>(extra)->deleted.push_back(reinterpret_cast<std::intptr_t>(value));
+  return MPI_SUCCESS;
+}
+int refuse_delete(MPI_Datatype, int, void*, void*) { return 77; }
+
+std::intptr_t attr_of(MPI_Datatype t, int key, int* flag) {
+  void* v = nullptr;
+  EXPECT_EQ(MPI_Type_get_attr(t, key, &v, flag), MPI_SUCCESS);
+  return reinterpret_cast<std::intptr_t>(v);
+}
+
+TEST(TypeAttributes, CopiedByDupDeletedByFreeAndDelete) {
+  AttrLog log;
+  int key = MPI_KEYVAL_INVALID, plain = MPI_KEYVAL_INVALID;
+  ASSERT_EQ(MPI_Type_create_keyval(copy_plus_one, log_delete, &key, &log), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &plain, nullptr), MPI_SUCCESS);
+  MPI_Datatype v, d;
+  MPI_Type_vector(2, 1, 3, MPI_INT, &v);
+  ASSERT_EQ(MPI_Type_set_attr(v, key, reinterpret_cast<void*>(std::intptr_t{40})), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Type_set_attr(v, plain, reinterpret_cast<void*>(std::intptr_t{9})), MPI_SUCCESS);
+  int flag = 0;
+  EXPECT_EQ(attr_of(v, key, &flag), 40);
+  EXPECT_EQ(flag, 1);
+  // Setting again deletes the old value first.
+  ASSERT_EQ(MPI_Type_set_attr(v, key, reinterpret_cast<void*>(std::intptr_t{41})), MPI_SUCCESS);
+  EXPECT_EQ(log.deleted, std::vector<std::intptr_t>{40});
+  ASSERT_EQ(MPI_Type_dup(v, &d), MPI_SUCCESS);
+  EXPECT_EQ(log.copies, 1);
+  EXPECT_EQ(attr_of(d, key, &flag), 42);
+  EXPECT_EQ(flag, 1);
+  attr_of(d, plain, &flag);
+  EXPECT_EQ(flag, 0) << "MPI_TYPE_NULL_COPY_FN copies nothing";
+  ASSERT_EQ(MPI_Type_delete_attr(v, key), MPI_SUCCESS);
+  attr_of(v, key, &flag);
+  EXPECT_EQ(flag, 0);
+  ASSERT_EQ(MPI_Type_free(&d), MPI_SUCCESS);
+  EXPECT_EQ(log.deleted, (std::vector<std::intptr_t>{40, 41, 42}));
+  // On a predefined type too.
+  ASSERT_EQ(MPI_Type_set_attr(MPI_INT, key, reinterpret_cast<void*>(std::intptr_t{5})), MPI_SUCCESS);
+  EXPECT_EQ(attr_of(MPI_INT, key, &flag), 5);
+  ASSERT_EQ(MPI_Type_delete_attr(MPI_INT, key), MPI_SUCCESS);
+  MPI_Type_free(&v);
+  MPI_Type_free_keyval(&key);
+  MPI_Type_free_keyval(&plain);
+  EXPECT_EQ(key, MPI_KEYVAL_INVALID);
+}
+
+TEST(TypeAttributes, WrongKeysAndAFailingDeleteCallback) {
+  mpitest::ErrorsReturn errors;
+  int comm_key, type_key;
+  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &comm_key, nullptr);
+  MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, refuse_delete, &type_key, nullptr);
+  MPI_Datatype v;
+  MPI_Type_contiguous(2, MPI_INT, &v);
+  EXPECT_EQ(error_class(MPI_Type_set_attr(v, comm_key, nullptr)), MPI_ERR_ARG) << "a communicator's key";
+  EXPECT_EQ(error_class(MPI_Comm_set_attr(MPI_COMM_WORLD, type_key, nullptr)), MPI_ERR_ARG) << "a datatype's key";
+  EXPECT_EQ(error_class(MPI_Type_set_attr(MPI_DATATYPE_NULL, type_key, nullptr)), MPI_ERR_TYPE);
+  ASSERT_EQ(MPI_Type_set_attr(v, type_key, nullptr), MPI_SUCCESS);
+  MPI_Datatype kept = v;
+  EXPECT_EQ(error_class(MPI_Type_free(&v)), MPI_ERR_OTHER);
+  int size = 0;
+  EXPECT_EQ(MPI_Type_size(kept, &size), MPI_SUCCESS) << "the type stays when its delete callback fails";
+  EXPECT_EQ(size, 2 * static_cast<int>(sizeof(int)));
+  MPI_Comm_free_keyval(&comm_key);
 }
 
 }  // namespace
