@@ -424,6 +424,7 @@ MESHMP_DECLARE(int, Mrecv, (void* buf, int count, MPI_Datatype datatype, MPI_Mes
                             MPI_Status* status))
 MESHMP_DECLARE(int, Imrecv, (void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
                              MPI_Request* request))
+MESHMP_DECLARE(int, Request_get_status, (MPI_Request request, int* flag, MPI_Status* status))
 MESHMP_DECLARE(int, Test_cancelled, (const MPI_Status* status, int* flag))
 MESHMP_DECLARE(int, Get_count, (const MPI_Status* status, MPI_Datatype datatype, int* count))
 MESHMP_DECLARE(int, Get_elements, (const MPI_Status* status, MPI_Datatype datatype, int* count))

@@ -858,6 +858,38 @@ MESHMP_MPI_FN(int, Cancel, (MPI_Request* request)) {
   return MPI_SUCCESS;
 } MESHMP_MPI_END(Cancel)
 
+// MPI-2.2 §3.7.3: whether the request has completed, and its status, but
+// the request stays as it is -- a later wait or test completes (and frees)
+// it. A completed core request's status moves into the request (`done`).
+MESHMP_MPI_FN(int, Request_get_status, (MPI_Request request, int* flag, MPI_Status* status)) {
+  const char* call = "MPI_Request_get_status";
+  if (!flag) return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "flag is NULL");
+  if (!is_live(request)) {
+    if (request != MPI_REQUEST_NULL && !requests().valid(request))
+      return raise(MPI_COMM_NULL, call, MPI_ERR_REQUEST, "request is not a request");
+    *flag = 1;
+    set_empty_status(status, MPI_ANY_SOURCE);
+    return MPI_SUCCESS;
+  }
+  engine().progress();
+  if (!has_completed(request)) {
+    *flag = 0;
+    return MPI_SUCCESS;
+  }
+  Req& r = requests().at(request);
+  if (!r.done) {
+    mesh::Status cs;
+    engine().test(r.core, &cs);
+    unpack_received(r, cs);
+    fill_status(&r.st, comm_ref(r.comm), cs, code_of(cs.error, call));
+    if (!r.persistent) r.core = nullptr;
+    r.done = true;
+  }
+  *flag = 1;
+  if (status) *status = r.st;
+  return MPI_SUCCESS;
+} MESHMP_MPI_END(Request_get_status)
+
 MESHMP_MPI_FN(int, Test_cancelled, (const MPI_Status* status, int* flag)) {
   if (!status || !flag) return raise(MPI_COMM_NULL, "MPI_Test_cancelled", MPI_ERR_ARG, "status or flag is NULL");
   *flag = status->meshmp_cancelled;

@@ -170,3 +170,32 @@ MESHMP_FORTRAN_FN(void, type_set_name, (const F* datatype, const char* name, F* 
 MESHMP_FORTRAN_FN(void, type_match_size, (const F* typeclass, const F* size, F* datatype, F* ierror)) {
   *ierror = PMPI_Type_match_size(*typeclass, *size, datatype);
 }
+
+// MPI-3.1's MPI_Count queries (INTEGER(KIND=MPI_COUNT_KIND)) and the status
+// setters of MPI-2.2 §12.3, whose STATUS is read and written.
+MESHMP_FORTRAN_FN(void, type_size_x, (const F* datatype, MPI_Count* size, F* ierror)) {
+  *ierror = PMPI_Type_size_x(*datatype, size);
+}
+MESHMP_FORTRAN_FN(void, type_get_extent_x, (const F* datatype, MPI_Count* lb, MPI_Count* extent, F* ierror)) {
+  *ierror = PMPI_Type_get_extent_x(*datatype, lb, extent);
+}
+MESHMP_FORTRAN_FN(void, type_get_true_extent_x, (const F* datatype, MPI_Count* true_lb, MPI_Count* true_extent,
+                                                 F* ierror)) {
+  *ierror = PMPI_Type_get_true_extent_x(*datatype, true_lb, true_extent);
+}
+MESHMP_FORTRAN_FN(void, get_elements_x, (const F* status, const F* datatype, MPI_Count* count, F* ierror)) {
+  const MPI_Status s = status_in(status);
+  *ierror = PMPI_Get_elements_x(&s, *datatype, count);
+}
+MESHMP_FORTRAN_FN(void, status_set_elements, (F* status, const F* datatype, const F* count, F* ierror)) {
+  Statuses s(status, 1);
+  *ierror = PMPI_Status_set_elements(s.get(), *datatype, *count);
+}
+MESHMP_FORTRAN_FN(void, status_set_elements_x, (F* status, const F* datatype, const MPI_Count* count, F* ierror)) {
+  Statuses s(status, 1);
+  *ierror = PMPI_Status_set_elements_x(s.get(), *datatype, *count);
+}
+MESHMP_FORTRAN_FN(void, status_set_cancelled, (F* status, const F* flag, F* ierror)) {
+  Statuses s(status, 1);
+  *ierror = PMPI_Status_set_cancelled(s.get(), *flag != 0);
+}

@@ -66,6 +66,7 @@ const Constant kConstants[] = {
     {"MPI_ERROR", offsetof(MPI_Status, MPI_ERROR) / sizeof(F) + 1},
     {"MPI_ADDRESS_KIND", sizeof(MPI_Aint)},
     {"MPI_OFFSET_KIND", sizeof(long long)},
+    {"MPI_COUNT_KIND", sizeof(MPI_Count)},
     {"MPI_INTEGER_KIND", sizeof(F)},
 };
 #undef C

@@ -56,6 +56,12 @@ MESHMP_FORTRAN_FN(void, test, (F* request, F* flag, F* status, F* ierror)) {
   *ierror = PMPI_Test(request, &c, s.get());
   *flag = logical(c);
 }
+MESHMP_FORTRAN_FN(void, request_get_status, (const F* request, F* flag, F* status, F* ierror)) {
+  Statuses s(status, 1);
+  int c = 0;
+  *ierror = PMPI_Request_get_status(*request, &c, s.get());
+  *flag = logical(c);
+}
 MESHMP_FORTRAN_FN(void, waitany, (const F* count, F* requests, F* index, F* status, F* ierror)) {
   Statuses s(status, 1);
   int i = MPI_UNDEFINED;

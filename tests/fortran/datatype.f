@@ -7,7 +7,8 @@
 ! MPI_TYPE_MATCH_SIZE, MPI_TYPE_CREATE_SUBARRAY in Fortran order (a
 ! block of a column-major array), MPI_TYPE_CREATE_DARRAY and
 ! MPI_TYPE_GET_ENVELOPE/CONTENTS, and an attribute on a datatype
-! copied by MPI_TYPE_DUP (MPI_TYPE_DUP_FN).
+! copied by MPI_TYPE_DUP (MPI_TYPE_DUP_FN); MPI-3.1's MPI_Count
+! queries and the status setters; MPI_REQUEST_GET_STATUS.
 ! Rank r sends to rank r XOR 1 (an odd last rank to itself).
       PROGRAM DTYPE
       IMPLICIT NONE
@@ -22,6 +23,8 @@
       INTEGER TKEY
       INTEGER(KIND=MPI_ADDRESS_KIND) AVAL, EXTRA
       LOGICAL AFLAG
+      INTEGER(KIND=MPI_COUNT_KIND) CSZ, CLB, CEXT
+      INTEGER STS(MPI_STATUS_SIZE)
       INTEGER IBUF(8), IGOT(8)
       INTEGER(KIND=MPI_ADDRESS_KIND) ADISP(2), LB, AEXT, A0
       DOUBLE PRECISION A(4, 5), ROW(5)
@@ -198,6 +201,36 @@
       CALL CHECK(.NOT. AFLAG, 'type attribute deleted', NBAD)
       CALL MPI_TYPE_FREE(DUPT, IERR)
       CALL MPI_TYPE_FREE_KEYVAL(TKEY, IERR)
+!     The darray type's size (3 INTEGERs) and extent (6) as MPI_Counts.
+      CALL MPI_TYPE_SIZE_X(SUBT, CSZ, IERR)
+      CALL MPI_TYPE_GET_EXTENT_X(SUBT, CLB, CEXT, IERR)
+      CALL CHECK(CSZ .EQ. 12 .AND. CLB .EQ. 0 .AND. CEXT .EQ. 24,
+     &     'size_x/get_extent_x', NBAD)
+!     A status set by hand reads back through MPI_GET_COUNT and
+!     MPI_GET_ELEMENTS_X; cancelled through MPI_TEST_CANCELLED.
+      CALL MPI_STATUS_SET_ELEMENTS(STS, MPI_INTEGER, 5, IERR)
+      CALL MPI_GET_COUNT(STS, MPI_INTEGER, SZ, IERR)
+      CALL CHECK(SZ .EQ. 5, 'status_set_elements', NBAD)
+      CSZ = 7
+      CALL MPI_STATUS_SET_ELEMENTS_X(STS, MPI_INTEGER, CSZ, IERR)
+      CALL MPI_GET_ELEMENTS_X(STS, MPI_INTEGER, CEXT, IERR)
+      CALL CHECK(CEXT .EQ. 7, 'status_set_elements_x', NBAD)
+      CALL MPI_STATUS_SET_CANCELLED(STS, .TRUE., IERR)
+      CALL MPI_TEST_CANCELLED(STS, AFLAG, IERR)
+      CALL CHECK(AFLAG, 'status_set_cancelled', NBAD)
       CALL MPI_TYPE_FREE(SUBT, IERR)
+!     A receive looked at with MPI_REQUEST_GET_STATUS, then waited for.
+      CALL MPI_IRECV(IVAL2, 1, MPI_INTEGER, 0, 8, MPI_COMM_SELF, REQ,
+     &     IERR)
+      CALL MPI_SEND(RANK, 1, MPI_INTEGER, 0, 8, MPI_COMM_SELF, IERR)
+      AFLAG = .FALSE.
+      DO WHILE (.NOT. AFLAG)
+        CALL MPI_REQUEST_GET_STATUS(REQ, AFLAG, STS, IERR)
+      END DO
+      CALL CHECK(REQ .NE. MPI_REQUEST_NULL .AND. STS(MPI_TAG) .EQ. 8,
+     &     'request_get_status', NBAD)
+      CALL MPI_WAIT(REQ, STS, IERR)
+      CALL CHECK(REQ .EQ. MPI_REQUEST_NULL .AND. IVAL2 .EQ. RANK,
+     &     'request_get_status wait', NBAD)
       CALL FINISH('datatype', NBAD)
       END

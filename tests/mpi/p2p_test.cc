@@ -1,7 +1,8 @@
 // MPI-1.1 §3, point-to-point: every send mode against every receive form,
 // probe, cancel, persistent requests, buffered sends and their buffer
 // overflow, the wait/test family, MPI_PROC_NULL, wildcards, truncation and
-// the non-overtaking rule. Pairs are (even, odd) ranks; on one rank a
+// the non-overtaking rule; MPI-2.2's MPI_Request_get_status. Pairs are
+// (even, odd) ranks; on one rank a
 // process talks to itself.
 #include <mpi.h>
 
@@ -531,6 +532,48 @@ TEST(P2p, WaitanyWaitsomeTestsomeTestallFindEveryRequest) {
   EXPECT_EQ(idx, MPI_UNDEFINED);
   MPI_Cancel(&pending);
   MPI_Wait(&pending, &st);
+}
+
+TEST(P2p, RequestGetStatusLooksWithoutCompleting) {
+  // The receive's status through MPI_Request_get_status, eager and
+  // rendezvous; the request stays, and MPI_Wait then completes it with the
+  // same status. A persistent one starts again afterwards.
+  for (std::size_t n : {std::size_t{4}, std::size_t{70000}}) {
+    SCOPED_TRACE(n);
+    std::vector<int> out = payload(n, rank()), in(n, -1);
+    MPI_Request rr, sr;
+    MPI_Recv_init(in.data(), static_cast<int>(n), MPI_INT, partner(), 31, MPI_COMM_WORLD, &rr);
+    for (int round = 0; round < 2; ++round) {
+      ASSERT_EQ(MPI_Start(&rr), MPI_SUCCESS);
+      ASSERT_EQ(MPI_Isend(out.data(), static_cast<int>(n), MPI_INT, partner(), 31, MPI_COMM_WORLD, &sr), MPI_SUCCESS);
+      int flag = 0;
+      MPI_Status peek;
+      for (long spins = 0; !flag; ++spins) {
+        ASSERT_LT(spins, 100'000'000L);
+        ASSERT_EQ(MPI_Request_get_status(rr, &flag, &peek), MPI_SUCCESS);
+      }
+      EXPECT_NE(rr, MPI_REQUEST_NULL) << "the request stays";
+      EXPECT_EQ(peek.MPI_SOURCE, partner());
+      EXPECT_EQ(peek.MPI_TAG, 31);
+      ASSERT_EQ(MPI_Request_get_status(rr, &flag, &peek), MPI_SUCCESS) << "asked twice";
+      EXPECT_EQ(flag, 1);
+      MPI_Status st;
+      ASSERT_EQ(MPI_Wait(&rr, &st), MPI_SUCCESS);
+      int count = -1;
+      MPI_Get_count(&st, MPI_INT, &count);
+      EXPECT_EQ(count, static_cast<int>(n));
+      EXPECT_EQ(st.MPI_SOURCE, partner());
+      EXPECT_EQ(in, payload(n, partner()));
+      ASSERT_EQ(MPI_Wait(&sr, MPI_STATUS_IGNORE), MPI_SUCCESS);
+      in.assign(n, -1);
+    }
+    MPI_Request_free(&rr);
+  }
+  int flag = 0;
+  MPI_Status st;
+  ASSERT_EQ(MPI_Request_get_status(MPI_REQUEST_NULL, &flag, &st), MPI_SUCCESS);
+  EXPECT_EQ(flag, 1);
+  EXPECT_EQ(st.MPI_SOURCE, MPI_ANY_SOURCE);
 }
 
 TEST(P2p, SendrecvReplaceSwapsAroundARing) {
