@@ -193,6 +193,11 @@ MESHMP_MPI_FN(int, Comm_dup, (MPI_Comm comm, MPI_Comm* newcomm)) {
   d.periods = o.periods;
   d.index = o.index;
   d.edges = o.edges;
+  d.sources = o.sources;
+  d.destinations = o.destinations;
+  d.source_weights = o.source_weights;
+  d.dest_weights = o.dest_weights;
+  d.weighted = o.weighted;
   if ((err = copy_attributes(comm, n))) {
     delete_attributes(n, call);
     comm_ref(n) = CommInfo{};

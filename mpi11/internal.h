@@ -222,7 +222,7 @@ inline const char* data_start(const TypeInfo& t, const void* buf) {
 
 // ---- communicators (comm.cc) ---------------------------------------------------
 
-enum class Topo { kNone, kCart, kGraph };
+enum class Topo { kNone, kCart, kGraph, kDistGraph };
 
 struct CommInfo {
   bool in_use = false;
@@ -235,6 +235,10 @@ struct CommInfo {
   Topo topo = Topo::kNone;
   std::vector<int> dims, periods;  ///< Cartesian topology (row-major rank order)
   std::vector<int> index, edges;   ///< graph topology, as given to MPI_Graph_create
+  /// Distributed graph (MPI-2.2 §7.5.4): this process's in- and out-edges
+  /// (ranks here) and their weights (empty when unweighted).
+  std::vector<int> sources, destinations, source_weights, dest_weights;
+  bool weighted = false;
   /// Intercommunicator (§5.6): the remote group's world ranks. Then `group`
   /// is the local group (its context carries the leaders' set-up traffic),
   /// ranks in point-to-point calls name remote processes, and rank_of_world

@@ -109,6 +109,10 @@ typedef struct MPI_Status {
 /* MPI_Topo_test (§6.5.5). */
 #define MPI_CART 1
 #define MPI_GRAPH 2
+#define MPI_DIST_GRAPH 3 /* MPI-2.2 §7.5.4 */
+/* MPI_Dist_graph_create(_adjacent)'s weights: none given, or none (degree 0) */
+#define MPI_UNWEIGHTED ((int*)2)
+#define MPI_WEIGHTS_EMPTY ((int*)3)
 
 /* MPI-2 thread levels (MPI_Init_thread): SINGLE and FUNNELED are provided. */
 #define MPI_THREAD_SINGLE 0
@@ -691,6 +695,17 @@ MESHMP_DECLARE(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int* 
 MESHMP_DECLARE(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int* nneighbors))
 MESHMP_DECLARE(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int* neighbors))
 MESHMP_DECLARE(int, Graph_map, (MPI_Comm comm, int nnodes, const int* index, const int* edges, int* newrank))
+/* MPI-2.2 §7.5.4: distributed graphs. reorder and info are accepted and do nothing. */
+MESHMP_DECLARE(int, Dist_graph_create_adjacent, (MPI_Comm comm_old, int indegree, const int* sources,
+                                                 const int* sourceweights, int outdegree, const int* destinations,
+                                                 const int* destweights, MPI_Info info, int reorder,
+                                                 MPI_Comm* comm_dist_graph))
+MESHMP_DECLARE(int, Dist_graph_create, (MPI_Comm comm_old, int n, const int* sources, const int* degrees,
+                                        const int* destinations, const int* weights, MPI_Info info, int reorder,
+                                        MPI_Comm* comm_dist_graph))
+MESHMP_DECLARE(int, Dist_graph_neighbors_count, (MPI_Comm comm, int* indegree, int* outdegree, int* weighted))
+MESHMP_DECLARE(int, Dist_graph_neighbors, (MPI_Comm comm, int maxindegree, int* sources, int* sourceweights,
+                                           int maxoutdegree, int* destinations, int* destweights))
 /* Neighbourhood collectives (MPI-3.1 §7.6) on Cartesian and graph
  * communicators, blocking: one block to and from each neighbour, in §7.6's
  * order (Cartesian: per dimension the -1 then the +1 neighbour; graph:

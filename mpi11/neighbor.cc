@@ -1,6 +1,7 @@
-// Neighbourhood collectives (MPI-3.1 §7.6) on Cartesian and graph
-// communicators: every rank exchanges one block with each of its
-// neighbours, all receives and sends posted at once on the communicator's
+// Neighbourhood collectives (MPI-3.1 §7.6) on Cartesian, graph and
+// distributed graph communicators: every rank exchanges one block with each
+// of its neighbours (on a distributed graph: receives from its sources,
+// sends to its destinations), all receives and sends posted at once on the communicator's
 // collective context. On a Cartesian communicator placed on the torus
 // (MPI_Cart_create with reorder over the world) the neighbours are torus
 // neighbours, so this is the halo exchange of a lattice code, each block on
@@ -27,9 +28,12 @@ using namespace meshmp::mpi;
 
 namespace {
 
+// The ranks blocks come from (`in`) and go to (`out`), in §7.6's order;
+// one list for Cartesian and graph topologies, a distributed graph's
+// sources and destinations for it (MPI_PROC_NULL allowed).
 struct Neighbours {
-  std::vector<int> ranks;  // comm ranks (MPI_PROC_NULL allowed), in §7.6's order
-  std::vector<int> send_tags, recv_tags;
+  std::vector<int> in, out;
+  std::vector<int> in_tags, out_tags;
 };
 
 // One block of the exchange: `count` instances of `type` at `buf`.
@@ -54,9 +58,10 @@ Scratch& scratch() {
 }
 
 int neighbours_of(const char* call, MPI_Comm comm, CommInfo** ci, Neighbours* nb) {
-  nb->ranks.clear();
-  nb->send_tags.clear();
-  nb->recv_tags.clear();
+  nb->in.clear();
+  nb->out.clear();
+  nb->out_tags.clear();
+  nb->in_tags.clear();
   int err;
   CommInfo* c = check_comm(comm, call, &err);
   if (!c) return err;
@@ -75,25 +80,34 @@ int neighbours_of(const char* call, MPI_Comm comm, CommInfo** ci, Neighbours* nb
         else if (y < 0 || y >= extent) return MPI_PROC_NULL;  // off an open edge
         return c->rank() + (y - x) * stride;
       };
-      nb->ranks.insert(nb->ranks.begin(), {at(-1), at(+1)});
+      nb->out.insert(nb->out.begin(), {at(-1), at(+1)});
       stride *= extent;
     }
     for (int d = 0; d < nd; ++d) {
-      nb->send_tags.insert(nb->send_tags.end(), {2 * d, 2 * d + 1});
-      nb->recv_tags.insert(nb->recv_tags.end(), {2 * d + 1, 2 * d});  // lo sent towards its +1
+      nb->out_tags.insert(nb->out_tags.end(), {2 * d, 2 * d + 1});
+      nb->in_tags.insert(nb->in_tags.end(), {2 * d + 1, 2 * d});  // lo sent towards its +1
     }
+    nb->in = nb->out;
     return MPI_SUCCESS;
   }
   if (c->topo == Topo::kGraph) {
     int n = 0;
     PMPI_Graph_neighbors_count(comm, c->rank(), &n);
-    nb->ranks.resize(static_cast<std::size_t>(n));
-    PMPI_Graph_neighbors(comm, c->rank(), n, nb->ranks.data());
-    nb->send_tags.assign(static_cast<std::size_t>(n), 0);
-    nb->recv_tags.assign(static_cast<std::size_t>(n), 0);
+    nb->out.resize(static_cast<std::size_t>(n));
+    PMPI_Graph_neighbors(comm, c->rank(), n, nb->out.data());
+    nb->in = nb->out;
+    nb->out_tags.assign(static_cast<std::size_t>(n), 0);
+    nb->in_tags.assign(static_cast<std::size_t>(n), 0);
     return MPI_SUCCESS;
   }
-  return raise(comm, call, MPI_ERR_TOPOLOGY, "comm has no Cartesian or graph topology");
+  if (c->topo == Topo::kDistGraph) {  // MPI-2.2 §7.5.4: from the sources, to the destinations
+    nb->in = c->sources;
+    nb->out = c->destinations;
+    nb->in_tags.assign(nb->in.size(), 0);
+    nb->out_tags.assign(nb->out.size(), 0);
+    return MPI_SUCCESS;
+  }
+  return raise(comm, call, MPI_ERR_TOPOLOGY, "comm has no Cartesian, graph or distributed graph topology");
 }
 
 int exchange_later(const char* call, MPI_Comm comm, const CommInfo& c, const Neighbours& nb,
@@ -105,35 +119,38 @@ int exchange_later(const char* call, MPI_Comm comm, const CommInfo& c, const Nei
 // the exchange is started behind it instead (exchange_later).
 int exchange(const char* call, MPI_Comm comm, CommInfo& c, const Neighbours& nb, const std::vector<Block>& sends,
              const std::vector<Block>& recvs, MPI_Request* request) {
-  const std::size_t n = nb.ranks.size();
-  for (std::size_t k = 0; k < n; ++k)
-    for (const Block* b : {&sends[k], &recvs[k]}) {
-      const TypeInfo* t = type_info(b->type);
-      if (b->count >= 0 && t && t->committed && b->type != MPI_LB && b->type != MPI_UB) [[likely]]
+  const std::size_t n_in = nb.in.size(), n_out = nb.out.size();
+  for (const std::vector<Block>* blocks : {&sends, &recvs})
+    for (std::size_t k = 0; k < blocks->size(); ++k) {
+      const Block& b = (*blocks)[k];
+      const TypeInfo* t = type_info(b.type);
+      if (b.count >= 0 && t && t->committed && b.type != MPI_LB && b.type != MPI_UB) [[likely]]
         continue;
       // Only a bad block pays for naming it.
-      const std::string which = std::string(b == &sends[k] ? "send" : "recv") + " block " + std::to_string(k);
-      if (int err = check_count(comm, call, b->count, (which + " count").c_str())) return err;
-      if (int err = check_type(comm, call, b->type, (which + " type").c_str())) return err;
+      const std::string which = std::string(blocks == &sends ? "send" : "recv") + " block " + std::to_string(k);
+      if (int err = check_count(comm, call, b.count, (which + " count").c_str())) return err;
+      if (int err = check_type(comm, call, b.type, (which + " type").c_str())) return err;
     }
   if (request) return exchange_later(call, comm, c, nb, sends, recvs, request);
   mesh::Engine& e = *state().engine;
   Scratch& sc = scratch();
   std::vector<std::vector<char>>& packed_in = sc.packed_in;
   std::vector<std::vector<char>>& packed_out = sc.packed_out;
-  if (packed_in.size() < n) packed_in.resize(n), packed_out.resize(n);
-  for (std::size_t k = 0; k < n; ++k) packed_in[k].clear(), packed_out[k].clear();
+  if (packed_in.size() < n_in) packed_in.resize(n_in);
+  if (packed_out.size() < n_out) packed_out.resize(n_out);
+  for (std::size_t k = 0; k < n_in; ++k) packed_in[k].clear();
+  for (std::size_t k = 0; k < n_out; ++k) packed_out[k].clear();
   std::vector<mesh::Request*>& reqs = sc.reqs;
   reqs.clear();
-  for (std::size_t k = 0; k < n; ++k) {
-    if (nb.ranks[k] == MPI_PROC_NULL) continue;
+  for (std::size_t k = 0; k < n_in; ++k) {
+    if (nb.in[k] == MPI_PROC_NULL) continue;
     const TypeInfo& t = *type_info(recvs[k].type);
     const std::size_t bytes = static_cast<std::size_t>(recvs[k].count) * t.size;
     char* into = t.contiguous ? const_cast<char*>(data_start(t, recvs[k].buf)) : (packed_in[k].resize(bytes), packed_in[k].data());
-    reqs.push_back(e.irecv(into, bytes, c.peer_world(nb.ranks[k]), nb.recv_tags[k], c.group.context));
+    reqs.push_back(e.irecv(into, bytes, c.peer_world(nb.in[k]), nb.in_tags[k], c.group.context));
   }
-  for (std::size_t k = 0; k < n; ++k) {
-    if (nb.ranks[k] == MPI_PROC_NULL) continue;
+  for (std::size_t k = 0; k < n_out; ++k) {
+    if (nb.out[k] == MPI_PROC_NULL) continue;
     const TypeInfo& t = *type_info(sends[k].type);
     const std::size_t bytes = static_cast<std::size_t>(sends[k].count) * t.size;
     const char* from = data_start(t, sends[k].buf);
@@ -142,7 +159,7 @@ int exchange(const char* call, MPI_Comm comm, CommInfo& c, const Neighbours& nb,
       pack(t, sends[k].buf, static_cast<std::size_t>(sends[k].count), packed_out[k].data());
       from = packed_out[k].data();
     }
-    reqs.push_back(e.isend(from, bytes, c.peer_world(nb.ranks[k]), nb.send_tags[k], c.group.context));
+    reqs.push_back(e.isend(from, bytes, c.peer_world(nb.out[k]), nb.out_tags[k], c.group.context));
   }
   std::vector<mesh::Status>& st = sc.statuses;
   st.resize(reqs.size());
@@ -150,8 +167,8 @@ int exchange(const char* call, MPI_Comm comm, CommInfo& c, const Neighbours& nb,
   mesh::Error failed = mesh::Error::kOk;
   for (const mesh::Status& s : st)
     if (s.error != mesh::Error::kOk && failed == mesh::Error::kOk) failed = s.error;
-  for (std::size_t k = 0; k < n; ++k)
-    if (!packed_in[k].empty() && nb.ranks[k] != MPI_PROC_NULL)
+  for (std::size_t k = 0; k < n_in; ++k)
+    if (!packed_in[k].empty() && nb.in[k] != MPI_PROC_NULL)
       unpack(*type_info(recvs[k].type), packed_in[k].data(), packed_in[k].size(), recvs[k].buf,
              static_cast<std::size_t>(recvs[k].count));
   if (failed == mesh::Error::kTruncate)
@@ -169,10 +186,13 @@ int exchange(const char* call, MPI_Comm comm, CommInfo& c, const Neighbours& nb,
 int exchange_later(const char* call, MPI_Comm comm, const CommInfo& c, const Neighbours& nb,
                    const std::vector<Block>& sends, const std::vector<Block>& recvs, MPI_Request* request) {
   auto s = std::make_unique<collectives::Schedule>();
-  const std::size_t n = nb.ranks.size();
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return nb.recv_tags[a] < nb.recv_tags[b]; });
+  // Indices 0..n-1 in the order of their tags.
+  auto by_tag = [](const std::vector<int>& tags) {
+    std::vector<std::size_t> order(tags.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return tags[a] < tags[b]; });
+    return order;
+  };
   struct Unpack {
     const TypeInfo* t;
     const char* packed;
@@ -180,18 +200,17 @@ int exchange_later(const char* call, MPI_Comm comm, const CommInfo& c, const Nei
     Block to;
   };
   std::vector<Unpack> unpacks;
-  for (std::size_t k : order) {
-    if (nb.ranks[k] == MPI_PROC_NULL) continue;
+  for (std::size_t k : by_tag(nb.in_tags)) {
+    if (nb.in[k] == MPI_PROC_NULL) continue;
     std::shared_ptr<const TypeInfo> t = keep_type(recvs[k].type);
     const std::size_t bytes = static_cast<std::size_t>(recvs[k].count) * t->size;
     char* into = t->contiguous ? const_cast<char*>(data_start(*t, recvs[k].buf)) : s->scratch(bytes);
-    s->recv(c.peer_world(nb.ranks[k]), into, bytes);
+    s->recv(c.peer_world(nb.in[k]), into, bytes);
     if (!t->contiguous) unpacks.push_back(Unpack{t.get(), into, bytes, recvs[k]});
     s->hold(std::move(t));
   }
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return nb.send_tags[a] < nb.send_tags[b]; });
-  for (std::size_t k : order) {
-    if (nb.ranks[k] == MPI_PROC_NULL) continue;
+  for (std::size_t k : by_tag(nb.out_tags)) {
+    if (nb.out[k] == MPI_PROC_NULL) continue;
     const TypeInfo& t = *type_info(sends[k].type);
     const std::size_t bytes = static_cast<std::size_t>(sends[k].count) * t.size;
     const char* from = data_start(t, sends[k].buf);
@@ -200,7 +219,7 @@ int exchange_later(const char* call, MPI_Comm comm, const CommInfo& c, const Nei
       pack(t, sends[k].buf, static_cast<std::size_t>(sends[k].count), packed);
       from = packed;
     }
-    s->send(c.peer_world(nb.ranks[k]), from, bytes);
+    s->send(c.peer_world(nb.out[k]), from, bytes);
   }
   if (!unpacks.empty())
     s->then([unpacks] {
@@ -227,16 +246,15 @@ int neighbor_alltoallw(const char* call, MPI_Request* request, const void* sendb
   Scratch& sc = scratch();
   Neighbours& nb = sc.nb;
   if (int err = neighbours_of(call, comm, &c, &nb)) return err;
-  const std::size_t n = nb.ranks.size();
-  if (int err = arrays_given(comm, call, n, {sendcounts, sdispls, sendtypes, recvcounts, rdispls, recvtypes})) return err;
+  const std::size_t n_in = nb.in.size(), n_out = nb.out.size();
+  if (int err = arrays_given(comm, call, n_out, {sendcounts, sdispls, sendtypes})) return err;
+  if (int err = arrays_given(comm, call, n_in, {recvcounts, rdispls, recvtypes})) return err;
   std::vector<Block>& s = sc.sends;
   std::vector<Block>& r = sc.recvs;
-  s.resize(n);
-  r.resize(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    s[k] = {at(sendbuf, sdispls[k]), sendcounts[k], sendtypes[k]};
-    r[k] = {at(recvbuf, rdispls[k]), recvcounts[k], recvtypes[k]};
-  }
+  s.resize(n_out);
+  r.resize(n_in);
+  for (std::size_t k = 0; k < n_out; ++k) s[k] = {at(sendbuf, sdispls[k]), sendcounts[k], sendtypes[k]};
+  for (std::size_t k = 0; k < n_in; ++k) r[k] = {at(recvbuf, rdispls[k]), recvcounts[k], recvtypes[k]};
   return exchange(call, comm, *c, nb, s, r, request);
 }
 
@@ -245,19 +263,18 @@ int neighbor_alltoallv(const char* call, MPI_Request* request, const void* sendb
   Scratch& sc = scratch();
   Neighbours& nb = sc.nb;
   if (int err = neighbours_of(call, comm, &c, &nb)) return err;
-  const std::size_t n = nb.ranks.size();
-  if (int err = arrays_given(comm, call, n, {sendcounts, sdispls, recvcounts, rdispls})) return err;
+  const std::size_t n_in = nb.in.size(), n_out = nb.out.size();
+  if (int err = arrays_given(comm, call, n_out, {sendcounts, sdispls})) return err;
+  if (int err = arrays_given(comm, call, n_in, {recvcounts, rdispls})) return err;
   if (int err = check_type(comm, call, sendtype, "sendtype")) return err;
   if (int err = check_type(comm, call, recvtype, "recvtype")) return err;
   const MPI_Aint se = type_info(sendtype)->extent(), re = type_info(recvtype)->extent();
   std::vector<Block>& s = sc.sends;
   std::vector<Block>& r = sc.recvs;
-  s.resize(n);
-  r.resize(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    s[k] = {at(sendbuf, sdispls[k] * se), sendcounts[k], sendtype};
-    r[k] = {at(recvbuf, rdispls[k] * re), recvcounts[k], recvtype};
-  }
+  s.resize(n_out);
+  r.resize(n_in);
+  for (std::size_t k = 0; k < n_out; ++k) s[k] = {at(sendbuf, sdispls[k] * se), sendcounts[k], sendtype};
+  for (std::size_t k = 0; k < n_in; ++k) r[k] = {at(recvbuf, rdispls[k] * re), recvcounts[k], recvtype};
   return exchange(call, comm, *c, nb, s, r, request);
 }
 
@@ -269,15 +286,13 @@ int neighbor_alltoall(const char* call, MPI_Request* request, const void* sendbu
   if (int err = check_type(comm, call, sendtype, "sendtype")) return err;
   if (int err = check_type(comm, call, recvtype, "recvtype")) return err;
   const MPI_Aint se = type_info(sendtype)->extent(), re = type_info(recvtype)->extent();
-  const std::size_t n = nb.ranks.size();
+  const std::size_t n_in = nb.in.size(), n_out = nb.out.size();
   std::vector<Block>& s = sc.sends;
   std::vector<Block>& r = sc.recvs;
-  s.resize(n);
-  r.resize(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    s[k] = {at(sendbuf, static_cast<MPI_Aint>(k) * sendcount * se), sendcount, sendtype};
-    r[k] = {at(recvbuf, static_cast<MPI_Aint>(k) * recvcount * re), recvcount, recvtype};
-  }
+  s.resize(n_out);
+  r.resize(n_in);
+  for (std::size_t k = 0; k < n_out; ++k) s[k] = {at(sendbuf, static_cast<MPI_Aint>(k) * sendcount * se), sendcount, sendtype};
+  for (std::size_t k = 0; k < n_in; ++k) r[k] = {at(recvbuf, static_cast<MPI_Aint>(k) * recvcount * re), recvcount, recvtype};
   return exchange(call, comm, *c, nb, s, r, request);
 }
 
@@ -286,15 +301,15 @@ int neighbor_allgatherv(const char* call, MPI_Request* request, const void* send
   Scratch& sc = scratch();
   Neighbours& nb = sc.nb;
   if (int err = neighbours_of(call, comm, &c, &nb)) return err;
-  const std::size_t n = nb.ranks.size();
-  if (int err = arrays_given(comm, call, n, {recvcounts, displs})) return err;
+  const std::size_t n_in = nb.in.size(), n_out = nb.out.size();
+  if (int err = arrays_given(comm, call, n_in, {recvcounts, displs})) return err;
   if (int err = check_type(comm, call, recvtype, "recvtype")) return err;
   const MPI_Aint re = type_info(recvtype)->extent();
   std::vector<Block>& s = sc.sends;
   std::vector<Block>& r = sc.recvs;
-  s.assign(n, Block{at(sendbuf, 0), sendcount, sendtype});
-  r.resize(n);
-  for (std::size_t k = 0; k < n; ++k) r[k] = {at(recvbuf, displs[k] * re), recvcounts[k], recvtype};
+  s.assign(n_out, Block{at(sendbuf, 0), sendcount, sendtype});
+  r.resize(n_in);
+  for (std::size_t k = 0; k < n_in; ++k) r[k] = {at(recvbuf, displs[k] * re), recvcounts[k], recvtype};
   return exchange(call, comm, *c, nb, s, r, request);
 }
 
@@ -305,12 +320,12 @@ int neighbor_allgather(const char* call, MPI_Request* request, const void* sendb
   if (int err = neighbours_of(call, comm, &c, &nb)) return err;
   if (int err = check_type(comm, call, recvtype, "recvtype")) return err;
   const MPI_Aint re = type_info(recvtype)->extent();
-  const std::size_t n = nb.ranks.size();
+  const std::size_t n_in = nb.in.size(), n_out = nb.out.size();
   std::vector<Block>& s = sc.sends;
   std::vector<Block>& r = sc.recvs;
-  s.assign(n, Block{at(sendbuf, 0), sendcount, sendtype});
-  r.resize(n);
-  for (std::size_t k = 0; k < n; ++k) r[k] = {at(recvbuf, static_cast<MPI_Aint>(k) * recvcount * re), recvcount, recvtype};
+  s.assign(n_out, Block{at(sendbuf, 0), sendcount, sendtype});
+  r.resize(n_in);
+  for (std::size_t k = 0; k < n_in; ++k) r[k] = {at(recvbuf, static_cast<MPI_Aint>(k) * recvcount * re), recvcount, recvtype};
   return exchange(call, comm, *c, nb, s, r, request);
 }
 

@@ -279,6 +279,9 @@ MESHMP_MPI_FN(int, Topo_test, (MPI_Comm comm, int* status)) {
   CommInfo* c = check_comm(comm, "MPI_Topo_test", &err);
   if (!c) return err;
   if (!status) return raise(comm, "MPI_Topo_test", MPI_ERR_ARG, "status is NULL");
-  *status = c->topo == Topo::kCart ? MPI_CART : c->topo == Topo::kGraph ? MPI_GRAPH : MPI_UNDEFINED;
+  *status = c->topo == Topo::kCart        ? MPI_CART
+            : c->topo == Topo::kGraph     ? MPI_GRAPH
+            : c->topo == Topo::kDistGraph ? MPI_DIST_GRAPH
+                                          : MPI_UNDEFINED;
   return MPI_SUCCESS;
 } MESHMP_MPI_END(Topo_test)

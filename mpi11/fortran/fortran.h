@@ -39,6 +39,8 @@ extern F mpi_fortran_bottom_;
 extern F mpi_fortran_in_place_;
 extern F mpi_fortran_status_ignore_[kStatusSize];
 extern F mpi_fortran_statuses_ignore_[kStatusSize];
+extern F mpi_fortran_unweighted_;
+extern F mpi_fortran_weights_empty_;
 }
 
 namespace meshmp::mpi::fortran {
@@ -50,6 +52,12 @@ inline F logical(int flag) { return flag ? 1 : 0; }
 /// Fortran addresses (MPI_ADDRESS) are taken relative to it (datatype.cc).
 inline const void* buffer(const void* p) { return p == &mpi_fortran_in_place_ ? MPI_IN_PLACE : p; }
 inline void* buffer(void* p) { return p == &mpi_fortran_in_place_ ? MPI_IN_PLACE : p; }
+
+/// A weights array: MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY become C's.
+inline const int* weights(const F* w) {
+  return w == &mpi_fortran_unweighted_ ? MPI_UNWEIGHTED : w == &mpi_fortran_weights_empty_ ? MPI_WEIGHTS_EMPTY : w;
+}
+inline int* weights(F* w) { return const_cast<int*>(weights(static_cast<const F*>(w))); }
 
 /// A 0-based C index (or MPI_UNDEFINED) as a 1-based Fortran one (§3.7.5:
 /// indices into request arrays are Fortran indices in Fortran).

@@ -12,6 +12,8 @@ alignas(16) F mpi_fortran_bottom_ = 0;
 alignas(16) F mpi_fortran_in_place_ = 0;
 alignas(16) F mpi_fortran_status_ignore_[kStatusSize] = {};
 alignas(16) F mpi_fortran_statuses_ignore_[kStatusSize] = {};
+alignas(16) F mpi_fortran_unweighted_ = 0;
+alignas(16) F mpi_fortran_weights_empty_ = 0;
 }
 
 namespace meshmp::mpi::fortran {

@@ -85,3 +85,31 @@ MESHMP_FORTRAN_FN(void, neighbor_alltoallw, (const void* sendbuf, const F* sendc
   *ierror = PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
                                     *comm);
 }
+
+// MPI-2.2 §7.5.4: distributed graphs; weights may be MPI_UNWEIGHTED or
+// MPI_WEIGHTS_EMPTY, REORDER is a LOGICAL.
+MESHMP_FORTRAN_FN(void, dist_graph_create_adjacent, (const F* comm_old, const F* indegree, const F* sources,
+                                                     const F* sourceweights, const F* outdegree,
+                                                     const F* destinations, const F* destweights, const F* info,
+                                                     const F* reorder, F* comm_dist_graph, F* ierror)) {
+  *ierror = PMPI_Dist_graph_create_adjacent(*comm_old, *indegree, sources, weights(sourceweights), *outdegree,
+                                            destinations, weights(destweights), *info, *reorder != 0,
+                                            comm_dist_graph);
+}
+MESHMP_FORTRAN_FN(void, dist_graph_create, (const F* comm_old, const F* n, const F* sources, const F* degrees,
+                                            const F* destinations, const F* weights_, const F* info, const F* reorder,
+                                            F* comm_dist_graph, F* ierror)) {
+  *ierror = PMPI_Dist_graph_create(*comm_old, *n, sources, degrees, destinations, weights(weights_), *info,
+                                   *reorder != 0, comm_dist_graph);
+}
+MESHMP_FORTRAN_FN(void, dist_graph_neighbors_count, (const F* comm, F* indegree, F* outdegree, F* weighted,
+                                                     F* ierror)) {
+  int w = 0;
+  *ierror = PMPI_Dist_graph_neighbors_count(*comm, indegree, outdegree, &w);
+  *weighted = logical(w);
+}
+MESHMP_FORTRAN_FN(void, dist_graph_neighbors, (const F* comm, const F* maxindegree, F* sources, F* sourceweights,
+                                               const F* maxoutdegree, F* destinations, F* destweights, F* ierror)) {
+  *ierror = PMPI_Dist_graph_neighbors(*comm, *maxindegree, sources, weights(sourceweights), *maxoutdegree,
+                                      destinations, weights(destweights));
+}

@@ -2,7 +2,8 @@
 ! 2-D Cartesian grid with MPI_CART_GET / _COORDS / _RANK / _SHIFT and
 ! MPI_CART_SUB into rows, and a ring as a graph topology; MPI-3's
 ! MPI_NEIGHBOR_ALLGATHER on both and MPI_NEIGHBOR_ALLTOALL on the grid,
-! the latter also as MPI_INEIGHBOR_ALLTOALL and MPI_WAIT.
+! the latter also as MPI_INEIGHBOR_ALLTOALL and MPI_WAIT; a distributed
+! graph (the ring's successor, unweighted) and its queries.
       PROGRAM TOPO
       IMPLICIT NONE
       INCLUDE 'mpif.h'
@@ -11,6 +12,8 @@
       INTEGER SRC, DST, GRAPH, IDX(16), EDGES(32), NN, NE, NB(2)
       LOGICAL PERIODS(2), PER(2), REMAIN(2)
       INTEGER NBR(4), SB(4), RB(4), REQ, STAT(MPI_STATUS_SIZE)
+      INTEGER DG, SUCC(1), INDEG, OUTDEG
+      LOGICAL WTD
       NBAD = 0
       CALL MPI_INIT(IERR)
       CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)
@@ -123,5 +126,20 @@
       CALL CHECK(RB(1) .EQ. NB(1) .AND. RB(2) .EQ. NB(2),
      &     'graph neighbor_allgather', NBAD)
       CALL MPI_COMM_FREE(GRAPH, IERR)
+      SUCC(1) = MOD(RANK + 1, NPROCS)
+      CALL MPI_DIST_GRAPH_CREATE_ADJACENT(MPI_COMM_WORLD, 1, SUCC,
+     &     MPI_UNWEIGHTED, 1, SUCC, MPI_UNWEIGHTED, MPI_INFO_NULL,
+     &     .FALSE., DG, IERR)
+      CALL MPI_TOPO_TEST(DG, ST, IERR)
+      CALL CHECK(ST .EQ. MPI_DIST_GRAPH, 'dist graph topo_test', NBAD)
+      CALL MPI_DIST_GRAPH_NEIGHBORS_COUNT(DG, INDEG, OUTDEG, WTD,
+     &     IERR)
+      CALL CHECK(INDEG .EQ. 1 .AND. OUTDEG .EQ. 1 .AND. .NOT. WTD,
+     &     'dist_graph_neighbors_count', NBAD)
+      CALL MPI_DIST_GRAPH_NEIGHBORS(DG, 1, NB, MPI_UNWEIGHTED, 1,
+     &     NB(2), MPI_UNWEIGHTED, IERR)
+      CALL CHECK(NB(1) .EQ. SUCC(1) .AND. NB(2) .EQ. SUCC(1),
+     &     'dist_graph_neighbors', NBAD)
+      CALL MPI_COMM_FREE(DG, IERR)
       CALL FINISH('topo', NBAD)
       END

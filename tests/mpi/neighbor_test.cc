@@ -3,7 +3,9 @@
 // MPI_Cart_shift / MPI_Graph_neighbors name: which rank's data lands in
 // which block, also where both neighbours of a dimension are one rank (a
 // periodic extent of 1 or 2), and that MPI_PROC_NULL blocks are untouched.
-// Every case runs twice: with the blocking forms, and with the nonblocking
+// Distributed graphs (MPI-2.2 §7.5.4): both constructors, the queries, and
+// the collectives receiving from the sources and sending to the
+// destinations. Every case runs twice: with the blocking forms, and with the nonblocking
 // ones of §7.7 (started, then completed by MPI_Wait).
 #include <mpi.h>
 
@@ -179,6 +181,96 @@ TEST_P(Neighbor, ACommunicatorWithoutTopologyIsRefused) {
   MPI_Comm cart = grid(1, true);
   EXPECT_EQ(error_class(NEIGHBOR(alltoall, &x, 1, MPI_DATATYPE_NULL, &y, 1, MPI_INT, cart)), MPI_ERR_TYPE);
   MPI_Comm_free(&cart);
+}
+
+// A directed graph: each rank hears from me-1 and me-2 and talks to me+1
+// and me+2 (mod p), weighted by the distance.
+MPI_Comm forward_graph() {
+  const int me = rank(), p = size();
+  const int sources[] = {(me - 1 + 2 * p) % p, (me - 2 + 2 * p) % p}, sw[] = {1, 2};
+  const int dests[] = {(me + 1) % p, (me + 2) % p}, dw[] = {1, 2};
+  MPI_Comm g = MPI_COMM_NULL;
+  EXPECT_EQ(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, sources, sw, 2, dests, dw, MPI_INFO_NULL, 0, &g),
+            MPI_SUCCESS);
+  return g;
+}
+
+TEST_P(Neighbor, DistributedGraphReceivesFromSourcesAndSendsToDestinations) {
+  MPI_Comm g = forward_graph();
+  const int me = rank(g), p = size(g);
+  int status = -1;
+  MPI_Topo_test(g, &status);
+  EXPECT_EQ(status, MPI_DIST_GRAPH);
+  int in[2] = {kUntouched, kUntouched};
+  ASSERT_EQ(NEIGHBOR(allgather, &me, 1, MPI_INT, in, 1, MPI_INT, g), MPI_SUCCESS);
+  EXPECT_EQ(in[0], (me - 1 + 2 * p) % p);
+  EXPECT_EQ(in[1], (me - 2 + 2 * p) % p);
+  // Block k to destination k; a source s sent me its block 0 if I am s+1,
+  // its block 1 if I am s+2.
+  const int out[2] = {me * 100, me * 100 + 1};
+  ASSERT_EQ(NEIGHBOR(alltoall, out, 1, MPI_INT, in, 1, MPI_INT, g), MPI_SUCCESS);
+  EXPECT_EQ(in[0], ((me - 1 + 2 * p) % p) * 100);
+  EXPECT_EQ(in[1], ((me - 2 + 2 * p) % p) * 100 + 1);
+  // One block out, two in, of different lengths: v forms.
+  const int counts[2] = {1, 2}, displs[2] = {0, 1};
+  int wide[3] = {kUntouched, kUntouched, kUntouched};
+  ASSERT_EQ(NEIGHBOR(allgatherv, &me, 1, MPI_INT, wide, counts + 0, displs, MPI_INT, g), MPI_SUCCESS);
+  EXPECT_EQ(wide[0], (me - 1 + 2 * p) % p);
+  MPI_Comm_free(&g);
+}
+
+TEST_P(Neighbor, DistributedGraphQueriesAndTheGeneralConstructor) {
+  if (GetParam()) GTEST_SKIP() << "no collective to run nonblocking";
+  MPI_Comm g = forward_graph();
+  const int me = rank(), p = size();
+  int indeg = -1, outdeg = -1, weighted = -1;
+  ASSERT_EQ(MPI_Dist_graph_neighbors_count(g, &indeg, &outdeg, &weighted), MPI_SUCCESS);
+  EXPECT_EQ(indeg, 2);
+  EXPECT_EQ(outdeg, 2);
+  EXPECT_EQ(weighted, 1);
+  int src[2], sw[2], dst[2], dw[2];
+  ASSERT_EQ(MPI_Dist_graph_neighbors(g, 2, src, sw, 2, dst, dw), MPI_SUCCESS);
+  EXPECT_EQ(src[1], (me - 2 + 2 * p) % p);
+  EXPECT_EQ(sw[1], 2);
+  EXPECT_EQ(dst[0], (me + 1) % p);
+  EXPECT_EQ(dw[0], 1);
+  // A duplicate keeps the topology.
+  MPI_Comm d;
+  MPI_Comm_dup(g, &d);
+  ASSERT_EQ(MPI_Dist_graph_neighbors_count(d, &indeg, &outdeg, &weighted), MPI_SUCCESS);
+  EXPECT_EQ(indeg + outdeg, 4);
+  MPI_Comm_free(&d);
+  MPI_Comm_free(&g);
+  // Rank 0 names every edge of the ring i -> i+1, weight i; the others none.
+  std::vector<int> sources, degrees, dests, weights;
+  if (me == 0)
+    for (int i = 0; i < p; ++i) sources.push_back(i), degrees.push_back(1), dests.push_back((i + 1) % p), weights.push_back(i);
+  ASSERT_EQ(MPI_Dist_graph_create(MPI_COMM_WORLD, static_cast<int>(sources.size()), sources.data(), degrees.data(),
+                                  dests.data(), weights.data(), MPI_INFO_NULL, 1, &g),
+            MPI_SUCCESS);
+  ASSERT_EQ(MPI_Dist_graph_neighbors_count(g, &indeg, &outdeg, &weighted), MPI_SUCCESS);
+  EXPECT_EQ(indeg, 1);
+  EXPECT_EQ(outdeg, 1);
+  ASSERT_EQ(MPI_Dist_graph_neighbors(g, 1, src, sw, 1, dst, dw), MPI_SUCCESS);
+  EXPECT_EQ(src[0], (me - 1 + p) % p);
+  EXPECT_EQ(sw[0], (me - 1 + p) % p);
+  EXPECT_EQ(dst[0], (me + 1) % p);
+  EXPECT_EQ(dw[0], me);
+  MPI_Comm_free(&g);
+  // Unweighted; a rank that is not a member is refused.
+  const int ring[] = {(me + 1) % p};
+  ASSERT_EQ(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, ring, MPI_UNWEIGHTED, 1, ring, MPI_UNWEIGHTED,
+                                           MPI_INFO_NULL, 0, &g),
+            MPI_SUCCESS);
+  ASSERT_EQ(MPI_Dist_graph_neighbors_count(g, &indeg, &outdeg, &weighted), MPI_SUCCESS);
+  EXPECT_EQ(weighted, 0);
+  MPI_Comm_free(&g);
+  mpitest::ErrorsReturn er;
+  const int bad[] = {p};
+  EXPECT_EQ(error_class(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, bad, MPI_UNWEIGHTED, 0, nullptr,
+                                                       MPI_WEIGHTS_EMPTY, MPI_INFO_NULL, 0, &g)),
+            MPI_ERR_ARG);
+  EXPECT_EQ(error_class(MPI_Dist_graph_neighbors_count(MPI_COMM_WORLD, &indeg, &outdeg, &weighted)), MPI_ERR_TOPOLOGY);
 }
 
 TEST_P(Neighbor, TwoExchangesOutstandingAtOnce) {
