@@ -214,9 +214,12 @@ int split(const char* call, MPI_Comm comm, int color, int key, MPI_Comm* newcomm
   CommInfo* c = check_comm(comm, call, &err);
   if (!c) return err;
   if (!newcomm) return raise(comm, call, MPI_ERR_ARG, "newcomm is NULL");
-  if (c->inter) return raise(comm, call, MPI_ERR_COMM, "comm is an intercommunicator (MPI-1.1 splits intracommunicators only)");
   if (color < 0 && color != MPI_UNDEFINED)
     return raise(comm, call, MPI_ERR_ARG, "color = " + std::to_string(color) + " is negative and not MPI_UNDEFINED");
+  if (c->inter) {
+    *newcomm = split_intercomm(comm, color, key, call, &err);
+    return err;
+  }
   // Everyone's (color, key), then the members of my colour ordered by key,
   // ties by old rank (§5.4.2).
   const int p = c->size();

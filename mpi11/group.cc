@@ -252,17 +252,24 @@ MESHMP_MPI_FN(int, Group_free, (MPI_Group* group)) {
 
 namespace {
 // The checks MPI_Comm_create and MPI_Comm_create_group share: an
-// intracommunicator, a group within its group, somewhere to put the result.
+// intracommunicator (unless `inter_ok`: MPI_Comm_create of an
+// intercommunicator's local group), a group within its (local) group,
+// somewhere to put the result.
 int check_subgroup(const char* call, MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm, CommInfo** c,
-                   const GroupInfo** g) {
+                   const GroupInfo** g, bool inter_ok) {
   int err;
   if (!(*c = check_comm(comm, call, &err))) return err;
-  if ((*c)->inter) return raise(comm, call, MPI_ERR_COMM, "comm is an intercommunicator");
+  if ((*c)->inter && !inter_ok) return raise(comm, call, MPI_ERR_COMM, "comm is an intercommunicator");
   if (!(*g = check_group(group, call, "group", &err))) return err;
   if (!newcomm) return raise(comm, call, MPI_ERR_ARG, "newcomm is NULL");
+  // rank_of_world indexes an intercommunicator's remote group: its local one is searched.
+  const CommInfo& ci = **c;
+  auto member = [&](int r) {
+    if (ci.inter) return std::find(ci.group.ranks.begin(), ci.group.ranks.end(), r) != ci.group.ranks.end();
+    return r >= 0 && r < static_cast<int>(ci.rank_of_world.size()) && ci.rank_of_world[r] >= 0;
+  };
   for (int r : (*g)->ranks)
-    if (r < 0 || r >= static_cast<int>((*c)->rank_of_world.size()) || (*c)->rank_of_world[r] < 0)
-      return raise(comm, call, MPI_ERR_GROUP, "group is not a subgroup of comm's group");
+    if (!member(r)) return raise(comm, call, MPI_ERR_GROUP, "group is not a subgroup of comm's (local) group");
   return MPI_SUCCESS;
 }
 }  // namespace
@@ -273,9 +280,13 @@ MESHMP_MPI_FN(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm* newco
   CommInfo* c;
   const GroupInfo* g;
   int err;
-  if ((err = check_subgroup(call, comm, group, newcomm, &c, &g))) return err;
+  if ((err = check_subgroup(call, comm, group, newcomm, &c, &g, true))) return err;
+  const int me = rank_in(g->ranks, state().engine->rank());
+  if (c->inter) {  // MPI-2.2 §6.4.2: each side passes a subgroup of its own group
+    *newcomm = split_intercomm(comm, me >= 0 ? 0 : MPI_UNDEFINED, me, call, &err);
+    return err;
+  }
   std::vector<int> members = g->ranks;
-  const int me = rank_in(members, state().engine->rank());
   *newcomm = make_comm(comm, std::move(members), me, call, &err);
   return err;
 } MESHMP_MPI_END(Comm_create)
@@ -289,7 +300,7 @@ MESHMP_MPI_FN(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, 
   const char* call = "MPI_Comm_create_group";
   CommInfo* c;
   const GroupInfo* g;
-  if (int err = check_subgroup(call, comm, group, newcomm, &c, &g)) return err;
+  if (int err = check_subgroup(call, comm, group, newcomm, &c, &g, false)) return err;
   if (tag < 0) return raise(comm, call, MPI_ERR_TAG, "tag = " + std::to_string(tag) + " is negative");
   const int me = rank_in(g->ranks, state().engine->rank());
   if (me < 0) {  // not a member: nothing to take part in

@@ -1,4 +1,5 @@
-// Intercommunicators (MPI-1.1 §5.6): a local and a disjoint remote group.
+// Intercommunicators (MPI-1.1 §5.6): a local and a disjoint remote group;
+// MPI-2.2 §6.4.2's split and create of them.
 // Point-to-point ranks name the remote group (p2p.cc goes through
 // CommInfo::peer_world). Creation, duplication and merging agree on a
 // context pair across both groups: a max-allreduce in each local group, an
@@ -17,15 +18,18 @@ namespace {
 
 constexpr int kLeaderTag = 0;
 
-// Leaders swap `n` words over the intercommunicator's collective context;
-// then every member of each group has the other group's words.
-mesh::Error swap_with_remote(const CommInfo& ic, const std::uint32_t* mine, std::uint32_t* theirs, std::size_t n) {
+// Leaders swap words over the intercommunicator's collective context, `n`
+// from this group and `n_theirs` from the other; then every member of each
+// group has the other group's words.
+mesh::Error swap_with_remote(const CommInfo& ic, const std::uint32_t* mine, std::size_t n, std::uint32_t* theirs,
+                             std::size_t n_theirs) {
   mesh::Engine& e = *state().engine;
-  const std::size_t bytes = n * sizeof(std::uint32_t);
+  const std::size_t bytes = n_theirs * sizeof(std::uint32_t);
   if (ic.rank() == 0) {
     mesh::Request* r = e.irecv(theirs, bytes, ic.remote[0], kLeaderTag, ic.group.context);
     mesh::Status ss, rs;
-    e.send(mine, bytes, ic.remote[0], kLeaderTag, ic.group.context, mesh::SendMode::kStandard, &ss);
+    e.send(mine, n * sizeof(std::uint32_t), ic.remote[0], kLeaderTag, ic.group.context, mesh::SendMode::kStandard,
+           &ss);
     e.wait(r, &rs);
     if (ss.error != mesh::Error::kOk) return ss.error;
     if (rs.error != mesh::Error::kOk) return rs.error;
@@ -45,7 +49,7 @@ std::uint32_t agree_across(const CommInfo& ic, std::uint32_t word, std::uint32_t
   *err = collectives::free_context_mask(ic.group, &agreed);
   std::copy(agreed.begin(), agreed.end(), mine);
   mine[kMaskWords] = word;
-  if (*err == mesh::Error::kOk) *err = swap_with_remote(ic, mine, theirs, kMaskWords + 1);
+  if (*err == mesh::Error::kOk) *err = swap_with_remote(ic, mine, kMaskWords + 1, theirs, kMaskWords + 1);
   if (remote_word) *remote_word = theirs[kMaskWords];
   if (*err != mesh::Error::kOk) return mesh::ContextIds::kNone;
   for (std::size_t i = 0; i < kMaskWords; ++i) agreed[i] &= theirs[i];
@@ -88,6 +92,54 @@ MPI_Comm dup_intercomm(MPI_Comm comm, const char* call, int* err) {
   if (*err) return MPI_COMM_NULL;
   const CommInfo& o = comm_ref(comm);
   return add_intercomm(o.group, o.remote, ctx, o.errhandler);
+}
+
+// MPI-2.2 §6.4.2: each group splits by colour; a new intercommunicator joins
+// the local and the remote members of one colour, each side ordered by key
+// (ties by old rank). Every member's (colour, key) is gathered in its group
+// and the leaders swap the two tables; one context pair agreed across both
+// groups serves every colour (their members are disjoint, as MPICH's split
+// does), and a process left without a communicator gives it back.
+MPI_Comm split_intercomm(MPI_Comm comm, int color, int key, const char* call, int* err) {
+  const CommInfo& ic = comm_ref(comm);
+  const int n_local = ic.size(), n_remote = static_cast<int>(ic.remote.size());
+  std::vector<std::uint32_t> local(2 * static_cast<std::size_t>(n_local)), remote(2 * static_cast<std::size_t>(n_remote));
+  const std::uint32_t mine[2] = {static_cast<std::uint32_t>(color), static_cast<std::uint32_t>(key)};
+  std::vector<std::size_t> counts(n_local, sizeof mine), displs(n_local);
+  for (int i = 0; i < n_local; ++i) displs[i] = i * sizeof mine;
+  mesh::Error e = collectives::allgatherv(ic.group, mine, local.data(), counts.data(), displs.data());
+  if (e == mesh::Error::kOk) e = swap_with_remote(ic, local.data(), local.size(), remote.data(), remote.size());
+  std::uint32_t ctx = mesh::ContextIds::kNone;
+  if (e == mesh::Error::kOk) ctx = agree_across(comm_ref(comm), 0, nullptr, &e);
+  *err = e != mesh::Error::kOk ? raise(comm, call, class_of(e), "exchanging colours with the remote group failed")
+         : ctx == mesh::ContextIds::kNone ? no_context(comm, call)
+                                          : MPI_SUCCESS;
+  if (*err) return MPI_COMM_NULL;
+  // The members of my colour on one side, ordered by key then rank.
+  auto of_color = [&](const std::vector<std::uint32_t>& table, const std::vector<int>& world) {
+    std::vector<int> idx;
+    for (int i = 0; i < static_cast<int>(world.size()); ++i)
+      if (static_cast<int>(table[2 * i]) == color) idx.push_back(i);
+    std::stable_sort(idx.begin(), idx.end(), [&](int a, int b) {
+      return static_cast<int>(table[2 * a + 1]) < static_cast<int>(table[2 * b + 1]);
+    });
+    return idx;
+  };
+  const CommInfo& o = comm_ref(comm);
+  std::vector<int> mine_idx, theirs_idx;
+  if (color != MPI_UNDEFINED) mine_idx = of_color(local, o.group.ranks), theirs_idx = of_color(remote, o.remote);
+  if (mine_idx.empty() || theirs_idx.empty()) {
+    state().engine->context_ids().release(ctx);
+    return MPI_COMM_NULL;
+  }
+  collectives::Group g{state().engine, 0, {}, 0, std::nullopt};
+  for (int i : mine_idx) {
+    if (i == o.rank()) g.me = static_cast<int>(g.ranks.size());
+    g.ranks.push_back(o.group.ranks[i]);
+  }
+  std::vector<int> remote_ranks;
+  for (int j : theirs_idx) remote_ranks.push_back(o.remote[j]);
+  return add_intercomm(g, std::move(remote_ranks), ctx, o.errhandler);
 }
 
 }  // namespace meshmp::mpi

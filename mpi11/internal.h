@@ -349,6 +349,11 @@ int copy_type_attributes(MPI_Datatype from, MPI_Datatype to);
 int delete_type_attributes(MPI_Datatype t, const char* call);
 /// MPI_Comm_dup of an intercommunicator (collective over both groups).
 MPI_Comm dup_intercomm(MPI_Comm comm, const char* call, int* err);
+/// MPI_Comm_split of an intercommunicator (collective over both groups;
+/// MPI-2.2 §6.4.2): MPI_COMM_NULL where this process's colour is
+/// MPI_UNDEFINED or has no member on either side. MPI_Comm_create of one is
+/// the split whose colour says membership and whose key is the group rank.
+MPI_Comm split_intercomm(MPI_Comm comm, int color, int key, const char* call, int* err);
 /// MPI_IDENT (same ranks, same order), MPI_SIMILAR (same ranks) or
 /// MPI_UNEQUAL: MPI_Group_compare's answer, which MPI_Comm_compare refines.
 int compare_members(const std::vector<int>& a, const std::vector<int>& b);

@@ -1,5 +1,6 @@
 // Intercommunicators (MPI-1.1 §5.6) between two groups of different sizes:
-// the first third of the world (at least one rank) and the rest.
+// the first third of the world (at least one rank) and the rest; MPI-2.2
+// §6.4.2's MPI_Comm_split and MPI_Comm_create of them.
 #include <algorithm>
 #include <vector>
 
@@ -149,6 +150,99 @@ TEST(Intercomm, MergeRefusesDifferentHighValuesWithinAGroup) {
   ASSERT_EQ(MPI_Intercomm_merge(s.inter, s.low ? 0 : 1, &merged), MPI_SUCCESS);
   EXPECT_EQ(mpitest::size(merged), size());
   MPI_Comm_free(&merged);
+  free_sides(s);
+}
+
+
+// The world ranks of an intercommunicator's remote group, in its order.
+std::vector<int> remote_world(MPI_Comm inter) {
+  MPI_Group remote, world;
+  MPI_Comm_remote_group(inter, &remote);
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  int n;
+  MPI_Group_size(remote, &n);
+  std::vector<int> in(n), out(n);
+  for (int i = 0; i < n; ++i) in[i] = i;
+  MPI_Group_translate_ranks(remote, n, in.data(), world, out.data());
+  MPI_Group_free(&remote);
+  MPI_Group_free(&world);
+  return out;
+}
+
+// Every member sends its world rank to every remote rank and checks what
+// the remote ranks sent: the new intercommunicator carries traffic.
+void exchange_world_ranks(MPI_Comm inter, const std::vector<int>& want_remote) {
+  const int n = static_cast<int>(want_remote.size());
+  const int me = rank();
+  std::vector<int> got(n, -1);
+  std::vector<MPI_Request> reqs(2 * n);
+  for (int i = 0; i < n; ++i) {
+    MPI_Irecv(&got[i], 1, MPI_INT, i, 5, inter, &reqs[2 * i]);
+    MPI_Isend(&me, 1, MPI_INT, i, 5, inter, &reqs[2 * i + 1]);
+  }
+  ASSERT_EQ(MPI_Waitall(2 * n, reqs.data(), MPI_STATUSES_IGNORE), MPI_SUCCESS);
+  EXPECT_EQ(got, want_remote);
+}
+
+TEST(Intercomm, SplitJoinsTheSameColourOnBothSidesOrderedByKey) {
+  if (size() < 2) GTEST_SKIP() << "needs two groups";
+  Sides s = make_sides();
+  const int color = rank() % 2, key = -rank();  // key: descending world rank
+  MPI_Comm split = MPI_COMM_WORLD;
+  ASSERT_EQ(MPI_Comm_split(s.inter, color, key, &split), MPI_SUCCESS);
+  // The members of my colour on each side, by descending world rank.
+  std::vector<int> mine, theirs;
+  for (int r = size() - 1; r >= 0; --r) {
+    if (r % 2 != color) continue;
+    ((r < s.low_size) == s.low ? mine : theirs).push_back(r);
+  }
+  if (mine.empty() || theirs.empty()) {
+    EXPECT_EQ(split, MPI_COMM_NULL);
+  } else {
+    ASSERT_NE(split, MPI_COMM_NULL);
+    int flag = 0, n = 0;
+    MPI_Comm_test_inter(split, &flag);
+    EXPECT_TRUE(flag);
+    MPI_Comm_size(split, &n);
+    EXPECT_EQ(n, static_cast<int>(mine.size()));
+    EXPECT_EQ(mpitest::rank(split), static_cast<int>(std::find(mine.begin(), mine.end(), rank()) - mine.begin()));
+    EXPECT_EQ(remote_world(split), theirs);
+    exchange_world_ranks(split, theirs);
+    MPI_Comm_free(&split);
+  }
+  // MPI_UNDEFINED everywhere: no communicator at all.
+  ASSERT_EQ(MPI_Comm_split(s.inter, MPI_UNDEFINED, 0, &split), MPI_SUCCESS);
+  EXPECT_EQ(split, MPI_COMM_NULL);
+  free_sides(s);
+}
+
+TEST(Intercomm, CreateFromEachSidesSubgroup) {
+  if (size() < 2) GTEST_SKIP() << "needs two groups";
+  Sides s = make_sides();
+  // Each side passes the first half of its group (at least its leader).
+  MPI_Group local;
+  MPI_Comm_group(s.inter, &local);
+  int n;
+  MPI_Group_size(local, &n);
+  const int range[1][3] = {{0, (n - 1) / 2, 1}};
+  MPI_Group half;
+  MPI_Group_range_incl(local, 1, const_cast<int(*)[3]>(range), &half);
+  MPI_Comm created = MPI_COMM_WORLD;
+  ASSERT_EQ(MPI_Comm_create(s.inter, half, &created), MPI_SUCCESS);
+  const int low_half = (s.low_size - 1) / 2 + 1, high_half = (size() - s.low_size - 1) / 2 + 1;
+  const int my_local = mpitest::rank(s.local);
+  if (my_local >= (s.low ? low_half : high_half)) {
+    EXPECT_EQ(created, MPI_COMM_NULL);
+  } else {
+    ASSERT_NE(created, MPI_COMM_NULL);
+    std::vector<int> theirs;
+    for (int i = 0; i < (s.low ? high_half : low_half); ++i) theirs.push_back(s.low ? s.low_size + i : i);
+    EXPECT_EQ(remote_world(created), theirs);
+    exchange_world_ranks(created, theirs);
+    MPI_Comm_free(&created);
+  }
+  MPI_Group_free(&half);
+  MPI_Group_free(&local);
   free_sides(s);
 }
 
