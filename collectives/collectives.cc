@@ -540,7 +540,7 @@ Error gatherv(const Group& g, const void* send, std::size_t bytes, void* recv, c
   Call call(g);
   if (g.me == root) {
     char* r = static_cast<char*>(recv);
-    std::memmove(r + displs[root], send, std::min(bytes, counts[root]));
+    if (const std::size_t own = std::min(bytes, counts[root])) std::memmove(r + displs[root], send, own);
     for (int i = 0; i < g.size(); ++i)
       if (i != root) call.post_recv(i, r + displs[i], counts[i]);
   } else {
@@ -557,7 +557,7 @@ Error scatterv(const Group& g, const void* send, const std::size_t* counts, cons
     const char* s = static_cast<const char*>(send);
     for (int i = 0; i < g.size(); ++i)
       if (i != root) call.post_send(i, s + displs[i], counts[i]);
-    std::memmove(recv, s + displs[root], std::min(bytes, counts[root]));
+    if (const std::size_t own = std::min(bytes, counts[root])) std::memmove(recv, s + displs[root], own);
   } else {
     call.post_recv(root, recv, bytes);
   }
@@ -601,7 +601,8 @@ Error alltoallv(const Group& g, const void* send, const std::size_t* scounts, co
                 const std::size_t* rcounts, const std::size_t* rdispls) {
   const char* s = static_cast<const char*>(send);
   char* r = static_cast<char*>(recv);
-  std::memmove(r + rdispls[g.me], s + sdispls[g.me], std::min(scounts[g.me], rcounts[g.me]));
+  // Nothing to copy may come with NULL buffers (MPI allows them with zero counts).
+  if (const std::size_t own = std::min(scounts[g.me], rcounts[g.me])) std::memmove(r + rdispls[g.me], s + sdispls[g.me], own);
   Call call(g);  // all at once, as alltoall's direct algorithm
   for (int k = 1; k < g.size(); ++k) {
     const int to = (g.me + k) % g.size(), from = (g.me - k + g.size()) % g.size();

@@ -506,6 +506,12 @@ MESHMP_DECLARE(int, Type_free_keyval, (int* type_keyval))
 MESHMP_DECLARE(int, Type_set_attr, (MPI_Datatype datatype, int type_keyval, void* attribute_val))
 MESHMP_DECLARE(int, Type_get_attr, (MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag))
 MESHMP_DECLARE(int, Type_delete_attr, (MPI_Datatype datatype, int type_keyval))
+/* MPI-2.2 §4.2: packing in the portable "external32" representation. */
+MESHMP_DECLARE(int, Pack_external, (const char* datarep, const void* inbuf, int incount, MPI_Datatype datatype,
+                                    void* outbuf, MPI_Aint outsize, MPI_Aint* position))
+MESHMP_DECLARE(int, Unpack_external, (const char* datarep, const void* inbuf, MPI_Aint insize, MPI_Aint* position,
+                                      void* outbuf, int outcount, MPI_Datatype datatype))
+MESHMP_DECLARE(int, Pack_external_size, (const char* datarep, int incount, MPI_Datatype datatype, MPI_Aint* size))
 MESHMP_DECLARE(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype* newtype))
 /* MPI-3.1 §4.1.5, §4.1.11, §8.1.2 and §4.1.x: sizes, bounds and element
  * counts as MPI_Count; MPI_Status_set_elements(_x) makes a status say

@@ -199,3 +199,22 @@ MESHMP_FORTRAN_FN(void, status_set_cancelled, (F* status, const F* flag, F* ierr
   Statuses s(status, 1);
   *ierror = PMPI_Status_set_cancelled(s.get(), *flag != 0);
 }
+
+// MPI-2.2 §4.2: external32 packing; sizes and positions are
+// INTEGER(KIND=MPI_ADDRESS_KIND), DATAREP a CHARACTER*(*).
+MESHMP_FORTRAN_FN(void, pack_external, (const char* datarep, const void* inbuf, const F* incount, const F* datatype,
+                                        void* outbuf, const MPI_Aint* outsize, MPI_Aint* position, F* ierror,
+                                        FLen datarep_len)) {
+  *ierror = PMPI_Pack_external(from_fortran(datarep, datarep_len).c_str(), inbuf, *incount, *datatype, outbuf,
+                               *outsize, position);
+}
+MESHMP_FORTRAN_FN(void, unpack_external, (const char* datarep, const void* inbuf, const MPI_Aint* insize,
+                                          MPI_Aint* position, void* outbuf, const F* outcount, const F* datatype,
+                                          F* ierror, FLen datarep_len)) {
+  *ierror = PMPI_Unpack_external(from_fortran(datarep, datarep_len).c_str(), inbuf, *insize, position, outbuf,
+                                 *outcount, *datatype);
+}
+MESHMP_FORTRAN_FN(void, pack_external_size, (const char* datarep, const F* incount, const F* datatype,
+                                             MPI_Aint* size, F* ierror, FLen datarep_len)) {
+  *ierror = PMPI_Pack_external_size(from_fortran(datarep, datarep_len).c_str(), *incount, *datatype, size);
+}

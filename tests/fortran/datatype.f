@@ -8,7 +8,8 @@
 ! block of a column-major array), MPI_TYPE_CREATE_DARRAY and
 ! MPI_TYPE_GET_ENVELOPE/CONTENTS, and an attribute on a datatype
 ! copied by MPI_TYPE_DUP (MPI_TYPE_DUP_FN); MPI-3.1's MPI_Count
-! queries and the status setters; MPI_REQUEST_GET_STATUS.
+! queries and the status setters; MPI_REQUEST_GET_STATUS; external32
+! packing of INTEGERs.
 ! Rank r sends to rank r XOR 1 (an odd last rank to itself).
       PROGRAM DTYPE
       IMPLICIT NONE
@@ -25,6 +26,8 @@
       LOGICAL AFLAG
       INTEGER(KIND=MPI_COUNT_KIND) CSZ, CLB, CEXT
       INTEGER STS(MPI_STATUS_SIZE)
+      INTEGER(KIND=MPI_ADDRESS_KIND) XSZ, XPOS
+      CHARACTER XBUF(16)
       INTEGER IBUF(8), IGOT(8)
       INTEGER(KIND=MPI_ADDRESS_KIND) ADISP(2), LB, AEXT, A0
       DOUBLE PRECISION A(4, 5), ROW(5)
@@ -232,5 +235,22 @@
       CALL MPI_WAIT(REQ, STS, IERR)
       CALL CHECK(REQ .EQ. MPI_REQUEST_NULL .AND. IVAL2 .EQ. RANK,
      &     'request_get_status wait', NBAD)
+!     Two INTEGERs in external32: 8 bytes, big-endian, and back.
+      CALL MPI_PACK_EXTERNAL_SIZE('external32', 2, MPI_INTEGER, XSZ,
+     &     IERR)
+      CALL CHECK(XSZ .EQ. 8, 'pack_external_size', NBAD)
+      IBUF(1) = 258
+      IBUF(2) = -1
+      XPOS = 0
+      CALL MPI_PACK_EXTERNAL('external32', IBUF, 2, MPI_INTEGER, XBUF,
+     &     16_MPI_ADDRESS_KIND, XPOS, IERR)
+      CALL CHECK(XPOS .EQ. 8 .AND. ICHAR(XBUF(3)) .EQ. 1 .AND.
+     &     ICHAR(XBUF(4)) .EQ. 2 .AND. ICHAR(XBUF(8)) .EQ. 255,
+     &     'pack_external', NBAD)
+      XPOS = 0
+      CALL MPI_UNPACK_EXTERNAL('external32', XBUF, 8_MPI_ADDRESS_KIND,
+     &     XPOS, IGOT, 2, MPI_INTEGER, IERR)
+      CALL CHECK(IGOT(1) .EQ. 258 .AND. IGOT(2) .EQ. -1,
+     &     'unpack_external', NBAD)
       CALL FINISH('datatype', NBAD)
       END

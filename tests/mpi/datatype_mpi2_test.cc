@@ -7,9 +7,11 @@
 // handle conversions; the array types of §4.1.3-4.1.4 (subarray, darray)
 // against hand-computed element maps in C and Fortran order, and the
 // envelope and contents of §4.1.13 for every constructor; attributes on
-// datatypes (§6.7.4) through MPI_Type_dup and MPI_Type_free.
+// datatypes (§6.7.4) through MPI_Type_dup and MPI_Type_free; external32
+// packing (§4.2) byte for byte.
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <utility>
@@ -525,6 +527,89 @@ TEST(TypeAttributes, WrongKeysAndAFailingDeleteCallback) {
   EXPECT_EQ(MPI_Type_size(kept, &size), MPI_SUCCESS) << "the type stays when its delete callback fails";
   EXPECT_EQ(size, 2 * static_cast<int>(sizeof(int)));
   MPI_Comm_free_keyval(&comm_key);
+}
+
+
+// ---- external32 (MPI-2.2 §4.2, §13.5.2) ------------------------------------------------
+
+std::vector<unsigned> external(const void* buf, int count, MPI_Datatype t) {
+  MPI_Aint size = -1, pos = 0;
+  EXPECT_EQ(MPI_Pack_external_size("external32", count, t, &size), MPI_SUCCESS);
+  std::vector<unsigned char> out(static_cast<std::size_t>(size) + 4, 0xee);
+  EXPECT_EQ(MPI_Pack_external("external32", buf, count, t, out.data(), size, &pos), MPI_SUCCESS);
+  EXPECT_EQ(pos, size);
+  return std::vector<unsigned>(out.begin(), out.begin() + pos);
+}
+
+TEST(PackExternal, BigEndianAtTheStandardSizes) {
+  // The bytes MPICH 4.0.2 produces for the same values.
+  const int ints[3] = {1, -2, 0x01020304};
+  EXPECT_EQ(external(ints, 3, MPI_INT),
+            (std::vector<unsigned>{0, 0, 0, 1, 0xff, 0xff, 0xff, 0xfe, 1, 2, 3, 4}));
+  const long longs[2] = {5, -3};  // 4 bytes each in external32
+  EXPECT_EQ(external(longs, 2, MPI_LONG), (std::vector<unsigned>{0, 0, 0, 5, 0xff, 0xff, 0xff, 0xfd}));
+  const double d = 1.0;
+  EXPECT_EQ(external(&d, 1, MPI_DOUBLE), (std::vector<unsigned>{0x3f, 0xf0, 0, 0, 0, 0, 0, 0}));
+  const long double ld = 1.0L;  // IEEE binary128
+  std::vector<unsigned> quad(16, 0);
+  quad[0] = 0x3f, quad[1] = 0xff;
+  EXPECT_EQ(external(&ld, 1, MPI_LONG_DOUBLE), quad);
+  struct {
+    short v;
+    int i;
+  } si = {3, 9};  // the pair's padding is not packed
+  EXPECT_EQ(external(&si, 1, MPI_SHORT_INT), (std::vector<unsigned>{0, 3, 0, 0, 0, 9}));
+}
+
+TEST(PackExternal, RoundTripsThroughUnpackIncludingADerivedType) {
+  struct Rec {
+    char c;
+    long l;
+    long double x;
+    double d[2];
+  };
+  MPI_Datatype rec;
+  const int lens[] = {1, 1, 1, 2};
+  const MPI_Aint displs[] = {offsetof(Rec, c), offsetof(Rec, l), offsetof(Rec, x), offsetof(Rec, d)};
+  const MPI_Datatype types[] = {MPI_CHAR, MPI_LONG, MPI_LONG_DOUBLE, MPI_DOUBLE};
+  MPI_Type_create_struct(4, lens, displs, types, &rec);
+  MPI_Type_commit(&rec);
+  const Rec in[2] = {{'a', -123456, 1.0L / 3, {0.5, -2.25}}, {'z', 2147483647, -7.0L, {1e300, -0.0}}};
+  MPI_Aint size = 0;
+  ASSERT_EQ(MPI_Pack_external_size("external32", 2, rec, &size), MPI_SUCCESS);
+  EXPECT_EQ(size, 2 * (1 + 4 + 16 + 16));
+  std::vector<char> packed(static_cast<std::size_t>(size));
+  MPI_Aint pos = 0;
+  ASSERT_EQ(MPI_Pack_external("external32", in, 2, rec, packed.data(), size, &pos), MPI_SUCCESS);
+  Rec out[2];
+  std::memset(out, 0, sizeof out);
+  pos = 0;
+  ASSERT_EQ(MPI_Unpack_external("external32", packed.data(), size, &pos, out, 2, rec), MPI_SUCCESS);
+  EXPECT_EQ(pos, size);
+  for (int k = 0; k < 2; ++k) {
+    EXPECT_EQ(out[k].c, in[k].c);
+    EXPECT_EQ(out[k].l, in[k].l);
+    EXPECT_EQ(out[k].x, in[k].x) << "binary128 holds every x87 long double";
+    EXPECT_EQ(out[k].d[0], in[k].d[0]);
+    EXPECT_EQ(out[k].d[1], in[k].d[1]);
+  }
+  MPI_Type_free(&rec);
+}
+
+TEST(PackExternal, BadArguments) {
+  mpitest::ErrorsReturn errors;
+  const long big = 1L << 40;
+  char out[16];
+  MPI_Aint pos = 0;
+  EXPECT_EQ(error_class(MPI_Pack_external("external32", &big, 1, MPI_LONG, out, 16, &pos)), MPI_ERR_ARG)
+      << "2^40 does not fit external32's 4-byte long";
+  const int x = 1;
+  pos = 0;
+  EXPECT_EQ(error_class(MPI_Pack_external("native", &x, 1, MPI_INT, out, 16, &pos)), MPI_ERR_ARG);
+  pos = 14;
+  EXPECT_EQ(error_class(MPI_Pack_external("external32", &x, 1, MPI_INT, out, 16, &pos)), MPI_ERR_ARG)
+      << "4 bytes into the 2 left";
+  EXPECT_EQ(pos, 14);
 }
 
 }  // namespace
