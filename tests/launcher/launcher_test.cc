@@ -2,6 +2,7 @@
 // a failed rank, teardown within the promised time, --timeout, SIGTERM, and
 // no processes or shared-memory segments left behind.
 #include <dirent.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -297,6 +298,91 @@ TEST(Qmprun, MissingProgramIsReported) {
   Result r = run({"-n", "2", "/nonexistent/program"});
   EXPECT_EQ(r.status, 127);
   EXPECT_NE(r.err.find("cannot run /nonexistent/program"), std::string::npos) << r.err;
+}
+
+// ---- options typed from Open MPI's and MPICH's habits (issue 30) ----------------
+
+TEST(QmprunOptions, OpenMpiAndMpichSpellingsAreTaken) {
+  for (const std::vector<std::string>& opts :
+       {std::vector<std::string>{"--oversubscribe", "--allow-run-as-root", "-np=2", "-genvall"},
+        std::vector<std::string>{"-c", "2", "--map-by", "ppr:2:node", "--bind-to", "none"},
+        std::vector<std::string>{"--np", "2", "-ppn", "2", "-H", "localhost"},
+        std::vector<std::string>{"-n2", "--map-by", "core"}}) {
+    std::vector<std::string> args = opts;
+    args.insert(args.end(), {g_probe, "env"});
+    Result r = run(args);
+    EXPECT_EQ(r.status, 0) << opts[0] << " " << r.err;
+    EXPECT_NE(r.out.find("rank 1 of 2"), std::string::npos) << opts[0] << " " << r.out;
+  }
+}
+
+TEST(QmprunOptions, EnvironmentForTheRanks) {
+  Result r = run({"-x", "MM_A=one", "-genv", "MM_B", "two", "-env", "MM_C", "three", "-n", "2", "/bin/sh", "-c",
+                  "echo \"$MESHMP_RANK:$MM_A:$MM_B:$MM_C\""});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("0:one:two:three"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1:one:two:three"), std::string::npos) << r.out;
+  // -x VAR passes the launcher's own value.
+  r = run_program({"/usr/bin/env", "MM_D=four", g_qmprun, "-x", "MM_D", "/bin/sh", "-c", "echo \"d=$MM_D\""});
+  EXPECT_NE(r.out.find("d=four"), std::string::npos) << r.out << r.err;
+}
+
+TEST(QmprunOptions, TheProgramsArgumentsAreLeftAlone) {
+  Result r = run({"-n", "1", "/bin/echo", "-env", "-np=3", "-x", "--foo"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "-env -np=3 -x --foo\n");
+  r = run({"-n", "1", "--", "/bin/sh", "-c", "echo after-dashes"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "after-dashes\n");
+}
+
+TEST(QmprunOptions, AnUnknownOptionIsAnErrorAndStartsNothing) {
+  Result r = run({"--frobnicate", "-n", "2", g_probe, "env"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("unknown option --frobnicate (see qmprun --help)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("rank"), std::string::npos) << r.out;
+  r = run({"--map-by", "diagonal", "-n", "1", g_probe, "env"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--map-by diagonal"), std::string::npos) << r.err;
+  r = run({"--help"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("PROGRAM [ARGS...] follow the options"), std::string::npos) << r.out;
+}
+
+TEST(QmprunOptions, OtherHostsAreRefusedWithWhereToGo) {
+  Result r = run({"--host", "node17.example", "-n", "1", g_probe, "env"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--host node17.example names another host"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("srun --mpi=pmix"), std::string::npos) << r.err;
+  char path[] = "/tmp/meshmp-hostfile-XXXXXX";
+  const int fd = ::mkstemp(path);
+  ASSERT_GE(fd, 0);
+  const std::string text = "# this host, then another\nlocalhost slots=2\nnode18:4\n";
+  ASSERT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  ::close(fd);
+  r = run({"-machinefile", path, "-n", "1", g_probe, "env"});
+  ::unlink(path);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("line 3 (node18)"), std::string::npos) << r.err;
+}
+
+TEST(QmprunOptions, BindToCorePutsEachRankOnItsOwnCpu) {
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  ASSERT_EQ(::sched_getaffinity(0, sizeof mine, &mine), 0);
+  if (CPU_COUNT(&mine) < 2) GTEST_SKIP() << "one CPU";
+  Result r = run({"--bind-to", "core", "-n", "2", "--tag-output", "/bin/sh", "-c",
+                  "grep Cpus_allowed_list /proc/self/status"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  std::vector<std::string> cpus;
+  for (const char* tag : {"[0] Cpus_allowed_list:\t", "[1] Cpus_allowed_list:\t"}) {
+    const std::size_t at = r.out.find(tag);
+    ASSERT_NE(at, std::string::npos) << r.out;
+    const std::size_t from = at + std::strlen(tag);
+    cpus.push_back(r.out.substr(from, r.out.find('\n', from) - from));
+  }
+  for (const std::string& c : cpus) EXPECT_EQ(c.find_first_of("-,"), std::string::npos) << "one CPU each: " << c;
+  EXPECT_NE(cpus[0], cpus[1]);
 }
 
 TEST(QmpMesh, CheckPrintsASummary) {

@@ -172,6 +172,26 @@ class Job {
   sigset_t old_mask_{};
 };
 
+namespace {
+// --bind-to core, in the child before exec: rank r on the (r mod n)-th of
+// the n CPUs qmprun itself may run on (sched_setaffinity; hyperthreads count
+// as CPUs). Left unbound if the mask cannot be read or set.
+void bind_to_core(int r) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) == 0) return;
+  int want = r % CPU_COUNT(&allowed);
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (!CPU_ISSET(c, &allowed) || want-- > 0) continue;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(c, &one);
+    ::sched_setaffinity(0, sizeof one, &one);
+    return;
+  }
+}
+}  // namespace
+
 void Job::enter_namespace(int r) {
   if (netns_paths_.empty()) return;
   const int fd = ::open(netns_paths_[r].c_str(), O_RDONLY | O_CLOEXEC);
@@ -318,6 +338,12 @@ void Job::spawn() {
       if (!opt_.provider.empty()) ::setenv(mesh::env::kProvider, opt_.provider.c_str(), 1);
       if (!geometry_.empty()) ::setenv(mesh::env::kGeometry, geometry_.c_str(), 1);
       if (!config_abs_.empty()) ::setenv(mesh::env::kConfig, config_abs_.c_str(), 1);
+      for (const auto& [name, value] : opt_.env) ::setenv(name.c_str(), value.c_str(), 1);
+      if (opt_.bind_to_core) bind_to_core(r);
+      if (!opt_.wdir.empty() && ::chdir(opt_.wdir.c_str()) != 0) {
+        std::fprintf(stderr, "qmprun: --wdir %s: %s\n", opt_.wdir.c_str(), std::strerror(errno));
+        ::_exit(127);
+      }
       ::execvp(argv[0], argv.data());
       std::fprintf(stderr, "qmprun: cannot run %s: %s\n", argv[0], std::strerror(errno));
       ::_exit(127);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace meshmp::tools {
@@ -33,6 +34,10 @@ struct LaunchOptions {
   /// "<netns>-n<r / ranks_per_node>", so each namespace is a host.
   std::string netns;
   int ranks_per_node = 0;  ///< 0: -n divided by the testbed's node count
+  /// Variables set in every rank (-x, -genv), after the launcher's own environment.
+  std::vector<std::pair<std::string, std::string>> env;
+  bool bind_to_core = false;  ///< --bind-to core: rank r on the r-th CPU it may run on
+  std::string wdir;           ///< --wdir: the ranks' working directory; empty: qmprun's
   std::vector<std::string> command;  ///< program and its arguments
 };
 

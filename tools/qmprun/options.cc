@@ -1,0 +1,222 @@
+#include "tools/qmprun/options.h"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <utility>
+
+namespace meshmp::tools {
+namespace {
+
+// Spellings CLI11 cannot take as they are (one dash before several
+// letters, "-np=4") rewritten to the long options that mean the same.
+const std::map<std::string, std::string>& single_dash_longs() {
+  static const std::map<std::string, std::string> m = {
+      {"-np", "-n"},           {"-genv", "--genv"},         {"-env", "--env"},
+      {"-genvall", "--genvall"}, {"-ppn", "--ppn"},
+      {"-host", "--host"},     {"-hosts", "--host"},        {"-hostfile", "--hostfile"},
+      {"-machinefile", "--hostfile"}, {"-npernode", "--npernode"}, {"-wdir", "--wdir"},
+  };
+  return m;
+}
+
+// How many values follow an option word (after its rewrite): none for a
+// flag or a "--name=value" word, two for -genv/-env, else one.
+int values_of(const std::string& option) {
+  static const char* const flags[] = {"--tag-output", "--oversubscribe", "--allow-run-as-root", "--genvall", "-h",
+                                      "--help"};
+  if (option.find('=') != std::string::npos) return 0;
+  for (const char* f : flags)
+    if (option == f) return 0;
+  return option == "--genv" || option == "--env" ? 2 : 1;
+}
+
+// argv with those spellings rewritten in the options part only: the
+// program (the first word that is neither an option nor an option's value,
+// or what follows "--") and its arguments are passed on as they are.
+std::vector<std::string> normalized(int argc, const char* const* argv) {
+  std::vector<std::string> args;
+  int i = 1;
+  while (i < argc) {
+    const std::string a = argv[i++];
+    if (a == "--" || a.size() < 2 || a[0] != '-') {  // the program from here on
+      args.push_back(a);
+      break;
+    }
+    const std::size_t eq = a.find('=');
+    auto it = a[1] != '-' ? single_dash_longs().find(a.substr(0, eq)) : single_dash_longs().end();
+    int more;  // values that follow as words of their own
+    if (it != single_dash_longs().end()) {
+      args.push_back(it->second);
+      more = values_of(it->second);
+      if (eq != std::string::npos) args.push_back(a.substr(eq + 1)), --more;
+    } else {
+      args.push_back(a);
+      // "-n4": a short option with its value attached.
+      more = a[1] != '-' && a.size() > 2 ? 0 : values_of(a);
+    }
+    for (; more > 0 && i < argc; --more) args.push_back(argv[i++]);
+  }
+  while (i < argc) args.push_back(argv[i++]);
+  return args;
+}
+
+// Names this host answers to: qmprun runs ranks here and nowhere else.
+bool is_this_host(const std::string& h) {
+  if (h == "localhost" || h == "127.0.0.1" || h == "::1" || h == "localhost.localdomain") return true;
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return false;
+  const std::string me = name, short_me = me.substr(0, me.find('.'));
+  return h == me || h == short_me || h.substr(0, h.find('.')) == short_me;
+}
+
+int not_here(const std::string& app, const std::string& what) {
+  std::cerr << app << ": " << what
+            << " names another host; " << app
+            << " starts ranks on this host only. Across hosts, launch with srun --mpi=pmix or Open MPI's "
+               "mpirun.openmpi (README, \"On a cluster\").\n";
+  return 2;
+}
+
+// The hosts a hostfile names: the first word of each line, '#' starts a
+// comment (Open MPI's "host slots=N" and MPICH's "host:N" forms).
+int check_hostfile(const std::string& app, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    std::cerr << app << ": --hostfile " << path << ": cannot be read\n";
+    return 2;
+  }
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    line = line.substr(0, line.find('#'));
+    std::istringstream words(line);
+    std::string host;
+    if (!(words >> host)) continue;
+    host = host.substr(0, host.find(':'));
+    if (!is_this_host(host)) return not_here(app, "--hostfile " + path + " line " + std::to_string(n) + " (" + host + ")");
+  }
+  return -1;
+}
+
+}  // namespace
+
+int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
+  const char* slash = argc > 0 ? std::strrchr(argv[0], '/') : nullptr;
+  const std::string app_name = argc > 0 ? (slash ? slash + 1 : argv[0]) : "qmprun";
+  CLI::App app{"Start a meshmp job: N ranks of PROGRAM on this host, connected as a torus."};
+  app.name(app_name);
+  app.footer("PROGRAM [ARGS...] follow the options (or \"--\"). Open MPI's and MPICH's spellings of the options "
+             "above (-np, -c, --np; -genv, -env; -ppn, --map-by ppr:K:node; -H, --host, -hostfile, -machinefile) "
+             "are taken; --oversubscribe, --allow-run-as-root and -genvall change nothing here.");
+  app.add_option("-n,-c,--np,--n", opt->nranks, "number of ranks (also -np); default: the config's node count")
+      ->check(CLI::Range(1, 1 << 16));
+  app.add_option("--geometry", opt->geometry, "torus shape, e.g. 2x2x2 (product = N)");
+  app.add_option("--config", opt->config, "mesh config file (configs/*.toml)")->check(CLI::ExistingFile);
+  app.add_option("--provider", opt->provider,
+                 "links: auto (shm on one host; between hosts ofi over an RDMA fabric libfabric finds, else tcp; the "
+                 "default), shm, tcp or ofi (libfabric; MESHMP_OFI_PROVIDER picks its provider)")
+      ->check(CLI::IsMember({"auto", "shm", "tcp", "ofi"}));
+  app.add_flag("--tag-output", opt->tag_output, "prefix each output line with [rank]");
+  app.add_option("--timeout", opt->timeout_s, "kill the job after this many seconds")->check(CLI::PositiveNumber);
+  app.add_option("--stopped-warning", opt->stopped_warning_s,
+                 "name a rank that has been stopped (SIGSTOP) this many seconds (default 180)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--finalize-warning", opt->finalize_warning_s,
+                 "name the ranks that have not finalized this many seconds after the first did (default 10)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--max-ranks", opt->max_ranks,
+                 "start at most this many ranks on this host (default " + std::to_string(kDefaultMaxRanks) + ")")
+      ->check(CLI::Range(1, 1 << 24));
+  app.add_option("--netns", opt->netns,
+                 "run rank r in network namespace NAME-n<r / ranks per node> of a qmp-mesh testbed (root)");
+  app.add_option("--ranks-per-node,--ppn,-N,--npernode", opt->ranks_per_node,
+                 "with --netns: ranks per namespace (default: -n / nodes); also -ppn")
+      ->check(CLI::Range(1, 1 << 16));
+  // Environment for the ranks.
+  std::vector<std::string> exported;
+  // Each occurrence takes its own value(s) only: the program follows.
+  app.add_option("-x", exported, "VAR=VALUE, or VAR to pass this environment's value, set in every rank (repeatable)")
+      ->allow_extra_args(false);
+  std::vector<std::pair<std::string, std::string>> genv;
+  app.add_option("--genv,--env", genv, "VAR VALUE: set in every rank (MPICH's -genv / -env; repeatable)")
+      ->allow_extra_args(false);
+  bool accepted = false;  // flags taken from habit that change nothing
+  app.add_flag("--genvall", accepted, "pass the whole environment (the default)");
+  app.add_flag("--oversubscribe", accepted, "accepted: more ranks than cores are always allowed");
+  app.add_flag("--allow-run-as-root", accepted, "accepted: root may always run jobs");
+  // Placement.
+  std::vector<std::string> hosts;
+  app.add_option("-H,--host", hosts, "hosts to run on: this host only (comma-separated)")
+      ->delimiter(',')
+      ->allow_extra_args(false);
+  std::string hostfile;
+  app.add_option("--hostfile,-f", hostfile, "file of hosts to run on: this host only (also -machinefile)");
+  std::string map_by, bind_to;
+  app.add_option("--map-by", map_by, "ppr:K:node (K ranks per node, as --ranks-per-node), or core, slot, node: accepted");
+  app.add_option("--bind-to", bind_to, "core: bind rank r to the r-th core it may run on; none (the default)")
+      ->check(CLI::IsMember({"core", "hwthread", "none"}));
+  std::string wdir;
+  app.add_option("--wdir", wdir, "working directory of the ranks")->check(CLI::ExistingDirectory);
+  app.prefix_command();
+  std::vector<std::string> args = normalized(argc, argv);
+  std::reverse(args.begin(), args.end());  // CLI11 takes a vector last argument first
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  opt->command = app.remaining();
+  if (!opt->command.empty() && opt->command[0] == "--") opt->command.erase(opt->command.begin());
+  else if (!opt->command.empty() && opt->command[0].size() > 1 && opt->command[0][0] == '-') {
+    std::cerr << app_name << ": unknown option " << opt->command[0] << " (see " << app_name << " --help)\n";
+    return 2;
+  }
+  if (opt->command.empty()) {
+    std::cerr << app_name << ": no PROGRAM given\n" << app.help();
+    return 2;
+  }
+  for (const std::string& h : hosts)
+    if (!is_this_host(h)) return not_here(app_name, "--host " + h);
+  if (!hostfile.empty())
+    if (int rc = check_hostfile(app_name, hostfile); rc >= 0) return rc;
+  if (!map_by.empty()) {
+    const std::string ppr = "ppr:";
+    if (map_by.rfind(ppr, 0) == 0 && map_by.size() > 9 && map_by.substr(map_by.size() - 5) == ":node") {
+      opt->ranks_per_node = std::atoi(map_by.substr(4, map_by.size() - 9).c_str());
+      if (opt->ranks_per_node < 1) {
+        std::cerr << app_name << ": --map-by " << map_by << ": K in ppr:K:node must be a positive number\n";
+        return 2;
+      }
+    } else if (map_by != "core" && map_by != "slot" && map_by != "node" && map_by != "hwthread" &&
+               map_by != "socket" && map_by != "numa") {
+      std::cerr << app_name << ": --map-by " << map_by << ": not ppr:K:node, core, slot, node, socket, numa or hwthread\n";
+      return 2;
+    }
+  }
+  opt->bind_to_core = bind_to == "core" || bind_to == "hwthread";
+  for (const std::string& x : exported) {
+    const std::size_t eq = x.find('=');
+    if (eq == 0 || x.empty()) {
+      std::cerr << app_name << ": -x " << x << ": no variable name\n";
+      return 2;
+    }
+    if (eq != std::string::npos) {
+      opt->env.emplace_back(x.substr(0, eq), x.substr(eq + 1));
+    } else if (const char* v = std::getenv(x.c_str())) {
+      opt->env.emplace_back(x, v);
+    }
+  }
+  for (auto& kv : genv) opt->env.push_back(std::move(kv));
+  opt->wdir = wdir;
+  if (opt->nranks == 0 && opt->config.empty() && opt->geometry.empty()) opt->nranks = 1;
+  return -1;
+}
+
+}  // namespace meshmp::tools
