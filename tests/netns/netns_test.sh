@@ -19,6 +19,8 @@
 #             hops (ping TTL), every pair 8 B to 1 MiB in order, and the
 #             reroute test below with 4 KiB messages, beside two CPU-bound
 #             processes and under the default MESHMP_TCP_TIMEOUT_MS
+#   interrupt SIGINT/SIGTERM at several points of a 4x4x4 `qmp-mesh net up`
+#             leave no namespace or meshrouted behind
 #   reroute   2x2x2 mesh: every rank streams to every other while a cable
 #             is cut and restored; meshrouted moves the kernel routes off it
 #             within 5 s and back within 5 s, and every message -- over the
@@ -377,6 +379,36 @@ loss|loss_ofi)
       echo "ok: node 0 cut off at the start fails the start: $(grep -m1 "did not come up at start-up" "$work/out")"
     fi
   fi
+  ;;
+interrupt)
+  # SIGINT or SIGTERM at several points of a 4x4x4 `net up` (namespaces,
+  # cables, routes, daemons): it says so once, exits non-zero, and leaves
+  # no namespace and no meshrouted of the testbed (issue 30: it left 38-61).
+  for delay in 0.1 0.3 0.6 1.0 1.5 2.5; do
+    for sig in INT TERM; do
+      "$qmp_mesh" net up "$mesh64_cfg" --name "$name" > "$work/up" 2>&1 &
+      up=$!
+      sleep "$delay"
+      kill -"$sig" "$up" 2>/dev/null
+      wait "$up"
+      rc=$?
+      if [ "$rc" = 0 ]; then
+        # The signal came after `up` had finished: the testbed stands; down removes it.
+        "$qmp_mesh" net down "$name" > /dev/null || fail=1
+        echo "ok: SIG$sig after ${delay}s came after up had finished"
+        continue
+      fi
+      left=$(ls /run/netns 2>/dev/null | grep -c "^$name-")
+      daemons=$(pgrep -fc "meshmp-net/$name/")
+      if [ "$left" != 0 ] || [ "$daemons" != 0 ]; then
+        echo "FAILED: SIG$sig after ${delay}s left $left namespaces and $daemons meshrouted"; cat "$work/up"; fail=1
+      elif [ "$(grep -c interrupted "$work/up")" != 1 ]; then
+        echo "FAILED: SIG$sig after ${delay}s: not one line saying so"; cat "$work/up"; fail=1
+      else
+        echo "ok: SIG$sig after ${delay}s: $(cat "$work/up"), nothing left"
+      fi
+    done
+  done
   ;;
 *) echo "netns_test: unknown case $case_"; exit 2 ;;
 esac

@@ -197,7 +197,15 @@ int net_up(const std::string& config, const std::string& name, std::string meshr
       meshmp::tools::start_routers(plan, config, meshrouted);
     }
   } catch (...) {
-    net_down(name);  // nothing half-built stays behind
+    // Nothing half-built stays behind, also after SIGINT/SIGTERM: the
+    // removal itself is not interrupted (ip() refuses to run while
+    // g_interrupted is set, and a second ^C must not cut it short).
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    for (int s : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(s, &ignore, nullptr);
+    const bool interrupted = g_interrupted.exchange(false);
+    net_down(name);
+    if (interrupted) throw std::runtime_error("up: interrupted; what it had made is removed");
     throw;
   }
   std::cout << "qmp-mesh: testbed " << name << ": " << plan.nodes << " namespaces " << plan.node_ns(0) << ".."
