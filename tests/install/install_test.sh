@@ -62,3 +62,14 @@ PKG_CONFIG_PATH="$prefix/lib/pkgconfig" cc $(PKG_CONFIG_PATH="$prefix/lib/pkgcon
 runmpi "pkg-config mpi" "$work/mpi_pc"
 cc -I"$prefix/include" "$mpisrc" -o "$work/mpi_static" "$prefix/lib/libmpi.a" -lstdc++ -lm -lrt -lpthread -lunistring -lsodium -L/usr/lib/x86_64-linux-gnu/pmix2/lib -Wl,-rpath,/usr/lib/x86_64-linux-gnu/pmix2/lib -lpmix
 runmpi "cc + libmpi.a (static)" "$work/mpi_static"
+
+# The installed tools: one qmp-mesh (check, show, net), and the lattice-QCD
+# job as meshmp-lqcd.
+"$prefix/bin/qmp-mesh" check configs/test-2x2x2.toml | grep -q "ok: 3-D torus 2x2x2, 8 nodes"
+"$prefix/bin/qmp-mesh" show configs/test-2x2x2.toml | grep -q "^rank 7 "
+"$prefix/bin/qmp-mesh" net --help | grep -q "up"
+if "$prefix/bin/qmp-mesh" net down nosuchbed 2>/dev/null; then echo "net down of no testbed returned 0" >&2; exit 1; fi
+out=$("$prefix/bin/qmprun" -n 2 --timeout 60 "$prefix/bin/meshmp-lqcd" --lattice 4x4x4x4 --therm 1 \
+  --sweeps 1)
+echo "$out" | grep -q "plaquette" || { echo "meshmp-lqcd: unexpected output: $out" >&2; exit 1; }
+echo "qmp-mesh and meshmp-lqcd: ok"

@@ -3,7 +3,8 @@
 # Lays out DIR/include/{qmp,mpi,mpif}.h (and mpi.mod, the `mpi` module, when
 # gfortran is there), DIR/lib/libmeshmp.{a,so} (linked as libqmp.* and
 # libmpi.*), DIR/bin/{qmprun,mpirun,mpiexec,mpicc,mpicxx,mpif77,mpif90,mpifort,
-# qmp-config,qmp-mesh,meshrouted}, DIR/lib/pkgconfig/{qmp,mpi}.pc, DIR/lib/cmake/QMP/.
+# qmp-config,qmp-mesh,meshrouted,meshmp-lqcd}, DIR/lib/pkgconfig/{qmp,mpi}.pc,
+# DIR/lib/cmake/QMP/.
 set -euo pipefail
 usage() { echo "usage: bazel run //:install -- --prefix DIR" >&2; exit 2; }
 [ $# -eq 2 ] && [ "$1" = "--prefix" ] || usage
@@ -25,7 +26,8 @@ done
 for w in mpicc mpicxx mpif77 mpif90 mpifort; do install -m 0755 "$r/tools/install/mpicc.sh" "$prefix/bin/$w"; done
 for b in qmprun mpirun mpiexec; do install -m 0755 "$r/tools/qmprun/$b" "$prefix/bin/$b"; done
 install -m 0755 "$r/tools/qmp_config/qmp-config" "$prefix/bin/qmp-config"
-install -m 0755 "$r/tools/qmp_mesh/qmp-mesh" "$prefix/bin/qmp-mesh"
+install -m 0755 "$r/tools/qmp-mesh/qmp-mesh" "$prefix/bin/qmp-mesh"
+install -m 0755 "$r/examples/lqcd/lqcd" "$prefix/bin/meshmp-lqcd"
 install -m 0755 "$r/kernel_forwarder/meshrouted" "$prefix/bin/meshrouted"
 for pc in qmp mpi; do sed "s|@PREFIX@|$prefix|" "$r/tools/install/$pc.pc.in" > "$prefix/lib/pkgconfig/$pc.pc"; done
 install -m 0644 "$r/tools/install/QMPConfig.cmake" "$r/tools/install/QMPConfigVersion.cmake" "$prefix/lib/cmake/QMP/"

@@ -1,9 +1,14 @@
-// qmp-mesh: the cluster a mesh config describes, built on this host out of
-// network namespaces and veth cables (issue 17) -- so meshmp's tcp provider
-// and its routing can be tested on a real mesh of links. On a mesh fabric
-// every node forwards IPv4 and holds kernel routes along the SDF route to
-// every other node's address (kernel_forwarder/, issue 19).
+// qmp-mesh: a mesh config file checked and shown, and the cluster it
+// describes built on this host out of network namespaces and veth cables
+// (issue 17) -- so meshmp's tcp provider and its routing can be tested on a
+// real mesh of links. On a mesh fabric every node forwards IPv4 and holds
+// kernel routes along the SDF route to every other node's address
+// (kernel_forwarder/, issue 19).
 //
+//   qmp-mesh check CONFIG                validate it: one summary line, or the
+//                                        error (file:line: key: ...)
+//   qmp-mesh show CONFIG                 and every node: rank, host,
+//                                        coordinates, neighbours, interfaces
 //   qmp-mesh net up CONFIG --name NAME   build it (root); an interrupted or
 //                                        failed `up` removes what it made
 //   qmp-mesh net show NAME               list its namespaces and addresses
@@ -33,6 +38,7 @@
 #include "kernel_forwarder/route_plan.h"
 #include "mesh/config.h"
 #include "routing/route_table.h"
+#include "tools/qmp-mesh/config_commands.h"
 #include "tools/qmp-mesh/routers.h"
 
 extern char** environ;
@@ -233,8 +239,14 @@ int net_show(const std::string& name) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"qmp-mesh: a meshmp cluster built of network namespaces on this host"};
+  CLI::App app{"qmp-mesh: check and show a meshmp mesh config; build the cluster it describes of network "
+               "namespaces on this host"};
   app.require_subcommand(1);
+  std::string file;
+  CLI::App* check = app.add_subcommand("check", "validate FILE and print a one-line summary");
+  check->add_option("FILE", file, "config file")->required();
+  CLI::App* show_cfg = app.add_subcommand("show", "print every node, its neighbours and interfaces");
+  show_cfg->add_option("FILE", file, "config file")->required();
   CLI::App* net = app.add_subcommand("net", "the namespace testbed");
   net->require_subcommand(1);
   std::string config, name;
@@ -248,6 +260,7 @@ int main(int argc, char** argv) {
   CLI::App* down = net->add_subcommand("down", "remove a testbed");
   down->add_option("name", name, "testbed name")->required();
   CLI11_PARSE(app, argc, argv);
+  if (*check || *show_cfg) return meshmp::tools::check_config(file, show_cfg->parsed());
   try {
     if (*up) return net_up(config, name, meshrouted);
     if (*show) return net_show(name);

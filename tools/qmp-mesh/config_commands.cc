@@ -1,10 +1,8 @@
-// qmp-mesh: validate a mesh config file and show the torus it describes.
-//   qmp-mesh check FILE   -- exit 0 and one summary line, or the error (file:line: key: ...)
-//   qmp-mesh show FILE    -- every node: rank, host, coordinates, and per
-//                            direction the neighbour and the interface
-#include <CLI/CLI.hpp>
+#include "tools/qmp-mesh/config_commands.h"
+
 #include <cstdio>
-#include <iostream>
+#include <string>
+#include <vector>
 
 #include "mesh/config.h"
 
@@ -41,22 +39,18 @@ void print_nodes(const MeshConfig& c) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  CLI::App app{"Validate a meshmp mesh config file and show its geometry."};
-  app.require_subcommand(1);
-  std::string file;
-  CLI::App* check = app.add_subcommand("check", "validate FILE and print a one-line summary");
-  check->add_option("FILE", file, "config file")->required();
-  CLI::App* show = app.add_subcommand("show", "print every node, its neighbours and interfaces");
-  show->add_option("FILE", file, "config file")->required();
-  CLI11_PARSE(app, argc, argv);
+namespace meshmp::tools {
+
+int check_config(const std::string& file, bool show_nodes) {
   try {
     MeshConfig c = load_config(file);
     print_summary(c);
-    if (show->parsed()) print_nodes(c);
+    if (show_nodes) print_nodes(c);
   } catch (const ConfigError& e) {
     std::fprintf(stderr, "qmp-mesh: %s\n", e.what());
     return 1;
   }
   return 0;
 }
+
+}  // namespace meshmp::tools
