@@ -32,9 +32,12 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -65,6 +68,19 @@ struct SockFree { void operator()(nl_sock* s) const { nl_socket_free(s); } };
 struct CacheFree { void operator()(nl_cache* c) const { nl_cache_free(c); } };
 
 int ignore_message(nl_msg*, void*) { return NL_OK; }
+
+// One line of the log (stderr; qmp-mesh keeps it in the testbed's nN.log,
+// systemd in the journal): a UTC timestamp to the millisecond, then the text.
+void log_line(const std::string& text) {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t secs = std::chrono::system_clock::to_time_t(now);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm utc{};
+  ::gmtime_r(&secs, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &utc);
+  std::fprintf(stderr, "%s.%03dZ meshrouted: %s\n", stamp, static_cast<int>(ms), text.c_str());
+}
 
 double now_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -190,14 +206,32 @@ class Daemon {
     return changed;
   }
 
+  // New routes for the cables now down, installed; one log line naming
+  // each dead cable by its ends (node, direction, interface) and how many
+  // of this node's routes changed.
   void reroute(const char* why) {
     const double t0 = now_ms();
     const meshmp::routing::CableSet dead = db_.dead(t_);
     const meshmp::routing::RouteTables tables(t_, dead);
-    const auto routes = kf::node_routes(plan_, tables, t_, node_, dead);
+    auto routes = kf::node_routes(plan_, tables, t_, node_, dead);
     kf::install_routes(routes);
-    std::fprintf(stderr, "meshrouted: node %d: %s: %zu dead cable(s), %zu routes installed in %.1f ms\n", node_, why,
-                 dead.size(), routes.size(), now_ms() - t0);
+    std::size_t changed = 0;
+    for (const kf::KernelRoute& r : routes)
+      if (std::find(installed_.begin(), installed_.end(), r) == installed_.end()) ++changed;
+    std::string cables;
+    for (const kf::Cable& c : plan_.cables) {
+      const Direction plus{c.axis, +1}, minus{c.axis, -1};
+      if (!dead.contains(t_, {c.a, plus})) continue;
+      cables += std::string(cables.empty() ? "" : ", ") + "node " + std::to_string(c.a) + " " +
+                meshmp::mesh::direction_key(plus) + " (" + c.if_a + ") - node " + std::to_string(c.b) + " " +
+                meshmp::mesh::direction_key(minus) + " (" + c.if_b + ")";
+    }
+    char took[32];
+    std::snprintf(took, sizeof took, "%.1f", now_ms() - t0);
+    log_line("node " + std::to_string(node_) + ": " + why + ": cables down: " + (cables.empty() ? "none" : cables) +
+             "; " + std::to_string(changed) + " of " + std::to_string(routes.size()) + " routes changed, installed in " +
+             took + " ms");
+    installed_ = std::move(routes);
   }
 
   meshmp::mesh::Torus t_;
@@ -209,6 +243,7 @@ class Daemon {
   kf::LinkReport me_;
   kf::LinkStateDb db_;
   std::map<int, kf::LinkReport> reports_;
+  std::vector<kf::KernelRoute> installed_;  ///< the routes of the last reroute
   std::unique_ptr<nl_sock, SockFree> events_, query_;
   int udp_ = -1;
 };
@@ -251,7 +286,7 @@ int main(int argc, char** argv) {
     Daemon d(cfg, node >= 0 ? node : node_of_this_host(cfg), kf::read_route_key(key_file), port);
     d.run();
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "meshrouted: %s\n", e.what());
+    log_line(e.what());
     return 1;
   }
   return 0;

@@ -283,6 +283,15 @@ reroute|mesh64)
   else
     echo "ok: cable cut: routes moved off it in $away ms and back in $back ms; every message between $ranks ranks arrived once, in order"
   fi
+  # meshrouted's log says when, which cable (both ends) and how many routes moved.
+  stamp='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z meshrouted: node 0: change: '
+  if grep -qE "$stamp"'cables down: node 0 x\+ \(eth1\) - node 1 x- \(eth2\); [1-9][0-9]* of [0-9]+ routes changed' \
+       /run/meshmp-net/"$name"/n0.log &&
+     grep -qE "$stamp"'cables down: none; [1-9][0-9]* of' /run/meshmp-net/"$name"/n0.log; then
+    echo "ok: meshrouted logged the cut and the repair: $(grep -m1 'x+ (eth1)' /run/meshmp-net/"$name"/n0.log)"
+  else
+    echo "FAILED: meshrouted's log does not name the cable with a timestamp"; cat /run/meshmp-net/"$name"/n0.log; fail=1
+  fi
   ;;
 loss|loss_ofi)
   # loss_ofi: over ofi on libfabric's tcp provider, with heartbeats (which
