@@ -493,10 +493,11 @@ namespace {
 // The core requests of the live requests still in flight (nullptr for the
 // others); *any_live says whether there is any live request at all, *done
 // the index of one already complete without a core request (or -1).
-std::vector<mesh::Request*>& in_flight(int count, const MPI_Request* reqs, bool* any_live, int* done) {
+std::vector<mesh::Request*>& in_flight(int count, const MPI_Request* reqs, bool* any_live, int* done,
+                                       bool* schedules) {
   static std::vector<mesh::Request*> cores;  // reused: no allocation per call
   cores.assign(static_cast<std::size_t>(count), nullptr);
-  *any_live = false;
+  *any_live = *schedules = false;
   *done = -1;
   for (int i = 0; i < count; ++i) {
     if (!is_live(reqs[i])) continue;
@@ -506,6 +507,7 @@ std::vector<mesh::Request*>& in_flight(int count, const MPI_Request* reqs, bool*
       if (*done < 0) *done = i;
     } else {
       cores[i] = r.core;
+      *schedules |= r.sched != nullptr;
     }
   }
   return cores;
@@ -708,11 +710,12 @@ namespace {
 int wait_all(const char* call, int count, MPI_Request* array_of_requests, MPI_Status* array_of_statuses) {
   bool any;
   int done;
-  std::vector<mesh::Request*>& cores = in_flight(count, array_of_requests, &any, &done);
+  bool schedules;
+  std::vector<mesh::Request*>& cores = in_flight(count, array_of_requests, &any, &done, &schedules);
   static std::vector<mesh::Status> cs;
   cs.resize(cores.size());
   engine().waitall(cores.size(), cores.data(), cs.data());
-  for (int i = 0; i < count; ++i)  // nonblocking collectives (they moved meanwhile too)
+  for (int i = 0; schedules && i < count; ++i)  // nonblocking collectives (they moved meanwhile too)
     if (is_live(array_of_requests[i]) && requests().at(array_of_requests[i]).sched) {
       Req& r = requests().at(array_of_requests[i]);
       engine().wait_until([&] { return r.sched->finished(); });
