@@ -1,6 +1,7 @@
 #include "collectives/collectives.h"
 #include "collectives/hierarchy.h"
 #include "collectives/personalized.h"
+#include "collectives/torus_steps.h"
 
 #include <algorithm>
 #include <cstring>
@@ -43,6 +44,11 @@ class Call {
   void post_recv(int from, void* buf, std::size_t n) {
     reqs_.push_back(e_.irecv(buf, n, g_.ranks[from], mesh::kAnyTag, g_.context));
   }
+  // A local step: at once (the transfers before it have finished).
+  template <typename F>
+  void then(F&& f) { f(); }
+  // Slot i (0..2) of the scratch kept across calls (torus_steps.h).
+  char* scratch(int slot, std::size_t bytes) { return collectives::scratch(static_cast<Scratch>(slot), bytes); }
   // Completes everything posted since the last finish (one step).
   void finish() {
     statuses_.resize(reqs_.size());
@@ -65,85 +71,23 @@ class Call {
   Error err_ = Error::kOk;
 };
 
-// Position along one axis relative to a root, and the extent of the line on
-// each side of the root (seed 003 §5.2: about dim/2 steps per axis).
-struct LineOffset {
-  int off;       // signed distance from the root along the axis
-  int max_plus;  // farthest positive offset on this line
-  int min_minus; // farthest negative offset (<= 0)
-};
-
-LineOffset line_offset(const mesh::Torus& t, int axis, int c, int r) {
-  const int n = t.dims()[axis];
-  if (t.periodic()[axis]) {
-    int d = ((c - r) % n + n) % n;
-    if (d > n / 2) d -= n;  // an even line's far node is reached from the + side
-    return {d, n / 2, -((n - 1) / 2)};
-  }
-  return {c - r, n - 1 - r, -r};
-}
-
-bool zero_above(const std::vector<int>& c, const std::vector<int>& r, const mesh::Torus& t, int axis) {
-  for (int b = axis + 1; b < t.ndims(); ++b)
-    if (line_offset(t, b, c[b], r[b]).off != 0) return false;
-  return true;
-}
-
-// Group rank of the node one step along `axis` in direction `sign` from `me`.
-int step(const mesh::Torus& t, int me, int axis, int sign) { return t.neighbour(me, axis, sign); }
+using torus::is_torus;
+using torus::line_offset;
+using torus::LineOffset;
+using torus::step;
+using torus::zero_above;
 
 // ---- torus algorithms (seed 003 §5.2) -----------------------------------------
 
 Error torus_broadcast(const Group& g, void* buf, std::size_t bytes, int root, int start_depth) {
-  const mesh::Torus& t = *g.torus;
-  const std::vector<int> c = t.coords(g.me), r = t.coords(root);
   Call call(g, start_depth);
-  for (int a = 0; a < t.ndims(); ++a) {
-    if (!zero_above(c, r, t, a)) continue;  // reached in a later phase
-    const LineOffset lo = line_offset(t, a, c[a], r[a]);
-    if (lo.off > 0) {
-      call.post_recv(step(t, g.me, a, -1), buf, bytes);
-      call.finish();
-    } else if (lo.off < 0) {
-      call.post_recv(step(t, g.me, a, +1), buf, bytes);
-      call.finish();
-    }
-    // Forward away from the root along this axis.
-    if (lo.off >= 0 && lo.off < lo.max_plus) call.post_send(step(t, g.me, a, +1), buf, bytes);
-    if (lo.off <= 0 && lo.off > lo.min_minus) call.post_send(step(t, g.me, a, -1), buf, bytes);
-    call.finish();
-  }
+  torus::broadcast_steps(call, g, buf, bytes, root);
   return call.error();
 }
 
-// Reverse sweep: axis D-1 first, each line folding toward offset 0; the
-// partial from the + side is combined before the one from the - side.
 Error torus_reduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op, int root) {
-  const mesh::Torus& t = *g.torus;
-  const std::size_t bytes = count * op.elem_size;
-  const std::vector<int> c = t.coords(g.me), r = t.coords(root);
-  char* partial = scratch(kPartial, bytes);
-  char* in_plus = scratch(kInPlus, bytes);
-  char* in_minus = scratch(kInMinus, bytes);
-  std::memcpy(partial, buf, bytes);
   Call call(g);
-  for (int a = t.ndims() - 1; a >= 0; --a) {
-    if (!zero_above(c, r, t, a)) continue;  // this node's partial already left
-    const LineOffset lo = line_offset(t, a, c[a], r[a]);
-    const bool from_plus = lo.off >= 0 && lo.off < lo.max_plus;
-    const bool from_minus = lo.off <= 0 && lo.off > lo.min_minus;
-    if (from_plus) call.post_recv(step(t, g.me, a, +1), in_plus, bytes);
-    if (from_minus) call.post_recv(step(t, g.me, a, -1), in_minus, bytes);
-    call.finish();
-    if (from_plus) op.combine(partial, in_plus, count, op.ctx);
-    if (from_minus) op.combine(partial, in_minus, count, op.ctx);
-    if (lo.off != 0) {
-      call.post_send(step(t, g.me, a, lo.off > 0 ? -1 : +1), partial, bytes);
-      call.finish();
-      break;  // handed on; nothing more for this node
-    }
-  }
-  if (g.me == root) std::memcpy(buf, partial, bytes);
+  torus::reduce_steps(call, g, buf, count, op, root);
   return call.error();
 }
 
@@ -262,7 +206,6 @@ Error binomial_reduce(const Group& g, void* buf, std::size_t count, const Reduce
   return call.error();
 }
 
-bool is_torus(const Group& g) { return g.torus && g.torus->size() == g.size(); }
 
 // The shared-memory path needs every rank of the job in the group (so all
 // ranks run these collectives in one order) on one host, and a small payload.

@@ -1,11 +1,27 @@
 #include "collectives/nonblocking.h"
 
+#include "collectives/torus_steps.h"
+
 #include <algorithm>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 namespace meshmp::collectives {
 namespace {
+
+// The torus steps (torus_steps.h) appended to a schedule: a step's
+// transfers make one round, finish() ends it.
+struct ScheduleCall {
+  Schedule& s;
+  const Group& g;
+  void post_send(int to, const void* buf, std::size_t n) { s.send(g.ranks[to], buf, n); }
+  void post_recv(int from, void* buf, std::size_t n) { s.recv(g.ranks[from], buf, n); }
+  void finish() { s.next(); }
+  template <typename F>
+  void then(F&& f) { s.then(std::forward<F>(f)); }
+  char* scratch(int, std::size_t bytes) { return s.scratch(bytes); }
+};
 
 // A local copy as a step (the member's own block); nothing when in place.
 void copy_step(Schedule& s, void* to, const void* from, std::size_t bytes) {
@@ -25,6 +41,12 @@ void add_barrier(Schedule& s, const Group& g) {
 }
 
 void add_broadcast(Schedule& s, const Group& g, void* buf, std::size_t bytes, int root) {
+  if (torus::is_torus(g)) {  // the blocking broadcast's axis sweep (seed 003 §5.2)
+    ScheduleCall call{s, g};
+    s.next();
+    torus::broadcast_steps(call, g, buf, bytes, root);
+    return;
+  }
   const int p = g.size();
   const int rel = (g.me - root + p) % p;
   auto world = [&](int r) { return g.ranks[(r + root) % p]; };
@@ -41,6 +63,12 @@ void add_broadcast(Schedule& s, const Group& g, void* buf, std::size_t bytes, in
 }
 
 void add_reduce(Schedule& s, const Group& g, void* buf, std::size_t count, const ReduceOp& op, int root) {
+  if (op.commutative && torus::is_torus(g)) {  // the blocking reduce's reverse sweep
+    ScheduleCall call{s, g};
+    s.next();
+    torus::reduce_steps(call, g, buf, count, op, root);
+    return;
+  }
   const int p = g.size();
   // Rank order for a non-commutative op: the tree is rooted at rank 0, where
   // each subtree covers consecutive ranks, and the result goes on to root.

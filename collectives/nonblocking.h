@@ -3,13 +3,16 @@
 // rounds of one algorithm to a schedule that the caller starts. Same
 // arguments and data layout as the blocking function of the same name
 // (bytes, world ranks from g.ranks); every member must append the same
-// collectives in the same order. The algorithms are the latency-bound
-// textbook ones (Thakur, Rabenseifner & Gropp, "Optimization of collective
-// communication operations in MPICH", IJHPCA 2005), not the torus ones:
-// binomial trees for broadcast and reduce, dissemination for the barrier,
-// direct exchange for the personalised and gather-type collectives, a chain
-// for the scans. Non-commutative reductions combine in rank order
-// (MPI-1.1 §4.9.4): a reduce to rank 0, then a send to the root.
+// collectives in the same order. On a group that is its torus, broadcast
+// and (commutative) reduce -- so allreduce too -- take the blocking ones'
+// axis sweeps (seed 003 §5.2; torus_steps.h), each message to a torus
+// neighbour. Elsewhere the algorithms are the latency-bound textbook ones
+// (Thakur, Rabenseifner & Gropp, "Optimization of collective communication
+// operations in MPICH", IJHPCA 2005): binomial trees for broadcast and
+// reduce, dissemination for the barrier, direct exchange for the
+// personalised and gather-type collectives, a chain for the scans.
+// Non-commutative reductions combine in rank order (MPI-1.1 §4.9.4): a
+// reduce to rank 0, then a send to the root.
 //
 // The schedule keeps no pointer into `counts`/`displs` arrays: they may go
 // once the add_* returns. Buffers must live until the schedule finishes.
