@@ -322,6 +322,11 @@ TEST(QmprunOptions, EnvironmentForTheRanks) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("0:one:two:three"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("1:one:two:three"), std::string::npos) << r.out;
+  // The job's own variables win over -x: a rank is still its rank.
+  r = run({"-x", "MESHMP_RANK=99", "-x", "MESHMP_SIZE=99", "-n", "2", "/bin/sh", "-c",
+           "echo \"r$MESHMP_RANK/$MESHMP_SIZE\""});
+  EXPECT_NE(r.out.find("r0/2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("r1/2"), std::string::npos) << r.out;
   // -x VAR passes the launcher's own value.
   r = run_program({"/usr/bin/env", "MM_D=four", g_qmprun, "-x", "MM_D", "/bin/sh", "-c", "echo \"d=$MM_D\""});
   EXPECT_NE(r.out.find("d=four"), std::string::npos) << r.out << r.err;

@@ -330,6 +330,8 @@ void Job::spawn() {
       // outer job's server (mesh/bootstrap.h picks PMIx first).
       ::unsetenv("PMIX_NAMESPACE");
       ::unsetenv("PMIX_RANK");
+      // -x / -genv first: the job's own variables below must win over them.
+      for (const auto& [name, value] : opt_.env) ::setenv(name.c_str(), value.c_str(), 1);
       ::setenv(mesh::env::kRank, std::to_string(r).c_str(), 1);
       ::setenv(mesh::env::kSize, std::to_string(n_).c_str(), 1);
       ::setenv(mesh::env::kJob, job_id_.c_str(), 1);
@@ -338,7 +340,6 @@ void Job::spawn() {
       if (!opt_.provider.empty()) ::setenv(mesh::env::kProvider, opt_.provider.c_str(), 1);
       if (!geometry_.empty()) ::setenv(mesh::env::kGeometry, geometry_.c_str(), 1);
       if (!config_abs_.empty()) ::setenv(mesh::env::kConfig, config_abs_.c_str(), 1);
-      for (const auto& [name, value] : opt_.env) ::setenv(name.c_str(), value.c_str(), 1);
       if (opt_.bind_to_core) bind_to_core(r);
       if (!opt_.wdir.empty() && ::chdir(opt_.wdir.c_str()) != 0) {
         std::fprintf(stderr, "qmprun: --wdir %s: %s\n", opt_.wdir.c_str(), std::strerror(errno));

@@ -34,7 +34,8 @@ struct LaunchOptions {
   /// "<netns>-n<r / ranks_per_node>", so each namespace is a host.
   std::string netns;
   int ranks_per_node = 0;  ///< 0: -n divided by the testbed's node count
-  /// Variables set in every rank (-x, -genv), after the launcher's own environment.
+  /// Variables set in every rank (-x, -genv): over the launcher's own
+  /// environment, under the job's MESHMP_RANK, _SIZE, _JOB, _SECRET, ... .
   std::vector<std::pair<std::string, std::string>> env;
   bool bind_to_core = false;  ///< --bind-to core: rank r on the r-th CPU it may run on
   std::string wdir;           ///< --wdir: the ranks' working directory; empty: qmprun's
