@@ -19,4 +19,10 @@ std::string host_identity() {
 
 std::string kernel_of(const std::string& id) { return id.substr(0, id.find('/')); }
 
+bool same_host_name(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  if (a.find('.') != std::string::npos && b.find('.') != std::string::npos) return false;
+  return a.substr(0, a.find('.')) == b.substr(0, b.find('.'));
+}
+
 }  // namespace meshmp::mesh

@@ -16,4 +16,9 @@ std::string host_identity();
 /// The kernel part of a host_identity() (ranks that could share memory).
 std::string kernel_of(const std::string& host_identity);
 
+/// Host names as a config, a resource manager or a user write them: equal,
+/// or equal up to the first dot where one of them is a short name ("n01"
+/// and "n01.cluster").
+bool same_host_name(const std::string& a, const std::string& b);
+
 }  // namespace meshmp::mesh

@@ -20,15 +20,6 @@ namespace {
 
 using env::number;
 
-// Host names as a config and a resource manager write them: equal, or equal
-// up to the first dot where one of them is a short name ("n01" and
-// "n01.cluster").
-bool same_host_name(const std::string& a, const std::string& b) {
-  if (a == b) return true;
-  if (a.find('.') != std::string::npos && b.find('.') != std::string::npos) return false;
-  return a.substr(0, a.find('.')) == b.substr(0, b.find('.'));
-}
-
 // A config's node list against the hosts the launcher reports (PMIx), on
 // every rank alike so that all of them stop with the same message.
 void check_config_hosts(const MeshConfig& cfg, const Bootstrap& boot) {

@@ -1,5 +1,7 @@
 #include "tools/qmprun/options.h"
 
+#include "mesh/host_identity.h"
+
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -72,9 +74,7 @@ std::vector<std::string> normalized(int argc, const char* const* argv) {
 bool is_this_host(const std::string& h) {
   if (h == "localhost" || h == "127.0.0.1" || h == "::1" || h == "localhost.localdomain") return true;
   char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return false;
-  const std::string me = name, short_me = me.substr(0, me.find('.'));
-  return h == me || h == short_me || h.substr(0, h.find('.')) == short_me;
+  return ::gethostname(name, sizeof name - 1) == 0 && mesh::same_host_name(h, name);
 }
 
 int not_here(const std::string& app, const std::string& what) {
