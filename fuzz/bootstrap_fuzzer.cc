@@ -1,5 +1,5 @@
 // libFuzzer target: the launcher's bootstrap protocol decoder
-// (mesh/bootstrap_protocol.h) on an arbitrary byte stream, as a client of
+// (mesh/bootstrap/protocol.h) on an arbitrary byte stream, as a client of
 // the launcher's socket, or the launcher as seen by a rank, could send it.
 //
 // The stream is cut into frames with take_frame() exactly as the launcher
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "mesh/bootstrap_protocol.h"
+#include "mesh/bootstrap/protocol.h"
 
 namespace bs = meshmp::mesh::bootstrap;
 

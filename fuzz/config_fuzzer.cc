@@ -1,5 +1,5 @@
-// libFuzzer target: the mesh config parser (mesh/config.h, toml11 behind
-// mesh/config_limits.h) on arbitrary text. Every input must either parse or
+// libFuzzer target: the mesh config parser (mesh/config/config.h, toml11 behind
+// mesh/config/limits.h) on arbitrary text. Every input must either parse or
 // throw ConfigError naming the file; any other exception, a crash, a stack
 // overflow or a run of more than libFuzzer's -timeout is a finding.
 #include <cstdint>
@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "mesh/config.h"
+#include "mesh/config/config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

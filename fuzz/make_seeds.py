@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the hand-made seed inputs of fuzz/corpus/ (run once; the files are
-kept in the repo). Layouts: mesh/wire.h FrameHeader, mesh/bootstrap_protocol.h
+kept in the repo). Layouts: mesh/wire.h FrameHeader, mesh/bootstrap/protocol.h
 frames, fuzz/frame_header_fuzzer.cc's LinkView prefix."""
 import os
 import struct

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "mesh/config.h"
+#include "mesh/config/config.h"
 
 namespace meshmp::kernel_forwarder {
 

@@ -47,7 +47,7 @@
 #include "kernel_forwarder/link_state.h"
 #include "kernel_forwarder/netlink_routes.h"
 #include "kernel_forwarder/route_plan.h"
-#include "mesh/config.h"
+#include "mesh/config/config.h"
 #include "routing/route_table.h"
 
 namespace kf = meshmp::kernel_forwarder;

@@ -31,7 +31,7 @@
 #include <tuple>
 #include <vector>
 
-#include "mesh/bootstrap.h"
+#include "mesh/bootstrap/bootstrap.h"
 #include "mesh/credits.h"
 #include "mesh/engine.h"
 #include "mesh/link.h"

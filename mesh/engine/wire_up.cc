@@ -10,9 +10,9 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "mesh/config.h"
+#include "mesh/config/config.h"
 #include "mesh/host_identity.h"
-#include "mesh/launch_env.h"
+#include "mesh/bootstrap/launch_env.h"
 
 namespace meshmp::mesh {
 

@@ -49,7 +49,7 @@
 
 #include <vector>
 
-#include "mesh/bootstrap_protocol.h"
+#include "mesh/bootstrap/protocol.h"
 #include "mesh/engine.h"
 #include "tests/support/shm_names.h"
 

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <vector>
 
-#include "mesh/config.h"
+#include "mesh/config/config.h"
 #include "tests/mp/rank_main.h"
 
 namespace meshmp {

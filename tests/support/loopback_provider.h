@@ -1,5 +1,5 @@
 // An in-process fabric for tests of the protocol engine at its seams
-// (mesh/provider.h, mesh/bootstrap.h): N ranks, each an Engine driven by its
+// (mesh/provider.h, mesh/bootstrap/bootstrap.h): N ranks, each an Engine driven by its
 // own thread, whose links are rings of frames in ordinary memory and whose
 // put copies bytes inside the process. Puts can be made to complete later,
 // to find no resource, or to be unsupported, so the engine's handling of an
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "mesh/bootstrap.h"
+#include "mesh/bootstrap/bootstrap.h"
 #include "mesh/engine.h"
 #include "mesh/provider.h"
 

@@ -1,5 +1,5 @@
-// The bootstrap seam over qmprun's protocol (mesh/bootstrap.h,
-// mesh/bootstrap_client.h), against a launcher played by a thread of the
+// The bootstrap seam over qmprun's protocol (mesh/bootstrap/bootstrap.h,
+// mesh/bootstrap/client.h), against a launcher played by a thread of the
 // test: put/fence/get of address cards, what a missing card or a malformed
 // answer does, and that the HELLO carries the secret.
 #include <gtest/gtest.h>
@@ -16,8 +16,8 @@
 #include <thread>
 #include <vector>
 
-#include "mesh/bootstrap_client.h"
-#include "mesh/bootstrap_protocol.h"
+#include "mesh/bootstrap/client.h"
+#include "mesh/bootstrap/protocol.h"
 
 namespace {
 

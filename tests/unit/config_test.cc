@@ -1,6 +1,6 @@
-#include "mesh/config.h"
+#include "mesh/config/config.h"
 
-#include "mesh/config_limits.h"
+#include "mesh/config/limits.h"
 
 #include <gtest/gtest.h>
 

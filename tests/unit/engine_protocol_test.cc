@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "mesh/bootstrap.h"
+#include "mesh/bootstrap/bootstrap.h"
 #include "mesh/engine.h"
 #include "mesh/provider.h"
 #include "tests/support/loopback_provider.h"

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "kernel_forwarder/route_plan.h"
-#include "mesh/config.h"
+#include "mesh/config/config.h"
 
 namespace {
 

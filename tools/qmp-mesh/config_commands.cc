@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "mesh/config.h"
+#include "mesh/config/config.h"
 
 using namespace meshmp::mesh;
 

@@ -1,5 +1,5 @@
 // qmp-mesh check and show: a mesh config file validated and its torus
-// listed (mesh/config.h), without building anything.
+// listed (mesh/config/config.h), without building anything.
 #pragma once
 
 #include <string>

@@ -36,7 +36,7 @@
 #include "kernel_forwarder/address_plan.h"
 #include "kernel_forwarder/netlink_routes.h"
 #include "kernel_forwarder/route_plan.h"
-#include "mesh/config.h"
+#include "mesh/config/config.h"
 #include "routing/route_table.h"
 #include "tools/qmp-mesh/config_commands.h"
 #include "tools/qmp-mesh/routers.h"

@@ -26,10 +26,10 @@
 #include <string>
 #include <vector>
 
-#include "mesh/bootstrap_protocol.h"
-#include "mesh/config.h"
+#include "mesh/bootstrap/protocol.h"
+#include "mesh/config/config.h"
 #include "mesh/geometry.h"
-#include "mesh/launch_env.h"
+#include "mesh/bootstrap/launch_env.h"
 #include "mesh/random_token.h"
 
 namespace meshmp::tools {
@@ -327,7 +327,7 @@ void Job::spawn() {
       enter_namespace(r);
       // qmprun may itself run under a PMIx launcher (srun --mpi=pmix -n 1
       // qmprun ...); its ranks are its own job, so they must not see the
-      // outer job's server (mesh/bootstrap.h picks PMIx first).
+      // outer job's server (mesh/bootstrap/bootstrap.h picks PMIx first).
       ::unsetenv("PMIX_NAMESPACE");
       ::unsetenv("PMIX_RANK");
       // -x / -genv first: the job's own variables below must win over them.

@@ -1,4 +1,4 @@
-#include "mesh/launch_env.h"
+#include "mesh/bootstrap/launch_env.h"
 
 #include <cerrno>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "mesh/bootstrap_pmix.h"
+#include "mesh/bootstrap/pmix.h"
 
 #include <pmix.h>
 
@@ -6,7 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "mesh/launch_env.h"
+#include "mesh/bootstrap/launch_env.h"
 #include "mesh/random_token.h"
 
 namespace meshmp::mesh {

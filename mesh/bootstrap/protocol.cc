@@ -1,4 +1,4 @@
-#include "mesh/bootstrap_protocol.h"
+#include "mesh/bootstrap/protocol.h"
 
 #include <sys/socket.h>
 #include <unistd.h>

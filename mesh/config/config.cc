@@ -1,4 +1,4 @@
-#include "mesh/config.h"
+#include "mesh/config/config.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -14,7 +14,7 @@
 #include <sstream>
 #include <toml.hpp>
 
-#include "mesh/config_limits.h"
+#include "mesh/config/limits.h"
 
 namespace meshmp::mesh {
 namespace {

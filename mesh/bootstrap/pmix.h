@@ -10,7 +10,7 @@
 #include <string>
 #include <utility>
 
-#include "mesh/bootstrap.h"
+#include "mesh/bootstrap/bootstrap.h"
 
 namespace meshmp::mesh {
 

@@ -1,14 +1,14 @@
 // Which bootstrap a rank uses (bootstrap.h): PMIx, qmprun's socket, or none.
-#include "mesh/bootstrap.h"
+#include "mesh/bootstrap/bootstrap.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
-#include "mesh/bootstrap_client.h"
-#include "mesh/bootstrap_pmix.h"
-#include "mesh/launch_env.h"
+#include "mesh/bootstrap/client.h"
+#include "mesh/bootstrap/pmix.h"
+#include "mesh/bootstrap/launch_env.h"
 
 namespace meshmp::mesh {
 

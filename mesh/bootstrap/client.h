@@ -1,4 +1,4 @@
-// A rank's side of qmprun's address exchange (bootstrap_protocol.h), behind
+// A rank's side of qmprun's address exchange (protocol.h), behind
 // the Bootstrap seam (bootstrap.h). Every rank runs on the launcher's host.
 #pragma once
 
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "mesh/bootstrap.h"
+#include "mesh/bootstrap/bootstrap.h"
 
 namespace meshmp::mesh {
 

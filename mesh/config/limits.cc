@@ -1,11 +1,11 @@
-#include "mesh/config_limits.h"
+#include "mesh/config/limits.h"
 
 #include <unistr.h>  // libunistring: u8_check
 
 #include <cstdint>
 #include <cstdio>
 
-#include "mesh/config.h"
+#include "mesh/config/config.h"
 
 namespace meshmp::mesh {
 namespace {

@@ -3,7 +3,7 @@
 // PMIx does (Put, Commit + Fence, Get); a rank can end the whole job; and it
 // learns its rank, the job's size and how many ranks share its host. The
 // engine knows only this interface. Two implement it: qmprun's socket
-// (mesh/bootstrap_client.h) and PMIx (mesh/bootstrap_pmix.h: Slurm's
+// (mesh/bootstrap/client.h) and PMIx (mesh/bootstrap/pmix.h: Slurm's
 // `srun --mpi=pmix`, Open MPI's `mpirun`).
 #pragma once
 

@@ -1,4 +1,4 @@
-#include "mesh/bootstrap_client.h"
+#include "mesh/bootstrap/client.h"
 
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "mesh/bootstrap_protocol.h"
+#include "mesh/bootstrap/protocol.h"
 
 namespace meshmp::mesh {
 
