@@ -10,7 +10,7 @@ prefix=$(mktemp -d)
 work=$(mktemp -d)
 trap 'rm -rf "$prefix" "$work"' EXIT
 tools/install/install --prefix "$prefix" >/dev/null
-src=tests/install/hello_qmp.c
+src=examples/hello/hello_qmp.c
 cfg="$prefix/bin/qmp-config"
 
 [ "$("$cfg" --version)" = "2.5.4" ]
@@ -39,7 +39,7 @@ cmake --build "$work/build" >/dev/null
 run "cmake find_package(QMP)" "$work/build/hello_qmp"
 
 # MPI: the wrappers, their -show forms, and the same core under libmpi.
-mpisrc=tests/install/hello_mpi.c
+mpisrc=examples/hello/hello_mpi.c
 runmpi() {  # label, program
   out=$("$prefix/bin/mpirun" -np 4 --timeout 60 "$2")
   echo "$out" | grep -q "hello_mpi: 4 ranks, ring, column and sum ok" || { echo "$1: unexpected output: $out" >&2; exit 1; }
