@@ -21,6 +21,11 @@
 #             processes and under the default MESHMP_TCP_TIMEOUT_MS
 #   interrupt SIGINT/SIGTERM at several points of a 4x4x4 `qmp-mesh net up`
 #             leave no namespace or meshrouted behind
+#   loss_srun the lattice-QCD job and an MPI program (mpi_halo_loop.c) started
+#             by srun --mpi=pmix on a one-node Slurm (tests/launch), each
+#             task in its node's namespace (in_netns.sh): node 0 cut off
+#             mid-run ends the job through srun within 15 s -- lqcd by
+#             QMP_abort, saying so, the MPI program by MPI_ERRORS_ARE_FATAL
 #   reroute   2x2x2 mesh: every rank streams to every other while a cable
 #             is cut and restored; meshrouted moves the kernel routes off it
 #             within 5 s and back within 5 s, and every message -- over the
@@ -31,7 +36,7 @@ case_=$1 qmp_mesh=$2 qmprun=$3
 mesh_cfg=$4 switched_cfg=$5 switched4_cfg=$6 mesh64_cfg=$7
 shift 8  # ... and "--"
 traffic=$1 collectives=$2 qmp_api=$3 mpi_p2p=$4 mpi_coll=$5 lqcd=$6 link_loss=$7 reroute=$8 pingpong=$9
-personalized=${10}
+personalized=${10} mpi_halo_loop=${11} in_netns=${12} slurm_local=${13}
 unset TEST_PREMATURE_EXIT_FILE XML_OUTPUT_FILE GTEST_OUTPUT
 
 if [ "$(id -u)" != 0 ]; then echo "netns_test: needs root (network namespaces)"; exit 1; fi
@@ -39,8 +44,10 @@ name="t$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')"
 export MESHMP_JOB_PREFIX="nt$(od -An -N5 -tx1 /dev/urandom | tr -d ' \n')"
 work=$(mktemp -d)
 busy=""  # CPU-bound processes beside a case (mesh64), ended with it
+slurm_started=0
 cleanup() {
   [ -n "$busy" ] && kill $busy 2>/dev/null
+  if [ $slurm_started = 1 ] && ! slurm_down; then echo "netns_test: Slurm daemons left behind" >&2; exit 1; fi
   "$qmp_mesh" net down "$name" >/dev/null 2>&1
   rm -rf "$work"
   if ls /run/netns 2>/dev/null | grep -q "^$name-"; then echo "netns_test: namespaces left behind" >&2; exit 1; fi
@@ -388,6 +395,48 @@ loss|loss_ofi)
       echo "ok: node 0 cut off at the start fails the start: $(grep -m1 "did not come up at start-up" "$work/out")"
     fi
   fi
+  ;;
+loss_srun)
+  # Issue 29: a node cut off mid-run under srun, not only under qmprun.
+  # shellcheck source=../launch/slurm_local.sh
+  source "$slurm_local"
+  chmod 755 "$work"
+  slurm_started=1
+  slurm_up "$work/slurm" || exit 1
+  # The mesh without its node names: PMIx reports this one host for every
+  # rank, and each namespace stands for a host of its own.
+  awk '/^\[/ { skip = ($0 == "[nodes]") } !skip' "$mesh_cfg" > "$work/mesh.toml"
+  "$qmp_mesh" net up "$work/mesh.toml" --name "$name" || exit 1
+  # cut_under_srun WHAT READY COUNT EXPECTED PROGRAM ARGS...: starts the job,
+  # waits for COUNT lines matching READY, cuts node 0's six cables; the job
+  # must end through srun with a non-zero status within 15 s, its output
+  # saying EXPECTED; then the cables go back up.
+  cut_under_srun() {
+    local what=$1 ready=$2 count=$3 expected=$4; shift 4
+    MESHMP_CONFIG=$work/mesh.toml TMPDIR=$work timeout -k 5 300 srun --mpi=pmix --time=5 -n 8 "$in_netns" "$name" \
+      "$@" > "$work/out" 2>&1 &
+    local job=$! t0 took rc
+    for _ in $(seq 600); do
+      [ "$(grep -c "$ready" "$work/out")" -ge "$count" ] && break
+      sleep 0.1
+    done
+    t0=$(date +%s%N)
+    for i in 1 2 3 4 5 6; do ip -n "$name-n0" link set "eth$i" down; done
+    wait $job; rc=$?
+    took=$(( ($(date +%s%N) - t0) / 1000000 ))
+    echo "$what: the job ended after ${took} ms with status $rc"
+    if [ "$(grep -c "$ready" "$work/out")" -lt "$count" ] || [ $rc = 0 ] || [ $rc = 124 ] ||
+       ! grep -q "$expected" "$work/out" || [ "$took" -gt 15000 ]; then
+      echo "FAILED: $what"; tail -30 "$work/out"; fail=1
+    else
+      echo "ok: $what ends the job: $(grep -m1 "$expected" "$work/out")"
+    fi
+    for i in 1 2 3 4 5 6; do ip -n "$name-n0" link set "eth$i" up; done
+    sleep 2  # meshrouted puts the routes back
+  }
+  cut_under_srun "srun: lqcd with node 0 cut off" '^sweep ' 2 "ending the job (QMP_abort)" \
+    "$lqcd" --lattice 8x8x8x8 --grid 2x2x2x1 --start hot --seed 7 --therm 100000
+  cut_under_srun "srun: an MPI program with node 0 cut off" 'ready$' 8 "meshmp MPI error: " "$mpi_halo_loop"
   ;;
 interrupt)
   # SIGINT or SIGTERM at several points of a 4x4x4 `net up` (namespaces,
