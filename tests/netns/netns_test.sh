@@ -76,6 +76,30 @@ background_job() {
     sleep 0.1
   done
 }
+# cut_node0_mid_run WHAT READY COUNT EXPECTED COMMAND...: starts the job,
+# waits for COUNT output lines matching READY, cuts node 0's six cables
+# (they stay down); the job must end with a non-zero status (not a
+# timeout's) within 15 s, its output saying EXPECTED.
+cut_node0_mid_run() {
+  local what=$1 ready=$2 count=$3 expected=$4; shift 4
+  "$@" > "$work/out" 2>&1 &
+  local job=$! t0 took rc
+  for _ in $(seq 600); do
+    [ "$(grep -c "$ready" "$work/out")" -ge "$count" ] && break
+    sleep 0.1
+  done
+  t0=$(date +%s%N)
+  for i in 1 2 3 4 5 6; do ip -n "$name-n0" link set "eth$i" down; done
+  wait $job; rc=$?
+  took=$(( ($(date +%s%N) - t0) / 1000000 ))
+  echo "$what: the job ended after ${took} ms with status $rc"
+  if [ "$(grep -c "$ready" "$work/out")" -lt "$count" ] || [ $rc = 0 ] || [ $rc = 124 ] ||
+     ! grep -q "$expected" "$work/out" || [ "$took" -gt 15000 ]; then
+    echo "FAILED: $what"; tail -30 "$work/out"; fail=1
+  else
+    echo "ok: $what ends the job: $(grep -m1 "$expected" "$work/out")"
+  fi
+}
 left_in_shm() {
   if ls /dev/shm | grep -q "^meshmp-$MESHMP_JOB_PREFIX"; then echo "FAILED: shared memory left behind"; fail=1; fi
 }
@@ -350,23 +374,9 @@ loss|loss_ofi)
     # exchanges on peers that had gone on to finalize.
     for i in 1 2 3 4 5 6; do ip -n "$name-n0" link set "eth$i" up; done
     sleep 2  # meshrouted puts the routes back
-    "$qmprun" --timeout 300 --tag-output -n 8 --config "$mesh_cfg" --netns "$name" "$lqcd" --lattice 8x8x8x8 \
-      --grid 2x2x2x1 --start hot --seed 7 --therm 100000 > "$work/out" 2>&1 &
-    job=$!
-    for _ in $(seq 600); do
-      [ "$(grep -c '^\[0\] sweep ' "$work/out")" -ge 2 ] && break
-      sleep 0.1
-    done
-    t0=$(date +%s%N)
-    for i in 1 2 3 4 5 6; do ip -n "$name-n0" link set "eth$i" down; done
-    wait $job; rc=$?
-    took=$(( ($(date +%s%N) - t0) / 1000000 ))
-    echo "node cut off under lqcd: the job ended after ${took} ms with status $rc"  # cables stay down
-    if [ $rc = 0 ] || ! grep -q "ending the job (QMP_abort)" "$work/out" || [ "$took" -gt 15000 ]; then
-      echo "FAILED: lqcd with a node cut off"; tail -30 "$work/out"; fail=1
-    else
-      echo "ok: lqcd with a node cut off ends the job: $(grep -m1 "ending the job (QMP_abort)" "$work/out")"
-    fi
+    cut_node0_mid_run "qmprun: lqcd with node 0 cut off" '^\[0\] sweep ' 2 "ending the job (QMP_abort)" \
+      "$qmprun" --timeout 300 --tag-output -n 8 --config "$mesh_cfg" --netns "$name" "$lqcd" --lattice 8x8x8x8 \
+      --grid 2x2x2x1 --start hot --seed 7 --therm 100000
     # Start-up (issue 29, item 3): node 0's cables down when the job starts
     # and back 1 s later: its links are dialled again, and the job runs.
     "$qmprun" --timeout 60 -n 8 --config "$mesh_cfg" --netns "$name" "$pingpong" --iters 100 --max 1024 \
@@ -407,36 +417,13 @@ loss_srun)
   # rank, and each namespace stands for a host of its own.
   awk '/^\[/ { skip = ($0 == "[nodes]") } !skip' "$mesh_cfg" > "$work/mesh.toml"
   "$qmp_mesh" net up "$work/mesh.toml" --name "$name" || exit 1
-  # cut_under_srun WHAT READY COUNT EXPECTED PROGRAM ARGS...: starts the job,
-  # waits for COUNT lines matching READY, cuts node 0's six cables; the job
-  # must end through srun with a non-zero status within 15 s, its output
-  # saying EXPECTED; then the cables go back up.
-  cut_under_srun() {
-    local what=$1 ready=$2 count=$3 expected=$4; shift 4
-    MESHMP_CONFIG=$work/mesh.toml TMPDIR=$work timeout -k 5 300 srun --mpi=pmix --time=5 -n 8 "$in_netns" "$name" \
-      "$@" > "$work/out" 2>&1 &
-    local job=$! t0 took rc
-    for _ in $(seq 600); do
-      [ "$(grep -c "$ready" "$work/out")" -ge "$count" ] && break
-      sleep 0.1
-    done
-    t0=$(date +%s%N)
-    for i in 1 2 3 4 5 6; do ip -n "$name-n0" link set "eth$i" down; done
-    wait $job; rc=$?
-    took=$(( ($(date +%s%N) - t0) / 1000000 ))
-    echo "$what: the job ended after ${took} ms with status $rc"
-    if [ "$(grep -c "$ready" "$work/out")" -lt "$count" ] || [ $rc = 0 ] || [ $rc = 124 ] ||
-       ! grep -q "$expected" "$work/out" || [ "$took" -gt 15000 ]; then
-      echo "FAILED: $what"; tail -30 "$work/out"; fail=1
-    else
-      echo "ok: $what ends the job: $(grep -m1 "$expected" "$work/out")"
-    fi
-    for i in 1 2 3 4 5 6; do ip -n "$name-n0" link set "eth$i" up; done
-    sleep 2  # meshrouted puts the routes back
-  }
-  cut_under_srun "srun: lqcd with node 0 cut off" '^sweep ' 2 "ending the job (QMP_abort)" \
-    "$lqcd" --lattice 8x8x8x8 --grid 2x2x2x1 --start hot --seed 7 --therm 100000
-  cut_under_srun "srun: an MPI program with node 0 cut off" 'ready$' 8 "meshmp MPI error: " "$mpi_halo_loop"
+  srun=(env MESHMP_CONFIG="$work/mesh.toml" TMPDIR="$work" timeout -k 5 300 srun --mpi=pmix --time=5 -n 8 "$in_netns" "$name")
+  cut_node0_mid_run "srun: lqcd with node 0 cut off" '^sweep ' 2 "ending the job (QMP_abort)" \
+    "${srun[@]}" "$lqcd" --lattice 8x8x8x8 --grid 2x2x2x1 --start hot --seed 7 --therm 100000
+  for i in 1 2 3 4 5 6; do ip -n "$name-n0" link set "eth$i" up; done
+  sleep 2  # meshrouted puts the routes back
+  cut_node0_mid_run "srun: an MPI program with node 0 cut off" 'ready$' 8 "meshmp MPI error: " \
+    "${srun[@]}" "$mpi_halo_loop"
   ;;
 interrupt)
   # SIGINT or SIGTERM at several points of a 4x4x4 `net up` (namespaces,
