@@ -3,7 +3,8 @@
 // the launcher's socket, or the launcher as seen by a rank, could send it.
 //
 // The stream is cut into frames with take_frame() exactly as the launcher
-// does; each body goes through decode_hello, decode_abort and decode_blobs.
+// does; each body goes through decode_hello, decode_rank, decode_abort and
+// decode_blobs.
 // Properties checked (a violation is a crash): take_frame consumes exactly
 // one announced frame or nothing; a frame announcing more than kMaxFrame is
 // refused before its bytes arrive; an accepted HELLO carries the secret; an
@@ -51,6 +52,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (bs::decode_hello(body, kSecret, &rank) &&
         (body.size() != 8 + kSecret.size() || body.compare(8, std::string::npos, kSecret) != 0))
       broken("a HELLO is accepted only with the job's secret");
+
+    std::uint32_t finalizing;
+    if (bs::decode_rank(body, &finalizing) != (body.size() == sizeof finalizing)) broken("PEER_FINALIZING length check");
 
     int code;
     std::string message;

@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace meshmp::mesh {
 
@@ -50,6 +51,11 @@ class Bootstrap {
   /// so that a rank which exits without it can be told from one that
   /// finished; a launcher that tracks this itself (PMIx) needs nothing.
   virtual void finalizing() {}
+  /// The ranks the launcher has said are in finalize since the last call,
+  /// each once; never blocks. A rank with no link to such a peer learns
+  /// from this that the peer will send nothing more (the engine's liveness
+  /// check, issue 29). qmprun says so; PMIx launchers do not (empty).
+  virtual std::vector<int> take_finalized() { return {}; }
   /// Asks the launcher to end the whole job with exit status `code`;
   /// returns once the request is sent.
   virtual void abort(int code, const std::string& message) = 0;

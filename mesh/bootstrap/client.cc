@@ -4,8 +4,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 #include "mesh/bootstrap/protocol.h"
 
@@ -47,7 +49,8 @@ void LauncherBootstrap::fence() {
     throw std::runtime_error("fence: the launcher went away");
   bootstrap::Msg type;
   std::string body;
-  if (!bootstrap::recv_frame(fd_, &type, &body)) throw std::runtime_error("fence: the launcher went away");
+  while (!next_frame(true, &type, &body)) {
+  }
   std::vector<std::string> blobs;
   if (type != bootstrap::Msg::kFenceResult || !bootstrap::decode_blobs(body, static_cast<std::size_t>(size_), &blobs))
     throw std::runtime_error("fence: malformed answer from the launcher");
@@ -65,6 +68,43 @@ const std::string& LauncherBootstrap::get(int rank, const std::string& key) cons
     if (auto it = all_[static_cast<std::size_t>(rank)].find(key); it != all_[static_cast<std::size_t>(rank)].end())
       return it->second;
   throw std::runtime_error("bootstrap: rank " + std::to_string(rank) + " published no \"" + key + "\"");
+}
+
+bool LauncherBootstrap::next_frame(bool block, bootstrap::Msg* type, std::string* body) {
+  for (;;) {
+    bool bad = false;
+    while (bootstrap::take_frame(in_, type, body, &bad)) {
+      if (*type != bootstrap::Msg::kPeerFinalizing) return true;
+      std::uint32_t r;
+      if (!bootstrap::decode_rank(*body, &r) || r >= static_cast<std::uint32_t>(size_))
+        throw std::runtime_error("bootstrap: malformed finalize notice from the launcher");
+      finalized_.push_back(static_cast<int>(r));
+    }
+    if (bad) throw std::runtime_error("bootstrap: the launcher announced an oversized frame");
+    char buf[4096];
+    const ssize_t n = ::recv(fd_, buf, sizeof buf, block ? 0 : MSG_DONTWAIT);
+    if (n > 0) {
+      in_.append(buf, static_cast<std::size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && !block) return false;
+    throw std::runtime_error("bootstrap: the launcher went away");
+  }
+}
+
+// Polled by the engine every 100 ms while it waits: one recv that does not
+// block.
+// A launcher that has gone, or a frame out of place, is left to the next
+// fence to report: this is called from inside waits, which do not throw.
+std::vector<int> LauncherBootstrap::take_finalized() {
+  bootstrap::Msg type;
+  std::string body;
+  try {
+    if (fd_ >= 0) next_frame(false, &type, &body);
+  } catch (const std::runtime_error&) {
+  }
+  return std::exchange(finalized_, {});
 }
 
 void LauncherBootstrap::finalizing() {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mesh/bootstrap/bootstrap.h"
+#include "mesh/bootstrap/protocol.h"
 
 namespace meshmp::mesh {
 
@@ -25,6 +26,7 @@ class LauncherBootstrap final : public Bootstrap {
   /// as blobs); the launcher's all-gather brings back every rank's.
   void fence() override;
   void finalizing() override;
+  std::vector<int> take_finalized() override;
   const std::string& get(int rank, const std::string& key) const override;
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -35,7 +37,16 @@ class LauncherBootstrap final : public Bootstrap {
   void abort(int code, const std::string& message) override;
 
  private:
+  /// Reads what the launcher sent into in_ (blocking for at least one
+  /// byte if `block`), keeps the kPeerFinalizing notices it finds, and
+  /// returns the first other frame in *type, *body: false if none is whole
+  /// yet. Throws std::runtime_error if the launcher went away or sent
+  /// something malformed.
+  bool next_frame(bool block, bootstrap::Msg* type, std::string* body);
+
   int fd_ = -1;
+  std::string in_;            // bytes from the launcher not yet taken
+  std::vector<int> finalized_;  // notices not yet taken by take_finalized()
   int rank_, size_;
   std::string job_, secret_;
   std::map<std::string, std::string> mine_;

@@ -99,6 +99,17 @@ bool decode_abort(const std::string& body, int* code, std::string* message) {
   return true;
 }
 
+std::string encode_rank(int rank) {
+  const std::uint32_t r = static_cast<std::uint32_t>(rank);
+  return std::string(reinterpret_cast<const char*>(&r), sizeof r);
+}
+
+bool decode_rank(const std::string& body, std::uint32_t* rank) {
+  if (body.size() != sizeof *rank) return false;
+  std::memcpy(rank, body.data(), sizeof *rank);
+  return true;
+}
+
 std::string encode_blobs(const std::vector<std::string>& blobs) {
   std::string out;
   for (const std::string& b : blobs) {

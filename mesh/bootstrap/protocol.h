@@ -18,6 +18,7 @@ enum class Msg : std::uint32_t {
   kFenceResult = 3,  ///< launcher -> rank: for each rank, u32 length + blob
   kAbort = 4,   ///< rank -> launcher: i32 exit code, then a message
   kFinalizing = 5,  ///< rank -> launcher: this rank is in finalize (empty)
+  kPeerFinalizing = 6,  ///< launcher -> rank, at any time: u32 rank, which is in finalize
 };
 
 inline constexpr std::uint32_t kMaxFrame = 64u << 20;  ///< bytes
@@ -44,6 +45,12 @@ bool decode_hello(const std::string& body, const std::string& secret, std::uint3
 std::string encode_abort(int code, const std::string& message);
 /// Decodes a kAbort body: false if it is shorter than the exit code.
 bool decode_abort(const std::string& body, int* code, std::string* message);
+
+/// kPeerFinalizing body: u32 rank.
+std::string encode_rank(int rank);
+/// Decodes a kPeerFinalizing body: false unless it is exactly one u32. The
+/// rank is not range-checked here.
+bool decode_rank(const std::string& body, std::uint32_t* rank);
 
 /// A list of blobs (a kFenceResult body: one per rank; a kFence body: a
 /// rank's key, value, key, value, ...) <-> bytes: each blob is u32 length +

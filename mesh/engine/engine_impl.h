@@ -176,6 +176,7 @@ struct PeerState {
   Error failed = Error::kOk;
   std::string why;                // what fail_peer was told
   std::size_t byes = 0;           // BYE frames from it: finalized once every link brought one
+  bool said_finalized = false;    // the launcher said it is in finalize (Bootstrap::take_finalized)
   std::size_t eager_limit = 0;    // messages shorter go eager (EngineOptions, ProviderCaps::eager_limit)
 };
 

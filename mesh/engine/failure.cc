@@ -90,13 +90,18 @@ void Engine::Impl::check_liveness() {
   auto now = std::chrono::steady_clock::now();
   if (now - last_liveness < std::chrono::milliseconds(100)) return;
   last_liveness = now;
+  if (boot)
+    for (int p : boot->take_finalized())
+      if (p >= 0 && p < e.size_) peers[p].said_finalized = true;
   for (int p = 0; p < e.size_; ++p) {
     if (p == e.rank_ || peers[p].failed != Error::kOk) continue;
-    // A peer with no link to us never gets a BYE from it: its provider may
-    // show the finalize. A link it opened before is published before that
-    // (accept it first); a linked peer's BYE comes after its last frame.
-    if (peers[p].links.empty() && peers[p].provider->finalized(p)) {
-      progress();
+    // A peer with no link to us never gets a BYE from it: its provider (a
+    // flag in shared memory) or the launcher (on another host) shows the
+    // finalize. A link it opened before is up before that -- its frames
+    // and BYE sent ahead of the finalize -- so accept what is pending
+    // first; a linked peer's BYE comes after its last frame.
+    if (peers[p].links.empty() && (peers[p].said_finalized || peers[p].provider->finalized(p))) {
+      for (int round = 0; round < 3 && peers[p].links.empty(); ++round) progress();
       if (peers[p].links.empty()) peer_finalized(p);
       continue;
     }

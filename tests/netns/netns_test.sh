@@ -36,7 +36,7 @@ case_=$1 qmp_mesh=$2 qmprun=$3
 mesh_cfg=$4 switched_cfg=$5 switched4_cfg=$6 mesh64_cfg=$7
 shift 8  # ... and "--"
 traffic=$1 collectives=$2 qmp_api=$3 mpi_p2p=$4 mpi_coll=$5 lqcd=$6 link_loss=$7 reroute=$8 pingpong=$9
-personalized=${10} mpi_halo_loop=${11} in_netns=${12} slurm_local=${13}
+personalized=${10} mpi_halo_loop=${11} in_netns=${12} slurm_local=${13} unlinked_finalize=${14}
 unset TEST_PREMATURE_EXIT_FILE XML_OUTPUT_FILE GTEST_OUTPUT
 
 if [ "$(id -u)" != 0 ]; then echo "netns_test: needs root (network namespaces)"; exit 1; fi
@@ -377,6 +377,23 @@ loss|loss_ofi)
     cut_node0_mid_run "qmprun: lqcd with node 0 cut off" '^\[0\] sweep ' 2 "ending the job (QMP_abort)" \
       "$qmprun" --timeout 300 --tag-output -n 8 --config "$mesh_cfg" --netns "$name" "$lqcd" --lattice 8x8x8x8 \
       --grid 2x2x2x1 --start hot --seed 7 --therm 100000
+    # A rank on another host, with no link to rank 0, waits in a receive
+    # from it while rank 0 finalizes: qmprun tells it, the receive fails
+    # and the job ends (issue 29) -- it used to wait until --timeout.
+    for i in 1 2 3 4 5 6; do ip -n "$name-n0" link set "eth$i" up; done
+    sleep 2
+    t0=$(date +%s%N)
+    "$qmprun" --timeout 60 -n 8 --config "$mesh_cfg" --netns "$name" "$unlinked_finalize" > "$work/out" 2>&1
+    rc=$?
+    took=$(( ($(date +%s%N) - t0) / 1000000 ))
+    echo "a receive from a finalized rank with no link to it: the job ended after ${took} ms with status $rc"
+    if [ $rc != 0 ] || [ "$took" -gt 10000 ] || ! grep -q "rank 7: rank 0 has finalized" "$work/out" ||
+       ! grep -q "rank 7: MPI_Recv from rank 0: " "$work/out" || grep -q "from rank 0: completed" "$work/out"; then
+      echo "FAILED: a receive from a finalized rank with no link to it"; tail -20 "$work/out"; fail=1
+    else
+      echo "ok: a receive from a finalized rank with no link to it fails: $(grep -m1 "rank 7: MPI_Recv" "$work/out")"
+    fi
+    for i in 1 2 3 4 5 6; do ip -n "$name-n0" link set "eth$i" down; done
     # Start-up (issue 29, item 3): node 0's cables down when the job starts
     # and back 1 s later: its links are dialled again, and the job runs.
     "$qmprun" --timeout 60 -n 8 --config "$mesh_cfg" --netns "$name" "$pingpong" --iters 100 --max 1024 \

@@ -100,6 +100,38 @@ TEST(LauncherBootstrap, PutFenceGetExchangesCards) {
   EXPECT_THROW(boot.get(-1, "shm"), std::runtime_error);
 }
 
+// PEER_FINALIZING notices come whenever a rank enters finalize, also while
+// another rank waits for a fence result: the fence still completes, and
+// take_finalized() hands each rank over once, without blocking (issue 29).
+TEST(LauncherBootstrap, FinalizeNoticesBesideAFenceAreTakenOnce) {
+  std::atomic<bool> done{false};
+  FakeLauncher launcher([&done](int fd) {
+    bs::Msg type;
+    std::string body;
+    if (!bs::recv_frame(fd, &type, &body) || type != bs::Msg::kHello) return;
+    if (!bs::recv_frame(fd, &type, &body) || type != bs::Msg::kFence) return;
+    bs::send_frame(fd, bs::Msg::kPeerFinalizing, bs::encode_rank(2));
+    bs::send_frame(fd, bs::Msg::kFenceResult, bs::encode_blobs({body, "", ""}));
+    bs::send_frame(fd, bs::Msg::kPeerFinalizing, bs::encode_rank(1));
+    bs::send_frame(fd, bs::Msg::kPeerFinalizing, bs::encode_rank(7));  // no such rank: ignored
+    while (!done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
+  LauncherBootstrap boot(launcher.path(), 0, 3, "testjob", kSecret);
+  boot.put("card", "x");
+  boot.fence();
+  EXPECT_EQ(boot.get(0, "card"), "x");
+  std::vector<int> seen;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (seen.size() < 2 && std::chrono::steady_clock::now() < until) {
+    for (int r : boot.take_finalized()) seen.push_back(r);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(seen, (std::vector<int>{2, 1}));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_TRUE(boot.take_finalized().empty());
+  done = true;
+}
+
 TEST(LauncherBootstrap, MalformedCardsFromTheLauncherAreAnError) {
   std::string hello;
   // Rank 1's blob is three strings: a key without its value.

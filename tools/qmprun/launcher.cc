@@ -490,6 +490,11 @@ void Job::on_frame(Client& c, bs::Msg type, std::string body) {
   if (type == bs::Msg::kFinalizing) {
     finalizing_[c.rank] = true;
     if (finalize_wait_since_ == Clock::time_point{}) finalize_wait_since_ = Clock::now();
+    // Every other rank learns it (issue 29): one waiting on this rank with
+    // no link to it -- which would bring a BYE -- fails instead of hanging.
+    const std::string notice = bs::encode_frame(bs::Msg::kPeerFinalizing, bs::encode_rank(c.rank));
+    for (Client& other : clients_)
+      if (other.fd >= 0 && other.rank >= 0 && other.rank != c.rank) other.out += notice;
     return;
   }
   if (type == bs::Msg::kFence) {
