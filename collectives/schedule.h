@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -41,7 +42,10 @@ class Schedule {
   /// current round; a longer message fails the schedule with kTruncate.
   void recv(int src, void* buf, std::size_t bytes);
   /// A local step after the current round's transfers; transfers added
-  /// after it belong to the next round.
+  /// after it belong to the next round. A step may extend the schedule
+  /// while it runs -- call next() first, then add rounds as before (a
+  /// retry that depends on what the rounds so far found); every member
+  /// must extend it alike.
   void then(std::function<void()> step);
   /// Ends the current round: what is added next waits for it.
   void next();
@@ -85,7 +89,7 @@ class Schedule {
   Round& open_round();
   void post(const Round& r);
 
-  std::vector<Round> rounds_;
+  std::deque<Round> rounds_;  // a deque: a running step may append (references stay valid)
   std::vector<std::unique_ptr<char[]>> scratch_;
   std::vector<std::shared_ptr<void>> held_;
   mesh::Engine* e_ = nullptr;

@@ -21,6 +21,28 @@ std::uint32_t ContextIds::take(Mask& agreed) {
   return kNone;
 }
 
+std::uint32_t ContextIds::take_highest(Mask& agreed) {
+  for (std::uint32_t w = static_cast<std::uint32_t>(free_.size()); w-- > 0;) {
+    const std::uint32_t both = agreed[w] & free_[w];
+    if (!both) continue;
+    const std::uint32_t bit = std::uint32_t{1} << (31 - __builtin_clz(both));  // the highest set bit
+    agreed[w] &= ~bit;
+    free_[w] &= ~bit;
+    ++in_use_;
+    return 2 * (w * 32 + static_cast<std::uint32_t>(__builtin_ctz(bit)));
+  }
+  return kNone;
+}
+
+std::uint32_t ContextIds::take_lowest_agreed(Mask& agreed) {
+  for (std::uint32_t w = 0; w < agreed.size(); ++w) {
+    if (!agreed[w]) continue;
+    const std::uint32_t bit = agreed[w] & (~agreed[w] + 1);
+    return (free_[w] & bit) ? take(agreed) : kNone;
+  }
+  return kNone;
+}
+
 bool ContextIds::release(std::uint32_t ctx) {
   const std::uint32_t pair = ctx / 2;
   if (pair < kReserved || pair >= kPairs) return false;

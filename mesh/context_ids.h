@@ -39,7 +39,19 @@ class ContextIds {
   /// Takes the lowest pair free both in `agreed` (the AND over the group)
   /// and here, clears it in `agreed` too (so a second take() gives the
   /// next), and returns its first context id (even); kNone if there is none.
+  /// Blocking agreements take from the bottom.
   std::uint32_t take(Mask& agreed);
+  /// The same from the top: the highest pair free in both. Nonblocking
+  /// agreements (MPI_Comm_idup) take from the top, and their steps run
+  /// while a blocking agreement of the same process may be between its
+  /// snapshot and its take: the two meet only when nearly every pair is in
+  /// use, and take_lowest_agreed() then reports the clash.
+  std::uint32_t take_highest(Mask& agreed);
+  /// take(), but only if the lowest pair of `agreed` is still free here
+  /// (else kNone, taking nothing): a pair this process took since its
+  /// snapshot -- a nonblocking agreement's, from the top -- would make this
+  /// member take another pair than the others.
+  std::uint32_t take_lowest_agreed(Mask& agreed);
   /// Frees the pair holding context id `ctx` (either of its two ids).
   /// False, changing nothing, if it is reserved, out of range or not in use.
   bool release(std::uint32_t ctx);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "collectives/collectives.h"
+#include "collectives/nonblocking.h"
 #include "mpi11/internal.h"
 
 namespace meshmp::mpi {
@@ -177,14 +178,11 @@ MESHMP_MPI_FN(int, Comm_rank, (MPI_Comm comm, int* rank)) {
   return MPI_SUCCESS;
 } MESHMP_MPI_END(Comm_rank)
 
-MESHMP_MPI_FN(int, Comm_dup, (MPI_Comm comm, MPI_Comm* newcomm)) {
-  const char* call = "MPI_Comm_dup";
-  int err;
-  CommInfo* c = check_comm(comm, call, &err);
-  if (!c) return err;
-  if (!newcomm) return raise(comm, call, MPI_ERR_ARG, "newcomm is NULL");
-  const MPI_Comm n = c->inter ? dup_intercomm(comm, call, &err) : make_comm(comm, c->group.ranks, c->rank(), call, &err);
-  if (err) return err;
+namespace {
+// What a duplicate n of comm takes over besides its group: the topology
+// and (through the copy callbacks) the attributes. On a callback's error n
+// is gone again and the error returned.
+int copy_into_duplicate(MPI_Comm comm, MPI_Comm n, const char* call) {
   CommInfo& d = comm_ref(n);
   const CommInfo& o = comm_ref(comm);  // make_comm may have moved the deque's end, not its elements
   d.group.torus = o.group.torus;
@@ -198,11 +196,24 @@ MESHMP_MPI_FN(int, Comm_dup, (MPI_Comm comm, MPI_Comm* newcomm)) {
   d.source_weights = o.source_weights;
   d.dest_weights = o.dest_weights;
   d.weighted = o.weighted;
-  if ((err = copy_attributes(comm, n))) {
+  if (int err = copy_attributes(comm, n)) {
     delete_attributes(n, call);
     comm_ref(n) = CommInfo{};
     return err;
   }
+  return MPI_SUCCESS;
+}
+}  // namespace
+
+MESHMP_MPI_FN(int, Comm_dup, (MPI_Comm comm, MPI_Comm* newcomm)) {
+  const char* call = "MPI_Comm_dup";
+  int err;
+  CommInfo* c = check_comm(comm, call, &err);
+  if (!c) return err;
+  if (!newcomm) return raise(comm, call, MPI_ERR_ARG, "newcomm is NULL");
+  const MPI_Comm n = c->inter ? dup_intercomm(comm, call, &err) : make_comm(comm, c->group.ranks, c->rank(), call, &err);
+  if (err) return err;
+  if ((err = copy_into_duplicate(comm, n, call))) return err;
   *newcomm = n;
   return MPI_SUCCESS;
 } MESHMP_MPI_END(Comm_dup)
@@ -250,13 +261,44 @@ MESHMP_MPI_FN(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm* 
   return PMPI_Comm_dup(comm, newcomm);
 } MESHMP_MPI_END(Comm_dup_with_info)
 
-// MPI-3.1 §6.4.2: the duplicate is made within the call, as MPI_Comm_dup
-// makes it (so every rank must reach its MPI_Comm_idup without waiting for
-// another rank's later communication), and *request is already complete.
+// MPI-3.1 §6.4.2: a nonblocking MPI_Comm_dup. The duplicate exists from
+// the call on -- its group, topology and attributes (the copy callbacks run
+// now, as MPI_Comm_dup runs them), *newcomm set -- but it may carry no
+// traffic until the request completes: its context pair is agreed in the
+// background, as a nonblocking collective on comm
+// (collectives::add_agree_context_pair), so a rank may go on to other
+// communication that another member needs before that member's
+// MPI_Comm_idup. No pair free on every member: the request completes with
+// MPI_ERR_OTHER, and the duplicate must not be used. An intercommunicator
+// is duplicated within the call (the request is then complete).
 MESHMP_MPI_FN(int, Comm_idup, (MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)) {
-  if (!request) return raise(comm, "MPI_Comm_idup", MPI_ERR_ARG, "request is NULL");
-  if (int err = PMPI_Comm_dup(comm, newcomm)) return err;
-  return PMPI_Irecv(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, comm, request);
+  const char* call = "MPI_Comm_idup";
+  int err;
+  CommInfo* c = check_comm(comm, call, &err);
+  if (!c) return err;
+  if (!newcomm) return raise(comm, call, MPI_ERR_ARG, "newcomm is NULL");
+  if (!request) return raise(comm, call, MPI_ERR_ARG, "request is NULL");
+  if (c->inter) {
+    if ((err = PMPI_Comm_dup(comm, newcomm))) return err;
+    return PMPI_Irecv(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, comm, request);
+  }
+  const MPI_Comm n = comm_from(c->group.ranks, c->rank(), mesh::ContextIds::kNone, c->errhandler);
+  comm_ref(n).group.context = mesh::ContextIds::kNone;
+  if ((err = copy_into_duplicate(comm, n, call))) return err;
+  auto s = std::make_unique<collectives::Schedule>();
+  auto outcome = std::make_shared<int>(MPI_SUCCESS);
+  collectives::add_agree_context_pair(*s, comm_ref(comm).group, [n, outcome, call](std::uint32_t ctx) {
+    if (ctx == mesh::ContextIds::kNone) {
+      *outcome = error_code(MPI_ERR_OTHER, call,
+                            "no context id is free on every member: " + std::to_string(mesh::ContextIds::kPairs) +
+                                " communicators (QMP's and MPI's together) exist on some process");
+      return;
+    }
+    comm_ref(n).p2p_context = ctx;
+    comm_ref(n).group.context = ctx + 1;
+  });
+  *newcomm = n;
+  return start_collective(comm, call, std::move(s), request, std::move(outcome));
 } MESHMP_MPI_END(Comm_idup)
 
 MESHMP_MPI_FN(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm* newcomm)) {

@@ -141,6 +141,10 @@ bool valid_handler(MPI_Errhandler h) {
 
 }  // namespace
 
+int error_code(int cls, const char* call, const std::string& message) {
+  return remember(cls, std::string(call) + ": " + message);
+}
+
 int raise(MPI_Comm comm, const char* call, int cls, const std::string& message) {
   return report(comm, remember(cls, std::string(call) + ": " + message));
 }

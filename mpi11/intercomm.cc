@@ -53,7 +53,7 @@ std::uint32_t agree_across(const CommInfo& ic, std::uint32_t word, std::uint32_t
   if (remote_word) *remote_word = theirs[kMaskWords];
   if (*err != mesh::Error::kOk) return mesh::ContextIds::kNone;
   for (std::size_t i = 0; i < kMaskWords; ++i) agreed[i] &= theirs[i];
-  return state().engine->context_ids().take(agreed);
+  return state().engine->context_ids().take_lowest_agreed(agreed);
 }
 
 CommInfo* check_inter(MPI_Comm comm, const char* call, int* err) {
@@ -219,7 +219,7 @@ MESHMP_MPI_FN(int, Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI
     if (std::find(local.ranks.begin(), local.ranks.end(), r) != local.ranks.end())
       return raise(local_comm, call, MPI_ERR_COMM, "the local and remote groups overlap");
   for (std::size_t i = 0; i < kMaskWords; ++i) agreed[i] &= info[i];
-  const std::uint32_t ctx = state().engine->context_ids().take(agreed);
+  const std::uint32_t ctx = state().engine->context_ids().take_lowest_agreed(agreed);
   if (ctx == mesh::ContextIds::kNone) return no_context(local_comm, call);
   *newintercomm = add_intercomm(local, std::move(remote), ctx, eh);
   return MPI_SUCCESS;

@@ -52,6 +52,9 @@ int report(MPI_Comm comm, int code);
 int class_of(mesh::Error e);
 /// An error code for a core error on a request, with its message.
 int code_of(mesh::Error e, const char* call);
+/// An error code of class `cls` whose string is "call: message", raised on
+/// no handler (a request's error, reported when it completes).
+int error_code(int cls, const char* call, const std::string& message);
 
 // ---- datatypes (datatype.cc) --------------------------------------------------
 
@@ -395,7 +398,10 @@ void finish_requests();
 /// A request for nonblocking collective `s` that `call` built on `comm`
 /// (not started yet): starts it in comm's nonblocking-collective context
 /// under the next tag. Its failure is reported by the wait or test.
-int start_collective(MPI_Comm comm, const char* call, std::unique_ptr<collectives::Schedule> s, MPI_Request* request);
+/// `outcome`, if given, is an MPI error code a step of `s` may set (it
+/// starts as MPI_SUCCESS); the request completes with it.
+int start_collective(MPI_Comm comm, const char* call, std::unique_ptr<collectives::Schedule> s, MPI_Request* request,
+                     std::shared_ptr<int> outcome = nullptr);
 /// Completes every outstanding buffered send (MPI_Buffer_detach, MPI_Finalize).
 void drain_buffered();
 /// Reserves room for a buffered send of `bytes` packed bytes in the attached

@@ -36,6 +36,7 @@ struct Req {
   /// when it has finished; no core request then.
   std::unique_ptr<collectives::Schedule> sched;
   const char* call = nullptr;  ///< the MPI_I... that started `sched`, for its error message
+  std::shared_ptr<int> outcome;  ///< an error code a step of `sched` set (start_collective)
   MPI_Comm comm = MPI_COMM_NULL;
   void* buf = nullptr;
   std::size_t count = 0;
@@ -75,6 +76,7 @@ struct Requests {
     if (r.stage.capacity() > (std::size_t{1} << 20)) r.stage.shrink_to_fit();
     r.core = nullptr;
     r.sched.reset();
+    r.outcome.reset();
     free.push_back(h);
   }
 };
@@ -266,6 +268,7 @@ bool schedule_done(Req& r) {
   if (!r.sched->finished()) return false;
   set_empty_status(&r.st, MPI_ANY_SOURCE);
   r.st.MPI_ERROR = code_of(r.sched->error(), r.call);
+  if (r.st.MPI_ERROR == MPI_SUCCESS && r.outcome) r.st.MPI_ERROR = *r.outcome;
   r.done = true;
   return true;
 }
@@ -322,7 +325,8 @@ void reap_orphans(bool block) {
 
 }  // namespace
 
-int start_collective(MPI_Comm comm, const char* call, std::unique_ptr<collectives::Schedule> s, MPI_Request* request) {
+int start_collective(MPI_Comm comm, const char* call, std::unique_ptr<collectives::Schedule> s, MPI_Request* request,
+                     std::shared_ptr<int> outcome) {
   CommInfo& c = comm_ref(comm);
   s->start(engine(), c.group.context + mesh::ContextIds::kNonblockingOffset,
            static_cast<int>(c.nonblocking_seq++ & static_cast<std::uint32_t>(mesh::kTagUb)));
@@ -337,6 +341,7 @@ int start_collective(MPI_Comm comm, const char* call, std::unique_ptr<collective
   r.peer = MPI_PROC_NULL;
   r.sched = std::move(s);
   r.call = call;
+  r.outcome = std::move(outcome);
   *request = h;
   return MPI_SUCCESS;
 }

@@ -149,6 +149,76 @@ TEST(Comm, ContextIdsAreReusedAndTheirExhaustionIsAnError) {
   MPI_Comm_free(&half);
 }
 
+// MPI_Comm_idup is nonblocking (MPI-3.1 §6.4.2, §5.12): a rank may go on to
+// other communication before another member has called it. Rank 0 starts
+// it, then sends to rank 1, which calls MPI_Comm_idup only after that
+// message came. (When idup agreed on its context within the call, rank 0
+// waited there for rank 1, which waited for rank 0's message.)
+TEST(Comm, IdupLetsARankCommunicateBeforeTheOthersCallIt) {
+  if (size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  MPI_Comm dup = MPI_COMM_NULL;
+  MPI_Request r = MPI_REQUEST_NULL;
+  int token = 7;
+  if (rank() == 0) {
+    ASSERT_EQ(MPI_Comm_idup(MPI_COMM_WORLD, &dup, &r), MPI_SUCCESS);
+    MPI_Send(&token, 1, MPI_INT, 1, 3, MPI_COMM_WORLD);
+  } else if (rank() == 1) {
+    token = 0;
+    MPI_Recv(&token, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    ASSERT_EQ(MPI_Comm_idup(MPI_COMM_WORLD, &dup, &r), MPI_SUCCESS);
+  } else {
+    ASSERT_EQ(MPI_Comm_idup(MPI_COMM_WORLD, &dup, &r), MPI_SUCCESS);
+  }
+  ASSERT_EQ(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_SUCCESS);
+  if (rank() == 1) EXPECT_EQ(token, 7);
+  int sum = 0, one = 1;
+  ASSERT_EQ(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, dup), MPI_SUCCESS);
+  EXPECT_EQ(sum, size());
+  MPI_Comm_free(&dup);
+}
+
+// Several MPI_Comm_idup outstanding at once, on different communicators
+// started in different orders on different ranks, beside a blocking
+// MPI_Comm_dup: each gets a context of its own (their traffic stays
+// apart), the same on every member, and the copy callbacks ran for each.
+TEST(Comm, OutstandingIdupsInAnyOrderBesideABlockingDup) {
+  MPI_Comm base;
+  ASSERT_EQ(MPI_Comm_dup(MPI_COMM_WORLD, &base), MPI_SUCCESS);
+  int keyval, value = 42, *got = nullptr, found = 0;
+  MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &keyval, nullptr);
+  MPI_Comm_set_attr(base, keyval, &value);
+  MPI_Comm d[4];
+  MPI_Request r[3];
+  if (rank() % 2 == 0) {
+    ASSERT_EQ(MPI_Comm_idup(MPI_COMM_WORLD, &d[0], &r[0]), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Comm_idup(base, &d[1], &r[1]), MPI_SUCCESS);
+  } else {
+    ASSERT_EQ(MPI_Comm_idup(base, &d[1], &r[1]), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Comm_idup(MPI_COMM_WORLD, &d[0], &r[0]), MPI_SUCCESS);
+  }
+  ASSERT_EQ(MPI_Comm_dup(MPI_COMM_WORLD, &d[2]), MPI_SUCCESS);  // while both are pending
+  ASSERT_EQ(MPI_Comm_idup(d[2], &d[3], &r[2]), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Waitall(3, r, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+  MPI_Comm_get_attr(d[1], keyval, &got, &found);
+  EXPECT_TRUE(found && got && *got == 42) << "the attribute was not copied to the duplicate";
+  // The same (source, tag) on all four and on the world, sent in one order
+  // and received in the reverse: each receive gets its own communicator's.
+  const int to = (rank() + 1) % size(), from = (rank() + size() - 1) % size();
+  MPI_Comm all[5] = {MPI_COMM_WORLD, d[0], d[1], d[2], d[3]};
+  int out[5], in[5];
+  MPI_Request s[5];
+  for (int i = 0; i < 5; ++i) {
+    out[i] = 10 * rank() + i;
+    MPI_Isend(&out[i], 1, MPI_INT, to, 9, all[i], &s[i]);
+  }
+  for (int i = 4; i >= 0; --i) MPI_Recv(&in[i], 1, MPI_INT, from, 9, all[i], MPI_STATUS_IGNORE);
+  MPI_Waitall(5, s, MPI_STATUSES_IGNORE);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(in[i], 10 * from + i) << "communicator " << i;
+  for (MPI_Comm& c : d) MPI_Comm_free(&c);
+  MPI_Comm_free(&base);
+  MPI_Comm_free_keyval(&keyval);
+}
+
 // MPI-3.1 §6.4.2: MPI_Comm_dup_with_info and MPI_Comm_idup make congruent
 // communicators of their own context (traffic on one is not seen on the
 // other); idup's request completes.

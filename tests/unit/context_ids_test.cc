@@ -45,6 +45,30 @@ TEST(ContextIds, AGroupTakesThePairFreeOnEveryMember) {
   EXPECT_EQ(b.take(m), 10u);
 }
 
+// Nonblocking agreements (MPI_Comm_idup) take from the top; a blocking
+// agreement whose lowest agreed pair was taken here since its snapshot
+// (by a nonblocking one) takes nothing rather than another pair than the
+// rest of its group.
+TEST(ContextIds, NonblockingAgreementsTakeFromTheTopAndAClashIsReported) {
+  ContextIds ids;
+  ContextIds::Mask snapshot = ids.free_mask();
+  ContextIds::Mask top = ids.free_mask();
+  EXPECT_EQ(ids.take_highest(top), 2 * (ContextIds::kPairs - 1));
+  EXPECT_EQ(ids.take_highest(top), 2 * (ContextIds::kPairs - 2));
+  EXPECT_EQ(ids.take_lowest_agreed(snapshot), 2 * ContextIds::kReserved);  // the bottom is untouched
+  // A snapshot whose lowest pair a nonblocking agreement took meanwhile.
+  ContextIds::Mask only_high{};
+  only_high.back() = 0x80000000u | 0x40000000u | 0x20000000u;  // pairs kPairs-1 .. kPairs-3 (the first two taken)
+  ContextIds::Mask mask = only_high;
+  EXPECT_EQ(ids.take_lowest_agreed(mask), 2 * (ContextIds::kPairs - 3));
+  mask = only_high;
+  EXPECT_EQ(ids.take_lowest_agreed(mask), ContextIds::kNone);  // its lowest, pair kPairs-3, is now in use
+  EXPECT_EQ(ids.in_use(), ContextIds::kReserved + 4);
+  EXPECT_TRUE(ids.release(2 * (ContextIds::kPairs - 1)));
+  ContextIds::Mask none{};
+  EXPECT_EQ(ids.take_highest(none), ContextIds::kNone);
+}
+
 TEST(ContextIds, FreedPairsAreReusedAndExhaustionSaysNone) {
   ContextIds ids;
   std::set<std::uint32_t> taken;
