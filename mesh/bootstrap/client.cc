@@ -49,8 +49,7 @@ void LauncherBootstrap::fence() {
     throw std::runtime_error("fence: the launcher went away");
   bootstrap::Msg type;
   std::string body;
-  while (!next_frame(true, &type, &body)) {
-  }
+  next_frame(true, &type, &body);  // blocking: a frame, or it throws
   std::vector<std::string> blobs;
   if (type != bootstrap::Msg::kFenceResult || !bootstrap::decode_blobs(body, static_cast<std::size_t>(size_), &blobs))
     throw std::runtime_error("fence: malformed answer from the launcher");
@@ -94,9 +93,9 @@ bool LauncherBootstrap::next_frame(bool block, bootstrap::Msg* type, std::string
 }
 
 // Polled by the engine every 100 ms while it waits: one recv that does not
-// block.
-// A launcher that has gone, or a frame out of place, is left to the next
-// fence to report: this is called from inside waits, which do not throw.
+// block. A launcher that has gone, or a frame out of place, is left to the
+// next fence to report: this is called from inside waits, which do not
+// throw.
 std::vector<int> LauncherBootstrap::take_finalized() {
   bootstrap::Msg type;
   std::string body;
