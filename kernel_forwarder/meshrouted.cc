@@ -20,7 +20,10 @@
 // listed for no node or for several needs --node.
 //
 // Exits 0 on SIGTERM/SIGINT, 1 with a message on a bad argument or a
-// netlink failure. One line on stderr per change of the dead cables.
+// netlink failure. A route the kernel refuses (its next hop's interface
+// went down before the daemon read that event) is logged once and tried
+// again every 250 ms until the interfaces settle. One line on stderr per
+// change of the dead cables.
 #include <arpa/inet.h>
 #include <linux/if.h>
 #include <netinet/in.h>
@@ -127,7 +130,7 @@ class Daemon {
     db_.merge(me_);
     reroute("start");
     flood(me_);
-    double last_refresh = now_ms();
+    double last_refresh = now_ms(), last_retry = 0;
     while (!g_stop) {
       pollfd fds[2] = {{nl_socket_get_fd(events_.get()), POLLIN, 0}, {udp_, POLLIN, 0}};
       const int n = ::poll(fds, 2, 250);
@@ -147,6 +150,10 @@ class Daemon {
       }
       if (n > 0 && (fds[1].revents & POLLIN)) changed |= receive();
       if (changed) reroute("change");
+      else if (retry_ && now_ms() - last_retry > 200) {
+        last_retry = now_ms();
+        reroute("retry");
+      }
       // Every second: our own report again, and every report of a cable
       // down, so a node that missed a datagram (or started later) catches up.
       if (now_ms() - last_refresh > 1000) {
@@ -214,7 +221,16 @@ class Daemon {
     const meshmp::routing::CableSet dead = db_.dead(t_);
     const meshmp::routing::RouteTables tables(t_, dead);
     auto routes = kf::node_routes(plan_, tables, t_, node_, dead);
-    kf::install_routes(routes);
+    // A route refused because its next hop's interface went down a moment
+    // ago (its event not read yet) is tried again shortly: a cable that
+    // flaps must not end the daemon, which would leave the node unrouted.
+    const std::vector<std::string> refused = kf::install_routes(routes);
+    retry_ = !refused.empty();
+    const std::string refusal = retry_ ? refused.front() : "";
+    if (retry_ && refusal != last_refusal_)  // once per kind of refusal, not every retry
+      log_line("node " + std::to_string(node_) + ": " + std::to_string(refused.size()) + " route change" +
+               (refused.size() == 1 ? "" : "s") + " refused, trying again: " + refusal);
+    last_refusal_ = refusal;
     std::size_t changed = 0;
     for (const kf::KernelRoute& r : routes)
       if (std::find(installed_.begin(), installed_.end(), r) == installed_.end()) ++changed;
@@ -225,6 +241,10 @@ class Daemon {
       cables += std::string(cables.empty() ? "" : ", ") + "node " + std::to_string(c.a) + " " +
                 meshmp::mesh::direction_key(plus) + " (" + c.if_a + ") - node " + std::to_string(c.b) + " " +
                 meshmp::mesh::direction_key(minus) + " (" + c.if_b + ")";
+    }
+    if (std::string(why) == "retry" && changed == 0 && retry_) {  // nothing new to say
+      installed_ = std::move(routes);
+      return;
     }
     char took[32];
     std::snprintf(took, sizeof took, "%.1f", now_ms() - t0);
@@ -244,6 +264,8 @@ class Daemon {
   kf::LinkStateDb db_;
   std::map<int, kf::LinkReport> reports_;
   std::vector<kf::KernelRoute> installed_;  ///< the routes of the last reroute
+  bool retry_ = false;                      ///< the kernel refused some of them: reroute again soon
+  std::string last_refusal_;                ///< the first refusal of the last reroute, if any
   std::unique_ptr<nl_sock, SockFree> events_, query_;
   int udp_ = -1;
 };

@@ -49,7 +49,8 @@ void enable_forwarding() {
   ::close(fd);
 }
 
-void install_routes(const std::vector<KernelRoute>& routes) {
+std::vector<std::string> install_routes(const std::vector<KernelRoute>& routes) {
+  std::vector<std::string> refused;
   std::unique_ptr<nl_sock, SockFree> sk(nl_socket_alloc());
   if (!sk) throw std::runtime_error("kernel_forwarder: out of memory");
   if (int err = nl_connect(sk.get(), NETLINK_ROUTE); err < 0)
@@ -76,8 +77,9 @@ void install_routes(const std::vector<KernelRoute>& routes) {
     rtnl_route_nh_set_gateway(nh, via.get());
     rtnl_route_add_nexthop(route.get(), nh);  // the route owns it now
     if (int err = rtnl_route_add(sk.get(), route.get(), NLM_F_CREATE | NLM_F_REPLACE); err < 0)
-      throw std::runtime_error("kernel_forwarder: adding " + describe(r) + ": " + nl_geterror(err));
-    wanted.insert(r.dst);
+      refused.push_back("adding " + describe(r) + ": " + nl_geterror(err));
+    else
+      wanted.insert(r.dst);
   }
   // Routes of ours that are no longer wanted.
   if (int err = rtnl_route_alloc_cache(sk.get(), AF_INET, 0, &raw); err < 0)
@@ -92,10 +94,10 @@ void install_routes(const std::vector<KernelRoute>& routes) {
     std::memcpy(&be, nl_addr_get_binary_addr(dst), 4);
     if (wanted.count(ntohl(be)) == 0) {
       if (int err = rtnl_route_delete(sk.get(), route, 0); err < 0)
-        throw std::runtime_error("kernel_forwarder: deleting the route to " + dotted(ntohl(be)) + ": " +
-                                 nl_geterror(err));
+        refused.push_back("deleting the route to " + dotted(ntohl(be)) + ": " + nl_geterror(err));
     }
   }
+  return refused;
 }
 
 }  // namespace meshmp::kernel_forwarder

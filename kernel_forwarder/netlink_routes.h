@@ -19,8 +19,12 @@ void enable_forwarding();
 
 /// Makes the main table hold exactly `routes` among meshmp's routes: each
 /// one added or replaced (NLM_F_REPLACE), every other route of protocol
-/// kRouteProtocol deleted. Throws std::runtime_error naming the route and
-/// libnl's error (an unknown interface, a next hop off every subnet).
-void install_routes(const std::vector<KernelRoute>& routes);
+/// kRouteProtocol deleted. A route the kernel refuses -- its next hop's
+/// interface went down a moment ago, so the gateway is off every subnet --
+/// is left out and named in the returned list ("adding ...: libnl's
+/// error"), as is a deletion that fails; the caller tries again once the
+/// interfaces have settled. Throws std::runtime_error for what no retry
+/// mends: rtnetlink unreachable, an interface name that does not exist.
+std::vector<std::string> install_routes(const std::vector<KernelRoute>& routes);
 
 }  // namespace meshmp::kernel_forwarder

@@ -138,7 +138,9 @@ void install_kernel_routes(const NetPlan& p, const meshmp::mesh::Torus& t) {
     if (g_interrupted) throw std::runtime_error("interrupted");
     in_namespace(p.node_ns(i), [&] {
       kf::enable_forwarding();
-      kf::install_routes(kf::node_routes(p, tables, t, i));
+      // Every cable is up now: a refused route is a fault in the plan.
+      const std::vector<std::string> refused = kf::install_routes(kf::node_routes(p, tables, t, i));
+      if (!refused.empty()) throw std::runtime_error("kernel_forwarder: " + refused.front());
     });
   }
 }
