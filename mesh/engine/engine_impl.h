@@ -428,6 +428,8 @@ struct Engine::Impl {
     return false;
   }
   void check_liveness();
+  // The launcher's word that ranks entered finalize (Bootstrap::take_finalized).
+  [[gnu::cold, gnu::noinline]] void take_launcher_notices();
   void note_unreachable(int peer);
 
   // ---- progress.cc (and the idle wait, a template, here)

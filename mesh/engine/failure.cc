@@ -86,13 +86,16 @@ void Engine::Impl::note_unreachable(int peer) {
                e.rank_, e.opt_.mesh_fabric_config.c_str(), peer);
 }
 
+void Engine::Impl::take_launcher_notices() {
+  for (int p : boot->take_finalized())
+    if (p >= 0 && p < e.size_) peers[p].said_finalized = true;
+}
+
 void Engine::Impl::check_liveness() {
   auto now = std::chrono::steady_clock::now();
   if (now - last_liveness < std::chrono::milliseconds(100)) return;
   last_liveness = now;
-  if (boot)
-    for (int p : boot->take_finalized())
-      if (p >= 0 && p < e.size_) peers[p].said_finalized = true;
+  if (boot) take_launcher_notices();
   for (int p = 0; p < e.size_; ++p) {
     if (p == e.rank_ || peers[p].failed != Error::kOk) continue;
     // A peer with no link to us never gets a BYE from it: its provider (a
