@@ -59,21 +59,27 @@ mesh::Error agree_context_pairs(const Group& g, std::uint32_t* ctx, int n) {
 }
 
 // One attempt: the AND of every member's free pairs as they are now; each
-// member takes the highest pair of it still free here (a step of another
-// nonblocking agreement may have taken it meanwhile) and votes for it; the
-// low and high of the votes decide -- all alike: that pair; any member with
-// none: none; else every member gives back what it took and tries again
-// with fresh masks (what the clash took is then out of every mask).
-void add_agree_context_pair(Schedule& s, const Group& g, std::function<void(std::uint32_t ctx)> done) {
+// member takes the highest pair of it still free here, from the attempt's
+// bucket first (ContextIds::take_highest: two agreements outstanding at
+// once -- whose steps may run in one order on one member and in the other
+// on another -- then want different pairs), and votes for it; the low and
+// high of the votes decide -- all alike: that pair; any member with none:
+// none; else every member gives back what it took and tries again with
+// fresh masks and the next bucket (what the clash took is then out of
+// every mask, and two agreements that clashed meet again only by chance).
+void add_agree_context_pair(Schedule& s, const Group& g, std::uint32_t salt,
+                            std::function<void(std::uint32_t ctx)> done) {
   struct Attempt {
     mesh::ContextIds::Mask mask{};
     Vote vote{};
     std::uint32_t mine = mesh::ContextIds::kNone;
+    std::uint32_t bucket = 0;
     std::function<void(std::uint32_t)> done;
     std::function<void()> again;
   };
   Attempt* a = s.hold(Attempt{});
   a->done = std::move(done);
+  a->bucket = salt * 2654435761u >> 26;  // 0..63, spread (Knuth's multiplicative hash)
   a->again = [&s, g, a] {
     s.next();
     s.then([g, a] { a->mask = g.engine->context_ids().free_mask(); });
@@ -81,7 +87,7 @@ void add_agree_context_pair(Schedule& s, const Group& g, std::function<void(std:
     add_allreduce(s, g, a->mask.data(), a->mask.size(), bitwise_and());
     s.then([g, a] {
       mesh::ContextIds::Mask m = a->mask;
-      a->mine = g.engine->context_ids().take_highest(m);
+      a->mine = g.engine->context_ids().take_highest(m, a->bucket);
       a->vote = {a->mine, a->mine};
     });
     s.next();
@@ -91,6 +97,7 @@ void add_agree_context_pair(Schedule& s, const Group& g, std::function<void(std:
       if (a->vote.lo == a->vote.hi && !none) return a->done(a->mine);
       if (a->mine != mesh::ContextIds::kNone) g.engine->context_ids().release(a->mine);
       if (none) return a->done(mesh::ContextIds::kNone);
+      a->bucket = (a->bucket + 37) % 64;  // every member alike
       a->again();
     });
   };

@@ -55,12 +55,16 @@ void add_alltoallv(Schedule& s, const Group& g, const void* send, const std::siz
 void add_alltoall(Schedule& s, const Group& g, const void* send, void* recv, std::size_t block);
 /// A context pair free on every member of g (mesh/context_ids.h), agreed
 /// in the background for MPI_Comm_idup: AND-allreduced masks, each member
-/// takes the highest common pair still free here, and an allreduce of the
-/// votes confirms it or -- where another nonblocking agreement of a member
-/// took that pair meanwhile -- starts again with fresh masks (the schedule
-/// grows while it runs). `done` runs in the last step with the pair's first
-/// context id, or ContextIds::kNone if no pair is free on every member.
-void add_agree_context_pair(Schedule& s, const Group& g, std::function<void(std::uint32_t ctx)> done);
+/// takes the highest common pair still free here (among the pairs of a
+/// bucket that `salt` -- the same on every member, different for
+/// agreements that may be outstanding together -- picks, first), and an
+/// allreduce of the votes confirms it or -- where another nonblocking
+/// agreement of a member took that pair meanwhile -- starts again with
+/// fresh masks and another bucket (the schedule grows while it runs).
+/// `done` runs in the last step with the pair's first context id, or
+/// ContextIds::kNone if no pair is free on every member.
+void add_agree_context_pair(Schedule& s, const Group& g, std::uint32_t salt,
+                            std::function<void(std::uint32_t ctx)> done);
 
 /// Inclusive (or, `exclusive`, MPI_Exscan's) prefix combine along the ranks
 /// in buf: member i gets ranks 0..i (0..i-1; member 0's buf is then left as

@@ -34,6 +34,19 @@ std::uint32_t ContextIds::take_highest(Mask& agreed) {
   return kNone;
 }
 
+std::uint32_t ContextIds::take_highest(Mask& agreed, std::uint32_t bucket) {
+  bucket %= 64;
+  const std::uint32_t bit = std::uint32_t{1} << (bucket % 32);
+  for (std::uint32_t w = static_cast<std::uint32_t>(free_.size()); w-- > 0;) {
+    if (w % 2 != bucket / 32 || !(agreed[w] & free_[w] & bit)) continue;
+    agreed[w] &= ~bit;
+    free_[w] &= ~bit;
+    ++in_use_;
+    return 2 * (w * 32 + bucket % 32);
+  }
+  return take_highest(agreed);
+}
+
 std::uint32_t ContextIds::take_lowest_agreed(Mask& agreed) {
   for (std::uint32_t w = 0; w < agreed.size(); ++w) {
     if (!agreed[w]) continue;

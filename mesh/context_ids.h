@@ -47,6 +47,10 @@ class ContextIds {
   /// snapshot and its take: the two meet only when nearly every pair is in
   /// use, and take_lowest_agreed() then reports the clash.
   std::uint32_t take_highest(Mask& agreed);
+  /// take_highest() among the pairs p with p % 64 == bucket % 64 first, any
+  /// pair if none of those is free in both: concurrent nonblocking
+  /// agreements that pick different buckets never want the same pair.
+  std::uint32_t take_highest(Mask& agreed, std::uint32_t bucket);
   /// take(), but only if the lowest pair of `agreed` is still free here
   /// (else kNone, taking nothing): a pair this process took since its
   /// snapshot -- a nonblocking agreement's, from the top -- would make this

@@ -287,7 +287,11 @@ MESHMP_MPI_FN(int, Comm_idup, (MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* re
   if ((err = copy_into_duplicate(comm, n, call))) return err;
   auto s = std::make_unique<collectives::Schedule>();
   auto outcome = std::make_shared<int>(MPI_SUCCESS);
-  collectives::add_agree_context_pair(*s, comm_ref(comm).group, [n, outcome, call](std::uint32_t ctx) {
+  // The salt: this collective's context and tag (start_collective's), the
+  // same on every member and different for two outstanding at once.
+  const CommInfo& parent = comm_ref(comm);
+  const std::uint32_t salt = parent.group.context * 65599u + parent.nonblocking_seq;
+  collectives::add_agree_context_pair(*s, parent.group, salt, [n, outcome, call](std::uint32_t ctx) {
     if (ctx == mesh::ContextIds::kNone) {
       *outcome = error_code(MPI_ERR_OTHER, call,
                             "no context id is free on every member: " + std::to_string(mesh::ContextIds::kPairs) +

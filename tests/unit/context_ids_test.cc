@@ -69,6 +69,22 @@ TEST(ContextIds, NonblockingAgreementsTakeFromTheTopAndAClashIsReported) {
   EXPECT_EQ(ids.take_highest(none), ContextIds::kNone);
 }
 
+// A bucket: pairs p with p % 64 == bucket, from the top; another pair only
+// when none of the bucket is free in both.
+TEST(ContextIds, TakeHighestPrefersTheBucket) {
+  ContextIds ids;
+  ContextIds::Mask all = ids.free_mask();
+  EXPECT_EQ(ids.take_highest(all, 5), 2 * (ContextIds::kPairs - 64 + 5));
+  EXPECT_EQ(ids.take_highest(all, 5 + 64), 2 * (ContextIds::kPairs - 128 + 5));  // the bucket is taken mod 64
+  EXPECT_EQ(ids.take_highest(all, 63), 2 * (ContextIds::kPairs - 1));
+  ContextIds::Mask one{};
+  one[10] = 1u << 7;  // pair 327 (bucket 7) only
+  EXPECT_EQ(ids.take_highest(one, 5), 2u * 327);
+  ContextIds::Mask none{};
+  EXPECT_EQ(ids.take_highest(none, 5), ContextIds::kNone);
+  EXPECT_EQ(ids.in_use(), ContextIds::kReserved + 4);
+}
+
 TEST(ContextIds, FreedPairsAreReusedAndExhaustionSaysNone) {
   ContextIds ids;
   std::set<std::uint32_t> taken;
