@@ -22,12 +22,15 @@ slurm_wait_for() {
   return 1
 }
 
-# A TCP port nobody listens on, from 20000..59999.
+# A TCP port no socket uses, from 20000..32767: below the kernel's
+# ephemeral range (32768..60999), where any outgoing connection -- of the
+# other tests running beside this one -- may hold a port for a while and
+# make the daemon's bind fail with "Address already in use".
 slurm_free_port() {
   local p
   while :; do
-    p=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 40000 ))
-    ss -Htln "sport = :$p" | grep -q . || { echo $p; return; }
+    p=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom) % 12768 ))
+    ss -Htan "sport = :$p" | grep -q . || { echo $p; return; }
   done
 }
 
@@ -81,13 +84,22 @@ CONF
   : > "$dir/plugstack.conf"
   export SLURM_CONF=$dir/slurm.conf
   slurmctld -D -f "$SLURM_CONF" > "$dir/log/slurmctld.out" 2>&1 &
-  slurm_pids+=($!)
+  local ctld=$!
+  slurm_pids+=($ctld)
   slurm_wait_for "$dir/slurmctld.pid" || { cat "$dir/log/slurmctld.log" >&2; return 1; }
   slurmd -D -f "$SLURM_CONF" > "$dir/log/slurmd.out" 2>&1 &
   slurm_pids+=($!)
-  local i
-  for i in $(seq 300); do
-    [ "$(sinfo -h -o %t 2>/dev/null)" = idle ] && return 0
+  # 30 s in all: sinfo itself waits up to its timeout for a slurmctld that
+  # does not answer, so each call is bounded, and a slurmctld that has
+  # exited (a port taken after all) ends the wait at once.
+  local end=$((SECONDS + 30))
+  while [ $SECONDS -lt $end ]; do
+    if ! kill -0 "$ctld" 2>/dev/null; then
+      echo "slurm_up: slurmctld exited:" >&2
+      tail -5 "$dir/log/slurmctld.log" >&2
+      return 1
+    fi
+    [ "$(timeout 5 sinfo -h -o %t 2>/dev/null)" = idle ] && return 0
     sleep 0.1
   done
   echo "slurm_up: the node is not idle after 30 s:" >&2
