@@ -78,6 +78,10 @@ background_job() {
     sleep 0.1
   done
 }
+# node0_cables up|down: all six cables of node 0 (on the 2x2x2 testbed).
+node0_cables() {
+  for i in 1 2 3 4 5 6; do ip -n "$name-n0" link set "eth$i" "$1"; done
+}
 # cut_node0_mid_run WHAT READY COUNT EXPECTED COMMAND...: starts the job,
 # waits for COUNT output lines matching READY, cuts node 0's six cables
 # (they stay down); the job must end with a non-zero status (not a
@@ -91,7 +95,7 @@ cut_node0_mid_run() {
     sleep 0.1
   done
   t0=$(date +%s%N)
-  for i in 1 2 3 4 5 6; do ip -n "$name-n0" link set "eth$i" down; done
+  node0_cables down
   wait $job; rc=$?
   took=$(( ($(date +%s%N) - t0) / 1000000 ))
   echo "$what: the job ended after ${took} ms with status $rc"
@@ -331,8 +335,7 @@ reroute|mesh64)
     # moment ago is tried again. It used to end node 0's meshrouted
     # ("adding 198.19.0.2/32 via ... : Unspecific failure"), leaving the
     # node unrouted for good -- case loss's start-up test failed now and then.
-    flap() { for i in 1 2 3 4 5 6; do ip -n "$name-n0" link set "eth$i" "$1"; done; }
-    for _ in 1 2; do flap down; sleep 3; flap up; sleep 2; flap down; sleep 1; flap up; done
+    for _ in 1 2; do node0_cables down; sleep 3; node0_cables up; sleep 2; node0_cables down; sleep 1; node0_cables up; done
     reached=never
     for s in $(seq 10); do
       if ip netns exec "$name-n1" ping -c1 -W1 198.19.0.1 > /dev/null 2>&1; then reached=$s; break; fi
@@ -379,7 +382,7 @@ loss|loss_ofi)
   # (one cut cable alone is routed around: case reroute).
   start_job
   t0=$(date +%s%N)
-  for i in 1 2 3 4 5 6; do ip -n "$name-n0" link set "eth$i" down; done
+  node0_cables down
   wait $job; rc=$?
   took=$(( ($(date +%s%N) - t0) / 1000000 ))
   echo "cable cut: the job ended after ${took} ms with status $rc"
@@ -394,7 +397,7 @@ loss|loss_ofi)
     # next to it see their links fail, lqcd ends the job with QMP_abort, and
     # it ends -- where it used to hang, the others waiting in halo
     # exchanges on peers that had gone on to finalize.
-    for i in 1 2 3 4 5 6; do ip -n "$name-n0" link set "eth$i" up; done
+    node0_cables up
     sleep 2  # meshrouted puts the routes back
     cut_node0_mid_run "qmprun: lqcd with node 0 cut off" '^\[0\] sweep ' 2 "ending the job (QMP_abort)" \
       "$qmprun" --timeout 300 --tag-output -n 8 --config "$mesh_cfg" --netns "$name" "$lqcd" --lattice 8x8x8x8 \
@@ -402,7 +405,7 @@ loss|loss_ofi)
     # A rank on another host, with no link to rank 0, waits in a receive
     # from it while rank 0 finalizes: qmprun tells it, the receive fails
     # and the job ends (issue 29) -- it used to wait until --timeout.
-    for i in 1 2 3 4 5 6; do ip -n "$name-n0" link set "eth$i" up; done
+    node0_cables up
     sleep 2
     t0=$(date +%s%N)
     "$qmprun" --timeout 60 -n 8 --config "$mesh_cfg" --netns "$name" "$unlinked_finalize" > "$work/out" 2>&1
@@ -415,14 +418,14 @@ loss|loss_ofi)
     else
       echo "ok: a receive from a finalized rank with no link to it fails: $(grep -m1 "rank 7: MPI_Recv" "$work/out")"
     fi
-    for i in 1 2 3 4 5 6; do ip -n "$name-n0" link set "eth$i" down; done
+    node0_cables down
     # Start-up (issue 29, item 3): node 0's cables down when the job starts
     # and back 1 s later: its links are dialled again, and the job runs.
     "$qmprun" --timeout 60 -n 8 --config "$mesh_cfg" --netns "$name" "$pingpong" --iters 100 --max 1024 \
       > "$work/out" 2>&1 &
     job=$!
     sleep 1
-    for i in 1 2 3 4 5 6; do ip -n "$name-n0" link set "eth$i" up; done
+    node0_cables up
     wait $job; rc=$?
     if [ $rc != 0 ] || ! grep -q "^pingpong " "$work/out" || grep -q "its requests fail" "$work/out"; then
       echo "FAILED: a cable restored 1 s after the start (status $rc)"; tail -20 "$work/out"; fail=1
@@ -431,7 +434,7 @@ loss|loss_ofi)
     fi
     # ... and never back: the start fails within MESHMP_CONNECT_TIMEOUT_MS
     # (a neighbour's init says why; qmprun ends the rest, node 0 included).
-    for i in 1 2 3 4 5 6; do ip -n "$name-n0" link set "eth$i" down; done
+    node0_cables down
     t0=$(date +%s%N)
     MESHMP_CONNECT_TIMEOUT_MS=4000 "$qmprun" --timeout 60 -n 8 --config "$mesh_cfg" --netns "$name" "$pingpong" \
       --iters 100 --max 1024 > "$work/out" 2>&1
@@ -459,7 +462,7 @@ loss_srun)
   srun=(env MESHMP_CONFIG="$work/mesh.toml" TMPDIR="$work" timeout -k 5 300 srun --mpi=pmix --time=5 -n 8 "$in_netns" "$name")
   cut_node0_mid_run "srun: lqcd with node 0 cut off" '^sweep ' 2 "ending the job (QMP_abort)" \
     "${srun[@]}" "$lqcd" --lattice 8x8x8x8 --grid 2x2x2x1 --start hot --seed 7 --therm 100000
-  for i in 1 2 3 4 5 6; do ip -n "$name-n0" link set "eth$i" up; done
+  node0_cables up
   sleep 2  # meshrouted puts the routes back
   cut_node0_mid_run "srun: an MPI program with node 0 cut off" 'ready$' 8 "meshmp MPI error: " \
     "${srun[@]}" "$mpi_halo_loop"
