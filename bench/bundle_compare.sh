@@ -40,7 +40,7 @@ if [ "${1:-}" = add ]; then
   cc -O2 -I/usr/lib/x86_64-linux-gnu/openmpi/include "$here/bench/mpi_neighbor.c" -o "$dc/bin/nbr_ompi" \
     -L/usr/lib/x86_64-linux-gnu/openmpi/lib -lmpi
   strip "$dc"/bin/* 2>/dev/null || true
-  cp "$0" "$dc/bundle_compare.sh"
+  cp "$0" "$here/bench/bundle_pin.sh" "$dc/"
   exit 0
 fi
 [ "${1:-}" = run ] || { echo "usage: bundle_compare.sh add NEW_PREFIX OLD_PREFIX BUNDLE | run [ROUNDS]" >&2; exit 2; }
@@ -49,11 +49,7 @@ T0=$(date +%s); ROUNDS=${1:-3}; DEADLINE=${DEADLINE:-330}; OUT=${OUT:-/tmp/devou
 mkdir -p "$OUT"; source "$(dirname "$0")/env.sh"; B=$DC/bin; RAW=$OUT/raw.txt; LOG=$OUT/log.txt; : > "$RAW"
 left() { echo $((DEADLINE - ($(date +%s) - T0))); }
 say() { echo "[$(( $(date +%s) - T0 ))s] $*" | tee -a "$LOG"; }
-PRIM=() SEC=(); declare -A seen
-while read -r cpu pkg core; do k="$pkg.$core"; if [ -z "${seen[$k]:-}" ]; then seen[$k]=1; PRIM+=("$cpu"); else SEC+=("$cpu"); fi
-done < <(for d in /sys/devices/system/cpu/cpu[0-9]*; do c=${d##*cpu}; [ -f "$d/topology/core_id" ] || continue
-  echo "$c $(cat "$d/topology/physical_package_id") $(cat "$d/topology/core_id")"; done | sort -k2,2n -k3,3n -k1,1n)
-ALL=("${PRIM[@]}" "${SEC[@]}"); PIN=$(IFS=,; echo "${ALL[*]}")
+source "$(dirname "$0")/bundle_pin.sh"
 say "cpus $(nproc); physical cores ${#PRIM[@]}; pin $PIN"
 { lscpu; uptime; } > "$OUT/env.txt" 2>&1
 mm() { local n=$1 g=$2; shift 2; timeout 60 "$B/qmprun$QSFX" -n "$n" $g "$B/pin" "$PIN" "$@"; }

@@ -26,10 +26,13 @@ namespace {
 // below 4096 (context_ids.h).
 static_assert(2 * ContextIds::kPairs - 1 + ContextIds::kNonblockingOffset <= kMaxWireContext,
               "every context id, and its nonblocking collectives' one, fits the header");
-void check_context(std::uint32_t context, const char* call) {
-  if (context > kMaxWireContext)
-    throw std::invalid_argument(std::string("Engine::") + call + ": context " + std::to_string(context) +
-                                " > " + std::to_string(kMaxWireContext));
+[[noreturn, gnu::cold, gnu::noinline]] void bad_context(std::uint32_t context, const char* call) {
+  throw std::invalid_argument(std::string("Engine::") + call + ": context " + std::to_string(context) + " > " +
+                              std::to_string(kMaxWireContext));
+}
+// On every request's path: the check inline, the error text built out of line.
+inline void check_context(std::uint32_t context, const char* call) {
+  if (context > kMaxWireContext) [[unlikely]] bad_context(context, call);
 }
 }  // namespace
 
@@ -127,9 +130,7 @@ bool Engine::test(Request* r, Status* st) {
   }
   if (r->state != State::kDone) impl_->progress_all();
   if (r->state != State::kDone) return false;
-  if (st) *st = r->status;
-  if (r->persistent) r->state = State::kInactive;
-  else impl_->release_request(r);
+  impl_->collect(r, st);
   return true;
 }
 
@@ -180,8 +181,16 @@ void Engine::waitall(std::size_t n, Request* const* reqs, Status* sts) {
       ++first;
     return first == n;
   });
-  for (std::size_t i = 0; i < n; ++i)
-    if (reqs[i]) test(reqs[i], sts ? &sts[i] : nullptr);
+  for (std::size_t i = 0; i < n; ++i) {
+    Request* r = reqs[i];
+    if (!r) continue;
+    Status* st = sts ? &sts[i] : nullptr;
+    if (r->state == State::kInactive) {
+      if (st) *st = Status{};
+    } else {
+      impl_->collect(r, st);  // done: block_until saw to that
+    }
+  }
 }
 
 bool Engine::iprobe(int src, int tag, std::uint32_t context, Status* st) {

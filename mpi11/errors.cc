@@ -190,8 +190,7 @@ int class_of(mesh::Error e) {
   return MPI_ERR_UNKNOWN;
 }
 
-int code_of(mesh::Error e, const char* call) {
-  if (e == mesh::Error::kOk) return MPI_SUCCESS;
+int failed_code(mesh::Error e, const char* call) {
   const char* why = e == mesh::Error::kTruncate   ? "message longer than the receive buffer"
                     : e == mesh::Error::kPeerDead ? "the peer process died or the link to it broke"
                     : e == mesh::Error::kUnreachable ? "no link reaches the peer (a mesh fabric without routing)"

@@ -50,8 +50,12 @@ int failed_call(const char* call, const std::exception& e);
 int report(MPI_Comm comm, int code);
 /// The MPI error class of a core error.
 int class_of(mesh::Error e);
-/// An error code for a core error on a request, with its message.
-int code_of(mesh::Error e, const char* call);
+/// An error code for a core error on a request, with its message
+/// (MPI_SUCCESS for none: inline, it is on every completion's path).
+int failed_code(mesh::Error e, const char* call);
+inline int code_of(mesh::Error e, const char* call) {
+  return e == mesh::Error::kOk ? MPI_SUCCESS : failed_code(e, call);
+}
 /// An error code of class `cls` whose string is "call: message", raised on
 /// no handler (a request's error, reported when it completes).
 int error_code(int cls, const char* call, const std::string& message);

@@ -254,6 +254,13 @@ struct Engine::Impl {
     r->free_next = free_requests;
     free_requests = r;
   }
+  // A completed request's status into *st (if any); a persistent one goes
+  // inactive, any other back to the free list (Engine::test, waitall).
+  void collect(Request* r, Status* st) {
+    if (st) *st = r->status;
+    if (r->persistent) r->state = State::kInactive;
+    else release_request(r);
+  }
   // A request named on the wire: only live ones in the expected state count.
   Request* lookup(std::uint64_t id, bool is_send, State want, int peer) {
     std::uint64_t index = id & 0xffffffffu;
