@@ -55,12 +55,13 @@ QMP_msghandle_t make_handle(QMP_comm_t comm, QMP_msgmem_t m, int node, int tag, 
     fail(QMP_NODE_OUTRANGE, call, "node " + std::to_string(node) + " is not in 0.." + std::to_string(comm->group.size() - 1));
     return nullptr;
   }
-  auto* h = new QMP_msghandle_struct;
+  auto* h = g_handles.take();
   h->kind = send ? QMP_msghandle_struct::Kind::kSend : QMP_msghandle_struct::Kind::kRecv;
   h->comm = comm;
   h->mem = m;
   h->peer = comm->group.ranks[node];
   h->tag = tag;
+  h->context = comm->p2p_context;
   return h;
 }
 
@@ -106,19 +107,62 @@ void finish(QMP_msghandle_t h, const mesh::Status& st) {
   h->err = QMP_SUCCESS;
 }
 
+// Channel requests of freed handles (State::kept), at most this many: a
+// code that declares its halo gather afresh every time (allocate, declare,
+// start, wait, free) gets back the requests it had -- the same channel
+// (peer, context, tag), buffer and length -- instead of building each
+// request and looking its channel up again (issue 32, item 4). A kept
+// request is inactive and belongs to no handle, so taking it changes
+// nothing QMP can see; the channel's count of starts lives in the channel,
+// not in the request.
+constexpr std::size_t kKeptRequests = 64;
+
+// A freed handle's request: kept, the oldest freed if there are too many.
+void keep_request(mesh::Engine& e, QMP_msghandle_t h) {
+  std::vector<KeptRequest>& kept = state().kept;
+  if (kept.size() == kKeptRequests) {
+    e.free(kept.front().req);
+    kept.erase(kept.begin());
+  }
+  kept.push_back(KeptRequest{h->req, h->kind == QMP_msghandle_struct::Kind::kSend, h->peer, h->tag,
+                             h->context, h->req_buf, h->req_len});
+}
+
+// A kept request for h's channel and buffer, taken; nullptr if none. The
+// latest freed first: a gather's handles come back in the order they went.
+mesh::Request* take_kept(QMP_msghandle_t h, char* buf) {
+  std::vector<KeptRequest>& kept = state().kept;
+  const bool send = h->kind == QMP_msghandle_struct::Kind::kSend;
+  for (std::size_t i = kept.size(); i-- > 0;) {
+    const KeptRequest& k = kept[i];
+    if (k.buf == buf && k.len == h->mem->total && k.peer == h->peer && k.tag == h->tag && k.send == send &&
+        k.context == h->context) {
+      mesh::Request* r = k.req;
+      kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(i));
+      return r;
+    }
+  }
+  return nullptr;
+}
+
 QMP_status_t start_one(QMP_msghandle_t h) {
   mesh::Engine& e = *state().engine;
   char* buf = wire_buffer(h);
-  if (h->req && h->req_buf != buf) {
+  if (h->req && (h->req_buf != buf || h->req_len != h->mem->total)) {
     e.free(h->req);
     h->req = nullptr;
+  }
+  if (!h->req && (h->req = take_kept(h, buf))) {
+    h->req_buf = buf;
+    h->req_len = h->mem->total;
   }
   if (!h->req) {
     // Channels: the receiver-ready protocol (ARCHITECTURE.md §3).
     h->req = h->kind == QMP_msghandle_struct::Kind::kSend
-                 ? e.channel_send_init(buf, h->mem->total, h->peer, h->tag, h->comm->p2p_context)
-                 : e.channel_recv_init(buf, h->mem->total, h->peer, h->tag, h->comm->p2p_context);
+                 ? e.channel_send_init(buf, h->mem->total, h->peer, h->tag, h->context)
+                 : e.channel_recv_init(buf, h->mem->total, h->peer, h->tag, h->context);
     h->req_buf = buf;
+    h->req_len = h->mem->total;
   }
   if (h->kind == QMP_msghandle_struct::Kind::kSend && !contiguous(h)) pack(h);
   h->active = true;
@@ -174,7 +218,13 @@ QMP_msghandle_t QMP_declare_multiple(QMP_msghandle_t msgh[], int nhandle) try {
   }
   // Check every handle before taking any: none NULL, started, already
   // inside another multiple handle, or given twice.
-  std::vector<QMP_msghandle_t> all;
+  // The list is built in the new handle (a spare's storage: no allocation
+  // once warm), which goes back to the spares if anything is refused.
+  struct Pending {
+    QMP_msghandle_t h;
+    ~Pending() { g_handles.give(h); }
+  } pending{g_handles.take()};
+  std::vector<QMP_msghandle_t>& all = pending.h->members;
   all.reserve(static_cast<std::size_t>(nhandle));
   // The message is built only for a refusal: declaring is on the path of
   // codes that declare a gather every time (issue 14).
@@ -191,14 +241,14 @@ QMP_msghandle_t QMP_declare_multiple(QMP_msghandle_t msgh[], int nhandle) try {
       all.push_back(leaf);
     }
   }
-  auto* h = new QMP_msghandle_struct;
+  QMP_msghandle_t h = pending.h;
+  pending.h = nullptr;
   h->kind = QMP_msghandle_struct::Kind::kMultiple;
-  h->members = std::move(all);
   for (QMP_msghandle_t leaf : h->members) leaf->member = true;
   for (int i = 0; i < nhandle; ++i)
     if (msgh[i]->kind == QMP_msghandle_struct::Kind::kMultiple) {
       msgh[i]->members.clear();  // ownership moves to the new handle
-      delete msgh[i];
+      g_handles.give(msgh[i]);
     }
   return h;
 } QMP_END_HANDLE(QMP_declare_multiple)
@@ -315,8 +365,8 @@ void QMP_free_msghandle(QMP_msghandle_t msg) {
   }
   for (QMP_msghandle_t h : msg->members) h->member = false;
   for (QMP_msghandle_t h : msg->members) QMP_free_msghandle(h);
-  if (msg->req && state().engine) state().engine->free(msg->req);
-  delete msg;
+  if (msg->req && state().engine) keep_request(*state().engine, msg);
+  g_handles.give(msg);
 }
 
 }  // extern "C"

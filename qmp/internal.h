@@ -10,6 +10,7 @@
 #include "collectives/group.h"
 #include "mesh/engine.h"
 #include "qmp/qmp.h"
+#include "qmp/spares.h"
 
 namespace meshmp::qmp {
 
@@ -48,12 +49,20 @@ struct QMP_mem_struct {
   void* raw = nullptr;      ///< what malloc returned (nullptr for registered memory)
   void* aligned = nullptr;  ///< what the user gets
   bool registered = false;  ///< QMP_MEM_COMMS memory from Engine::allocate_registered
+  void recycle() { *this = QMP_mem_struct{}; }  ///< for qmp/spares.h
 };
 
 struct QMP_msgmem_struct {
   char* base = nullptr;  ///< the address QMP_change_address moves (base[0] of a strided array)
   std::vector<std::pair<char*, std::size_t>> runs;  ///< (address, bytes), in message order
   std::size_t total = 0;
+  /// A new object's state, the runs' storage kept (qmp/spares.h).
+  void recycle() {
+    auto keep = std::move(runs);
+    *this = QMP_msgmem_struct{};
+    runs = std::move(keep);
+    runs.clear();
+  }
 };
 
 struct QMP_msghandle_struct {
@@ -63,17 +72,55 @@ struct QMP_msghandle_struct {
   std::ptrdiff_t shift = 0;  ///< QMP_change_address: offset from mem's own addresses
   int peer = -1;             ///< world rank
   int tag = 0;
+  std::uint32_t context = 0;  ///< comm's p2p_context (the communicator may be freed first)
   meshmp::mesh::Request* req = nullptr;  ///< persistent request, made on first start
   char* req_buf = nullptr;               ///< the buffer req was made for
+  std::size_t req_len = 0;               ///< ... and its length in bytes
   std::vector<char> stage;               ///< packing buffer for non-contiguous memory
   std::vector<QMP_msghandle_t> members;  ///< kMultiple: owned
   bool member = false;                   ///< owned by a multiple handle
   bool active = false;
   QMP_status_t err = QMP_SUCCESS;
   std::string errstr;
+  /// A new handle's state, the storage of stage and members kept unless
+  /// the packing buffer is large (qmp/spares.h).
+  /// Field by field: building a fresh handle and moving it over cost as
+  /// much as the malloc it saves. A field added above must be reset here
+  /// (the static_assert below counts the bytes).
+  void recycle() {
+    kind = Kind::kSend;
+    comm = nullptr;
+    mem = nullptr;
+    shift = 0;
+    peer = -1;
+    tag = 0;
+    context = 0;
+    req = nullptr;
+    req_buf = nullptr;
+    req_len = 0;
+    stage.clear();
+    if (stage.capacity() > (std::size_t{1} << 20)) stage.shrink_to_fit();
+    members.clear();
+    member = active = false;
+    err = QMP_SUCCESS;
+    errstr.clear();
+  }
 };
+static_assert(sizeof(QMP_msghandle_struct) == 4 + 4 + 8 + 8 + 8 + 4 + 4 + 4 + 4 + 8 + 8 + 8 + 24 + 24 + 1 + 1 + 2 + 4 + 32,
+              "QMP_msghandle_struct changed: reset the new field in recycle()");
 
 namespace meshmp::qmp {
+
+/// A freed handle's channel request, kept for the next handle declared on
+/// the same channel and buffer (qmp/handles.cc).
+struct KeptRequest {
+  mesh::Request* req;
+  bool send;
+  int peer, tag;
+  std::uint32_t context;
+  char* buf;
+  std::size_t len;
+};
 
 struct State {
   bool initialized = false;
@@ -90,9 +137,17 @@ struct State {
   std::string last_error_string;
   double total_time = 0;
   std::string host;
+  std::vector<KeptRequest> kept;  ///< oldest first; the engine frees them at finalize
 };
 
-State& state();
+/// The one QMP state of this process (inline: it is on every call's path).
+inline State g_state;
+inline State& state() { return g_state; }
+
+/// Freed handles, message memories and memory descriptors for reuse.
+inline Spares<QMP_msghandle_struct> g_handles;
+inline Spares<QMP_msgmem_struct> g_msgmems;
+inline Spares<QMP_mem_struct> g_mems;
 
 /// Reports a misuse: one QMP_error line "CALL: message", remembered as the
 /// last global error. Returns `code`.
@@ -112,10 +167,16 @@ QMP_status_t failed_call(const char* call) noexcept;
     ::meshmp::qmp::failed_call(#name);        \
     return nullptr;                           \
   }
+/// check_init's error path: QMP_NOT_INITED with its message; false.
+bool not_initialized(const char* call);
 /// QMP_NOT_INITED with its message if QMP is not running.
-bool check_init(const char* call);
+inline bool check_init(const char* call) { return g_state.initialized || not_initialized(call); }
+/// check_comm's error path (QMP not running, or comm NULL): nullptr after fail().
+QMP_comm_t bad_comm(QMP_comm_t comm, const char* call);
 /// A usable communicator or nullptr (after fail()).
-QMP_comm_t check_comm(QMP_comm_t comm, const char* call);
+inline QMP_comm_t check_comm(QMP_comm_t comm, const char* call) {
+  return g_state.initialized && comm ? comm : bad_comm(comm, call);
+}
 
 /// Translates a core error into a QMP status.
 QMP_status_t status_of(mesh::Error e);

@@ -16,7 +16,7 @@ namespace {
 /// Owned until returned to the caller (release()), so a failed allocation
 /// while adding runs frees it.
 std::unique_ptr<QMP_msgmem_struct> new_msgmem(char* base) {
-  auto m = std::make_unique<QMP_msgmem_struct>();
+  std::unique_ptr<QMP_msgmem_struct> m(g_msgmems.take());
   m->base = base;
   return m;
 }
@@ -51,7 +51,7 @@ QMP_mem_t* QMP_allocate_aligned_memory(size_t nbytes, size_t alignment, int flag
     fail(QMP_NOMEM_ERR, "QMP_allocate_aligned_memory", "cannot allocate " + std::to_string(nbytes) + " bytes");
     return nullptr;
   }
-  auto* mem = new QMP_mem_struct;
+  auto* mem = g_mems.take();
   // Communication buffers are registered once (seed 000 §3.7), so a peer's
   // RDMA write into them is a memcpy; a job of one has no peer to write.
   meshmp::mesh::Engine* engine = meshmp::mesh::Engine::get();
@@ -66,7 +66,7 @@ QMP_mem_t* QMP_allocate_aligned_memory(size_t nbytes, size_t alignment, int flag
     // Over-allocate and round up: works for any power-of-two alignment.
     mem->raw = std::malloc(nbytes + alignment);
     if (!mem->raw) {
-      delete mem;
+      g_mems.give(mem);
       fail(QMP_NOMEM_ERR, "QMP_allocate_aligned_memory", "cannot allocate " + std::to_string(nbytes) + " bytes");
       return nullptr;
     }
@@ -85,7 +85,7 @@ void QMP_free_memory(QMP_mem_t* mem) {
     if (meshmp::mesh::Engine* engine = meshmp::mesh::Engine::get()) engine->free_registered(mem->aligned);
   }
   std::free(mem->raw);
-  delete mem;
+  g_mems.give(mem);
 }
 
 QMP_msgmem_t QMP_declare_msgmem(const void* mem, size_t nbytes) try {
@@ -137,6 +137,6 @@ QMP_msgmem_t QMP_declare_indexed_msgmem(void* base, int blocklen[], int index[],
   return m.release();
 } QMP_END_HANDLE(QMP_declare_indexed_msgmem)
 
-void QMP_free_msgmem(QMP_msgmem_t m) { delete m; }
+void QMP_free_msgmem(QMP_msgmem_t m) { g_msgmems.give(m); }
 
 }  // extern "C"

@@ -15,10 +15,6 @@
 
 namespace meshmp::qmp {
 
-State& state() {
-  static State s;
-  return s;
-}
 
 namespace {
 
@@ -99,13 +95,12 @@ QMP_status_t failed_call(const char* call) noexcept {
   }
 }
 
-bool check_init(const char* call) {
-  if (state().initialized) return true;
+bool not_initialized(const char* call) {
   fail(QMP_NOT_INITED, call, "called before QMP_init_msg_passing (or after QMP_finalize_msg_passing)");
   return false;
 }
 
-QMP_comm_t check_comm(QMP_comm_t comm, const char* call) {
+QMP_comm_t bad_comm(QMP_comm_t comm, const char* call) {
   if (!check_init(call)) return nullptr;
   if (!comm) {
     fail(QMP_INVALID_ARG, call, "comm is NULL");

@@ -209,3 +209,48 @@ int main(int argc, char** argv) {
   QMP_finalize_msg_passing();
   return rc;
 }
+
+// A halo gather declared afresh every iteration, as production codes do it
+// (allocate, declare, start, wait, free): a freed handle's channel request
+// is kept for the next handle on the same channel and buffer (issue 32).
+// Freed memory comes back at the same address with another size, eager and
+// above the limit in turn, so a request kept for the wrong length would
+// truncate or overrun; on odd iterations the message memory is freed before
+// the handle.
+TEST(Channels, GatherDeclaredAfreshEveryIteration) {
+  const std::size_t E = eager_limit();
+  const std::size_t sizes[] = {1024, 8, E + 1, 1024, 3 * E, 100};
+  for (int partner : partners())
+    for (int it = 0; it < 36; ++it) {
+      const std::size_t n = sizes[it % 6];
+      SCOPED_TRACE("partner " + std::to_string(partner) + ", iteration " + std::to_string(it) + ", " +
+                   std::to_string(n) + " bytes");
+      QMP_mem_t* smem = QMP_allocate_memory(n);
+      QMP_mem_t* rmem = QMP_allocate_memory(n + 64);  // 64 guard bytes past the message
+      char* s = static_cast<char*>(QMP_get_memory_pointer(smem));
+      char* r = static_cast<char*>(QMP_get_memory_pointer(rmem));
+      fill(s, n, me(), it, 0);
+      std::memset(r, 0x5a, n + 64);
+      QMP_msgmem_t sm = QMP_declare_msgmem(s, n), rm = QMP_declare_msgmem(r, n);
+      QMP_msghandle_t hs[2] = {QMP_declare_receive_from(rm, partner, 0), QMP_declare_send_to(sm, partner, 0)};
+      QMP_msghandle_t both = QMP_declare_multiple(hs, 2);
+      ASSERT_NE(both, nullptr);
+      ASSERT_EQ(QMP_start(both), QMP_SUCCESS);
+      ASSERT_EQ(QMP_wait(both), QMP_SUCCESS);
+      std::vector<char> want(n);
+      fill(want.data(), n, partner, it, 0);
+      EXPECT_EQ(std::memcmp(r, want.data(), n), 0) << "wrong contents";
+      for (std::size_t i = n; i < n + 64; ++i) ASSERT_EQ(r[i], 0x5a) << "byte " << i << " past the message written";
+      if (it % 2) {
+        QMP_free_msgmem(sm);
+        QMP_free_msgmem(rm);
+        QMP_free_msghandle(both);
+      } else {
+        QMP_free_msghandle(both);
+        QMP_free_msgmem(sm);
+        QMP_free_msgmem(rm);
+      }
+      QMP_free_memory(smem);
+      QMP_free_memory(rmem);
+    }
+}
