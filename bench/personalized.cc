@@ -1,4 +1,6 @@
-// Scatter, gather and all-to-all on the world torus with each schedule --
+// Scatter, gather, all-to-all, scatterv and gatherv (every count equal to
+// the block, so the two differ from scatter and gather by the counts the
+// root broadcasts first) on the world torus with each schedule --
 // OPT and SDF (seed 003 §5.2, store and forward over the neighbour links)
 // and the direct algorithm -- in the same job, alternating, best of
 // --rounds (not a test). Run on the torus it is for, e.g.
@@ -43,13 +45,15 @@ int main(int argc, char** argv) {
   for (int r = 0; r < e.size(); ++r) g.ranks.push_back(r);
   g.torus = e.torus();
   const int p = g.size();
-  const char* ops[] = {"scatter", "gather", "alltoall"};
+  const char* ops[] = {"scatter", "gather", "alltoall", "scatterv", "gatherv"};
   const ScatterAlgorithm algos[] = {ScatterAlgorithm::kOpt, ScatterAlgorithm::kSdf, ScatterAlgorithm::kDirect};
   const char* names[] = {"opt", "sdf", "direct"};
   for (std::size_t bytes : sizes) {
     std::vector<char> send(bytes * p, 1), recv(bytes * p, 0);
+    std::vector<std::size_t> counts(p, bytes), displs(p);
+    for (int r = 0; r < p; ++r) displs[r] = r * bytes;
     const int it = std::max(10, static_cast<int>(iters * 4096.0 / (bytes * (p - 1) + 4096.0) * 8));
-    for (int op = 0; op < 3; ++op) {
+    for (int op = 0; op < 5; ++op) {
       double best[3] = {1e30, 1e30, 1e30};
       int steps[3] = {0, 0, 0};
       for (int round = 0; round < rounds; ++round)
@@ -60,6 +64,10 @@ int main(int argc, char** argv) {
             if (op == 0) collectives::scatter(g, send.data(), recv.data(), bytes, 0, algos[a]);
             if (op == 1) collectives::gather(g, send.data(), recv.data(), bytes, 0, algos[a]);
             if (op == 2) collectives::alltoall(g, send.data(), recv.data(), bytes, algos[a]);
+            if (op == 3)
+              collectives::scatterv(g, send.data(), counts.data(), displs.data(), recv.data(), bytes, 0, algos[a]);
+            if (op == 4)
+              collectives::gatherv(g, send.data(), bytes, recv.data(), counts.data(), displs.data(), 0, algos[a]);
           }
           double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / it;
           int depth = collectives::last_critical_path();

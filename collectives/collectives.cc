@@ -479,7 +479,9 @@ Error gather(const Group& g, const void* send, void* recv, std::size_t block, in
 }
 
 Error gatherv(const Group& g, const void* send, std::size_t bytes, void* recv, const std::size_t* counts,
-              const std::size_t* displs, int root) {
+              const std::size_t* displs, int root, ScatterAlgorithm algo) {
+  algo = personalized_algorithm(g, algo);
+  if (algo != ScatterAlgorithm::kDirect) return torus_gatherv(g, send, bytes, recv, counts, displs, root, algo);
   Call call(g);
   if (g.me == root) {
     char* r = static_cast<char*>(recv);
@@ -494,7 +496,9 @@ Error gatherv(const Group& g, const void* send, std::size_t bytes, void* recv, c
 }
 
 Error scatterv(const Group& g, const void* send, const std::size_t* counts, const std::size_t* displs, void* recv,
-               std::size_t bytes, int root) {
+               std::size_t bytes, int root, ScatterAlgorithm algo) {
+  algo = personalized_algorithm(g, algo);
+  if (algo != ScatterAlgorithm::kDirect) return torus_scatterv(g, send, counts, displs, recv, bytes, root, algo);
   Call call(g);
   if (g.me == root) {
     const char* s = static_cast<const char*>(send);

@@ -71,13 +71,24 @@ mesh::Error scatter(const Group& g, const void* send, void* recv, std::size_t bl
 
 /// Gather with a block size per member: member i's `bytes` land at root in
 /// `recv + displs[i]` (counts[i] bytes; counts and displs are read at root).
+/// kOpt / kSdf (kAuto: OPT on a torus group of a mesh fabric, as gather):
+/// the root's counts are broadcast first, so the members that forward a
+/// block know its length, then the reverse OPT schedule (seed 003 §5.2)
+/// with those lengths; kDirect: every member sends to the root. kTruncate
+/// at the root for a message longer than its count (kDirect), at the
+/// member whose `bytes` exceeds its count (kOpt/kSdf; a shorter one is
+/// zero-padded there: erroneous either way, MPI-1.1 §4.5).
 mesh::Error gatherv(const Group& g, const void* send, std::size_t bytes, void* recv, const std::size_t* counts,
-                    const std::size_t* displs, int root);
+                    const std::size_t* displs, int root, ScatterAlgorithm algo = ScatterAlgorithm::kAuto);
 
 /// Scatter with a block size per member: counts[i] bytes from `send +
-/// displs[i]` at root land in member i's `recv` (`bytes` bytes).
+/// displs[i]` at root land in member i's `recv` (`bytes` bytes; kTruncate
+/// there if counts[i] is larger, the first `bytes` kept). kOpt / kSdf
+/// (kAuto on a torus group of a mesh fabric): the counts broadcast from the
+/// root, then the OPT schedule with those lengths (seed 003 §5.2);
+/// kDirect: the root sends every block itself.
 mesh::Error scatterv(const Group& g, const void* send, const std::size_t* counts, const std::size_t* displs,
-                     void* recv, std::size_t bytes, int root);
+                     void* recv, std::size_t bytes, int root, ScatterAlgorithm algo = ScatterAlgorithm::kAuto);
 
 /// Every member's `counts[me]` bytes from `send` land in every member's
 /// `recv + displs[i]`: a ring of size()-1 steps, each passing one block on.

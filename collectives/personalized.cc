@@ -6,6 +6,7 @@
 #include <tuple>
 #include <vector>
 
+#include "collectives/collectives.h"
 #include "routing/scatter_schedule.h"
 
 namespace meshmp::collectives {
@@ -109,17 +110,25 @@ const Plan& plan_for(const Group& g, Op op, ScatterAlgorithm algo, int root) {
   return it->second;
 }
 
-// Where the blocks start and end on this rank.
+// Where the blocks start and end on this rank, and how long each is.
 struct Layout {
   Op op;
   int p, me, root;
-  std::size_t block;
+  std::size_t block;  // every block's bytes, unless `sizes`
   const char* send;
   char* recv;
+  // Scatterv / gatherv: block i is sizes[i] bytes, at displs[i] in the
+  // root's buffer (every member knows `sizes`; only the root reads displs).
+  const std::size_t* sizes = nullptr;
+  const std::size_t* displs = nullptr;
+
+  std::size_t size(int b) const { return sizes ? sizes[b] : block; }
+  std::size_t at_root(int b) const { return displs ? displs[b] : b * block; }
+  std::size_t largest() const { return sizes ? *std::max_element(sizes, sizes + p) : block; }
   // The block if this rank holds it from the start, else nullptr.
   const char* own(int b) const {
     switch (op) {
-      case Op::kScatter: return me == root ? send + b * block : nullptr;
+      case Op::kScatter: return me == root ? send + at_root(b) : nullptr;
       case Op::kGather: return b == me ? send : nullptr;
       case Op::kAlltoall: return b / p == me ? send + (b % p) * block : nullptr;
     }
@@ -129,7 +138,7 @@ struct Layout {
   char* final(int b) const {
     switch (op) {
       case Op::kScatter: return b == me ? recv : nullptr;
-      case Op::kGather: return me == root ? recv + b * block : nullptr;
+      case Op::kGather: return me == root ? recv + at_root(b) : nullptr;
       case Op::kAlltoall: return b % p == me ? recv + (b / p) * block : nullptr;
     }
     return nullptr;
@@ -151,8 +160,8 @@ constexpr std::size_t kAggregateBelow = 8192;
 
 Error run(const Group& g, const Plan& plan, const Layout& lay) {
   mesh::Engine& e = *g.engine;
-  const std::size_t b = lay.block;
-  const bool split = b >= kAggregateBelow;
+  // Both ends of every message decide alike: every member knows every size.
+  const bool split = lay.largest() >= kAggregateBelow;
   // A piece travels as one message (its blocks packed), or as one message
   // per block when split; a single block is never packed.
   auto messages = [&](const Piece& pc) { return split ? pc.blocks.size() : std::size_t{1}; };
@@ -166,9 +175,10 @@ Error run(const Group& g, const Plan& plan, const Layout& lay) {
   std::size_t staged = 0, packed = 0;
   for (const Piece& pc : plan.in)
     for (int blk : pc.blocks)
-      if (!in_place(pc, blk)) staged += b;
+      if (!in_place(pc, blk)) staged += lay.size(blk);
   for (const Piece& pc : plan.out)
-    if (!split && pc.blocks.size() > 1) packed += pc.blocks.size() * b;
+    if (!split && pc.blocks.size() > 1)
+      for (int blk : pc.blocks) packed += lay.size(blk);
   char* stage = scratch(0, staged);
   char* pack = scratch(1, packed);
   // Per-call state in vectors kept across calls (no allocation once warm).
@@ -192,13 +202,15 @@ Error run(const Group& g, const Plan& plan, const Layout& lay) {
     in_first.push_back(in_reqs.size());
     const std::size_t n = messages(pc), per = pc.blocks.size() / n;
     for (std::size_t m = 0; m < n; ++m) {
+      std::size_t bytes = 0;
+      for (std::size_t k = 0; k < per; ++k) bytes += lay.size(pc.blocks[m * per + k]);
       char* buf = in_place(pc, pc.blocks[m * per]) ? lay.final(pc.blocks[m * per]) : nullptr;
-      if (!buf) buf = stage, stage += per * b;
-      for (std::size_t k = 0; k < per; ++k) {
+      if (!buf) buf = stage, stage += bytes;
+      for (std::size_t k = 0, off = 0; k < per; off += lay.size(pc.blocks[m * per + k]), ++k) {
         in_of[pc.blocks[m * per + k]] = static_cast<int>(i);
-        loc[pc.blocks[m * per + k]] = buf + k * b;
+        loc[pc.blocks[m * per + k]] = buf + off;
       }
-      in_reqs.push_back(e.irecv(buf, per * b, g.ranks[pc.peer], mesh::kAnyTag, g.context));
+      in_reqs.push_back(e.irecv(buf, bytes, g.ranks[pc.peer], mesh::kAnyTag, g.context));
     }
   }
   in_first.push_back(in_reqs.size());
@@ -215,7 +227,7 @@ Error run(const Group& g, const Plan& plan, const Layout& lay) {
     }
     in_tag[i] = std::max(in_tag[i], 0);
     for (int blk : plan.in[i].blocks)
-      if (char* to = lay.final(blk); to && to != loc[blk] && b) std::memcpy(to, loc[blk], b);
+      if (char* to = lay.final(blk); to && to != loc[blk] && lay.size(blk)) std::memcpy(to, loc[blk], lay.size(blk));
   };
   auto where = [&](int blk) { return in_of[blk] >= 0 ? loc[blk] : lay.own(blk); };
   auto send = [&](const char* src, std::size_t bytes, int dst, int tag) {
@@ -234,11 +246,13 @@ Error run(const Group& g, const Plan& plan, const Layout& lay) {
     it->second = tag;
     const int dst = g.ranks[pc.peer];
     if (split || pc.blocks.size() == 1) {
-      for (int blk : pc.blocks) send(where(blk), b, dst, tag);
+      for (int blk : pc.blocks) send(where(blk), lay.size(blk), dst, tag);
     } else {
-      for (std::size_t k = 0; k < pc.blocks.size() && b; ++k) std::memcpy(pack + k * b, where(pc.blocks[k]), b);
-      send(pack, pc.blocks.size() * b, dst, tag);
-      pack += pc.blocks.size() * b;
+      std::size_t bytes = 0;
+      for (int blk : pc.blocks)
+        if (const std::size_t n = lay.size(blk)) std::memcpy(pack + bytes, where(blk), n), bytes += n;
+      send(pack, bytes, dst, tag);
+      pack += bytes;
     }
   }
   int depth = 0;
@@ -269,6 +283,60 @@ Error torus_gather(const Group& g, const void* send, void* recv, std::size_t blo
   const Layout lay{Op::kGather, g.size(), g.me, root, block, static_cast<const char*>(send), static_cast<char*>(recv)};
   if (g.me == root && block && lay.recv + root * block != send) std::memmove(lay.recv + root * block, send, block);
   return run(g, plan_for(g, Op::kGather, schedule_of(algo), root), lay);
+}
+
+namespace {
+// Every member's block size, from the root's `counts` (read there only):
+// the members forwarding a block must know its length.
+const std::size_t* sizes_from_root(const Group& g, const std::size_t* counts, int root, Error* err) {
+  thread_local std::vector<std::size_t> sizes;  // kept across calls: no allocation once warm
+  sizes.resize(static_cast<std::size_t>(g.size()));
+  if (g.me == root) std::copy(counts, counts + g.size(), sizes.begin());
+  *err = broadcast(g, sizes.data(), sizes.size() * sizeof(std::size_t), root);
+  return sizes.data();
+}
+}  // namespace
+
+Error torus_scatterv(const Group& g, const void* send, const std::size_t* counts, const std::size_t* displs,
+                     void* recv, std::size_t bytes, int root, ScatterAlgorithm algo) {
+  Error err;
+  const std::size_t* sizes = sizes_from_root(g, counts, root, &err);
+  if (err != Error::kOk) return err;
+  // A block longer than this member's buffer lands aside; its start is kept.
+  const std::size_t mine = sizes[g.me];
+  std::vector<char> aside(mine > bytes ? mine : 0);
+  char* into = mine > bytes ? aside.data() : static_cast<char*>(recv);
+  Layout lay{Op::kScatter, g.size(), g.me, root, 0, static_cast<const char*>(send), into};
+  lay.sizes = sizes;
+  lay.displs = displs;
+  if (g.me == root && mine && into != lay.send + displs[root]) std::memmove(into, lay.send + displs[root], mine);
+  err = run(g, plan_for(g, Op::kScatter, schedule_of(algo), root), lay);
+  if (mine <= bytes) return err;
+  if (bytes) std::memcpy(recv, aside.data(), bytes);
+  return err == Error::kOk ? Error::kTruncate : err;
+}
+
+Error torus_gatherv(const Group& g, const void* send, std::size_t bytes, void* recv, const std::size_t* counts,
+                    const std::size_t* displs, int root, ScatterAlgorithm algo) {
+  Error err;
+  const std::size_t* sizes = sizes_from_root(g, counts, root, &err);
+  if (err != Error::kOk) return err;
+  // The block travels with the length the root expects: a longer send is
+  // cut (kTruncate here), a shorter one padded with zeros (both erroneous,
+  // MPI-1.1 §4.5: the type signatures must match).
+  const std::size_t mine = sizes[g.me];
+  std::vector<char> fitted(mine != bytes ? mine : 0);
+  const char* from = static_cast<const char*>(send);
+  if (mine != bytes) {
+    if (const std::size_t n = std::min(mine, bytes)) std::memcpy(fitted.data(), send, n);
+    from = fitted.data();
+  }
+  Layout lay{Op::kGather, g.size(), g.me, root, 0, from, static_cast<char*>(recv)};
+  lay.sizes = sizes;
+  lay.displs = displs;
+  if (g.me == root && mine && lay.recv + displs[root] != from) std::memmove(lay.recv + displs[root], from, mine);
+  err = run(g, plan_for(g, Op::kGather, schedule_of(algo), root), lay);
+  return err == Error::kOk && bytes > mine ? Error::kTruncate : err;
 }
 
 Error torus_alltoall(const Group& g, const void* send, void* recv, std::size_t block, ScatterAlgorithm algo) {

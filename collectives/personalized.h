@@ -29,6 +29,18 @@ mesh::Error torus_scatter(const Group& g, const void* send, void* recv, std::siz
 /// Member i's `block` bytes land at `root` in `recv + i*block`.
 mesh::Error torus_gather(const Group& g, const void* send, void* recv, std::size_t block, int root,
                          ScatterAlgorithm algo);
+/// Scatterv on the same schedule: counts[i] bytes (read at the root, then
+/// broadcast, so the members that forward a block know its length) from
+/// `send + displs[i]` at root land in member i's `recv` (`bytes` long;
+/// kTruncate where the block is longer, its first `bytes` kept).
+mesh::Error torus_scatterv(const Group& g, const void* send, const std::size_t* counts, const std::size_t* displs,
+                           void* recv, std::size_t bytes, int root, ScatterAlgorithm algo);
+/// Gatherv on the reverse schedule: member i's block travels counts[i]
+/// bytes long (the root's count, broadcast first) to `recv + displs[i]` at
+/// root; a member whose `bytes` differs sends its bytes cut or zero-padded
+/// to that length (kTruncate there if cut).
+mesh::Error torus_gatherv(const Group& g, const void* send, std::size_t bytes, void* recv, const std::size_t* counts,
+                          const std::size_t* displs, int root, ScatterAlgorithm algo);
 /// Block j of every member's `send` goes to member j, arriving as block i
 /// from member i: p scatters, one from each member, on the same schedule
 /// translated, run at once (seed 003 §5.2).
