@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "collectives/collectives.h"
+#include "collectives/personalized.h"
 
 using namespace meshmp;
 using collectives::ScatterAlgorithm;
@@ -45,7 +46,9 @@ int main(int argc, char** argv) {
   for (int r = 0; r < e.size(); ++r) g.ranks.push_back(r);
   g.torus = e.torus();
   const int p = g.size();
-  const char* ops[] = {"scatter", "gather", "alltoall", "scatterv", "gatherv"};
+  // gatherv: the counts broadcast first (what collectives::gatherv takes);
+  // gatherv-hdr: the lengths in each message's header instead.
+  const char* ops[] = {"scatter", "gather", "alltoall", "scatterv", "gatherv", "gatherv-hdr"};
   const ScatterAlgorithm algos[] = {ScatterAlgorithm::kOpt, ScatterAlgorithm::kSdf, ScatterAlgorithm::kDirect};
   const char* names[] = {"opt", "sdf", "direct"};
   for (std::size_t bytes : sizes) {
@@ -53,7 +56,7 @@ int main(int argc, char** argv) {
     std::vector<std::size_t> counts(p, bytes), displs(p);
     for (int r = 0; r < p; ++r) displs[r] = r * bytes;
     const int it = std::max(10, static_cast<int>(iters * 4096.0 / (bytes * (p - 1) + 4096.0) * 8));
-    for (int op = 0; op < 5; ++op) {
+    for (int op = 0; op < 6; ++op) {
       double best[3] = {1e30, 1e30, 1e30};
       int steps[3] = {0, 0, 0};
       for (int round = 0; round < rounds; ++round)
@@ -68,6 +71,9 @@ int main(int argc, char** argv) {
               collectives::scatterv(g, send.data(), counts.data(), displs.data(), recv.data(), bytes, 0, algos[a]);
             if (op == 4)
               collectives::gatherv(g, send.data(), bytes, recv.data(), counts.data(), displs.data(), 0, algos[a]);
+            if (op == 5 && algos[a] != ScatterAlgorithm::kDirect)
+              collectives::torus_gatherv_headers(g, send.data(), bytes, recv.data(), counts.data(), displs.data(), 0,
+                                                 algos[a]);
           }
           double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / it;
           int depth = collectives::last_critical_path();

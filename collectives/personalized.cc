@@ -158,6 +158,23 @@ char* scratch(int slot, std::size_t bytes) {
 // blocks gain from aggregation.
 constexpr std::size_t kAggregateBelow = 8192;
 
+// The depth tag of the next message to `peer`: one more than the later of
+// `newest` (the depth at which its newest block got here) and the previous
+// message to that peer (the header's rule), recorded in last_to.
+int next_depth(std::vector<std::pair<int, int>>& last_to, int peer, int newest) {
+  auto it = std::find_if(last_to.begin(), last_to.end(), [&](const auto& x) { return x.first == peer; });
+  if (it == last_to.end()) it = last_to.insert(last_to.end(), {peer, 0});
+  it->second = std::max(newest, it->second) + 1;
+  return it->second;
+}
+
+// A message written into the link at once if it can be, else a send
+// request added to `reqs` for the final wait.
+void send_or_keep(mesh::Engine& e, const Group& g, std::vector<Request*>& reqs, const char* src, std::size_t bytes,
+                  int dst, int tag) {
+  if (!e.try_send_now(src, bytes, dst, tag, g.context)) reqs.push_back(e.isend(src, bytes, dst, tag, g.context));
+}
+
 Error run(const Group& g, const Plan& plan, const Layout& lay) {
   mesh::Engine& e = *g.engine;
   // Both ends of every message decide alike: every member knows every size.
@@ -231,19 +248,16 @@ Error run(const Group& g, const Plan& plan, const Layout& lay) {
   };
   auto where = [&](int blk) { return in_of[blk] >= 0 ? loc[blk] : lay.own(blk); };
   auto send = [&](const char* src, std::size_t bytes, int dst, int tag) {
-    if (!e.try_send_now(src, bytes, dst, tag, g.context)) out_reqs.push_back(e.isend(src, bytes, dst, tag, g.context));
+    send_or_keep(e, g, out_reqs, src, bytes, dst, tag);
   };
   for (const Piece& pc : plan.out) {
-    int tag = 0;
+    int newest = 0;
     for (int blk : pc.blocks)
       if (in_of[blk] >= 0) {
         arrive(in_of[blk]);
-        tag = std::max(tag, in_tag[in_of[blk]]);
+        newest = std::max(newest, in_tag[in_of[blk]]);
       }
-    auto it = std::find_if(last_to.begin(), last_to.end(), [&](const auto& x) { return x.first == pc.peer; });
-    if (it == last_to.end()) it = last_to.insert(last_to.end(), {pc.peer, 0});
-    tag = std::max(tag, it->second) + 1;
-    it->second = tag;
+    const int tag = next_depth(last_to, pc.peer, newest);
     const int dst = g.ranks[pc.peer];
     if (split || pc.blocks.size() == 1) {
       for (int blk : pc.blocks) send(where(blk), lay.size(blk), dst, tag);
@@ -269,6 +283,151 @@ Error run(const Group& g, const Plan& plan, const Layout& lay) {
 
 ScatterAlgorithm schedule_of(ScatterAlgorithm algo) {
   return algo == ScatterAlgorithm::kSdf ? ScatterAlgorithm::kSdf : ScatterAlgorithm::kOpt;
+}
+
+// Gatherv whose forwarding members learn each block's length from the
+// message that brings it, with no counts sent out first. Every piece of the
+// plan travels as a header -- its depth tag, then its blocks' lengths
+// (8 bytes each) -- followed in the same message by the blocks when they fit
+// in kInline bytes, else by one message per block (no packing copy). Both ends
+// know each piece's step from the plan, so the header's tag is 2*step and
+// the blocks' 2*step+1: every receive names the messages it is for, and a
+// piece's header receive is posted in advance, sized for the inline case.
+constexpr std::size_t kInline = 4096;
+constexpr std::uint64_t kMaxBlock = std::uint64_t{1} << 48;  // a header naming more is malformed
+
+Error run_gatherv_headers(const Group& g, const Plan& plan, const char* own, std::size_t own_bytes, char* recv,
+                          const std::size_t* counts, const std::size_t* displs, int root) {
+  mesh::Engine& e = *g.engine;
+  Error err = Error::kOk;
+  auto note = [&](Error x) {
+    if (x != Error::kOk && err == Error::kOk) err = x;
+  };
+  const std::size_t nin = plan.in.size();
+  thread_local std::vector<std::vector<char>> head, body;  // per incoming piece; kept across calls
+  thread_local std::vector<Request*> head_reqs;
+  thread_local std::vector<int> in_of, in_depth;
+  thread_local std::vector<const char*> loc;
+  thread_local std::vector<std::size_t> len;
+  thread_local std::vector<std::pair<int, int>> last_to;
+  thread_local std::vector<std::vector<char>> out_msgs;  // header (+ inline blocks) and packed blocks per piece
+  thread_local std::vector<Request*> out_reqs;
+  thread_local std::vector<Status> sts;
+  if (head.size() < nin) head.resize(nin), body.resize(nin);
+  in_of.assign(plan.nblocks, -1);
+  loc.assign(plan.nblocks, nullptr);
+  len.assign(plan.nblocks, 0);
+  in_depth.assign(nin, -1);
+  head_reqs.assign(nin, nullptr);
+  last_to.clear();
+  out_reqs.clear();
+  loc[g.me] = own;
+  len[g.me] = own_bytes;
+  for (std::size_t i = 0; i < nin; ++i) {
+    const Piece& pc = plan.in[i];
+    for (int blk : pc.blocks) in_of[blk] = static_cast<int>(i);
+    head[i].resize(8 * (1 + pc.blocks.size()) + kInline);
+    head_reqs[i] = e.irecv(head[i].data(), head[i].size(), g.ranks[pc.peer], 2 * pc.step, g.context);
+  }
+  auto arrive = [&](int i) {
+    if (in_depth[i] >= 0) return;
+    const Piece& pc = plan.in[i];
+    Status st;
+    e.wait(head_reqs[i], &st);
+    head_reqs[i] = nullptr;
+    const std::size_t k = pc.blocks.size(), hb = 8 * (1 + k);
+    std::uint64_t depth = 0, total = 0;
+    if (st.error == Error::kOk && st.bytes < hb) st.error = Error::kProtocol;  // a header too short to be one
+    if (st.error == Error::kOk) {
+      std::memcpy(&depth, head[i].data(), 8);
+      for (std::size_t b = 0; b < k; ++b) {
+        std::uint64_t n;
+        std::memcpy(&n, head[i].data() + 8 * (1 + b), 8);
+        if (n > kMaxBlock) st.error = Error::kProtocol;  // wire data: no length we would not send
+        len[pc.blocks[b]] = st.error == Error::kOk ? n : 0;
+        total += len[pc.blocks[b]];
+      }
+      if (st.error != Error::kOk) total = 0;
+    }
+    in_depth[i] = static_cast<int>(std::min<std::uint64_t>(depth, 1 << 20));
+    note(st.error);
+    if (st.error != Error::kOk) return;
+    const char* data = head[i].data() + hb;
+    if (total > kInline) {  // each block (but an empty one) comes in a message of its own, in order
+      body[i].resize(total);
+      thread_local std::vector<Request*> parts;
+      parts.clear();
+      std::size_t off = 0;
+      for (int blk : pc.blocks)
+        if (len[blk]) {
+          parts.push_back(e.irecv(body[i].data() + off, len[blk], g.ranks[pc.peer], 2 * pc.step + 1, g.context));
+          off += len[blk];
+        }
+      for (Request* r : parts) {
+        e.wait(r, &st);
+        note(st.error);
+      }
+      data = body[i].data();
+    } else if (st.bytes != hb + total) {
+      note(Error::kProtocol);
+    }
+    for (int blk : pc.blocks) loc[blk] = data, data += len[blk];
+  };
+  auto send = [&](const char* src, std::size_t bytes, int dst, int tag) {
+    send_or_keep(e, g, out_reqs, src, bytes, dst, tag);
+  };
+  if (out_msgs.size() < plan.out.size()) out_msgs.resize(plan.out.size());
+  for (std::size_t o = 0; o < plan.out.size(); ++o) {
+    const Piece& pc = plan.out[o];
+    int newest = 0;
+    for (int blk : pc.blocks)
+      if (in_of[blk] >= 0) {
+        arrive(in_of[blk]);
+        newest = std::max(newest, in_depth[in_of[blk]]);
+      }
+    const int depth = next_depth(last_to, pc.peer, newest);
+    std::size_t total = 0;
+    for (int blk : pc.blocks) total += len[blk];
+    const std::size_t hb = 8 * (1 + pc.blocks.size());
+    std::vector<char>& m = out_msgs[o];
+    m.resize(hb + (total <= kInline ? total : 0));
+    const std::uint64_t d = static_cast<std::uint64_t>(depth);
+    std::memcpy(m.data(), &d, 8);
+    char* at = m.data() + 8;
+    for (int blk : pc.blocks) {
+      const std::uint64_t n = len[blk];
+      std::memcpy(at, &n, 8);
+      at += 8;
+    }
+    const int dst = g.ranks[pc.peer];
+    if (total <= kInline) {
+      for (int blk : pc.blocks)
+        if (len[blk]) std::memcpy(at, loc[blk], len[blk]), at += len[blk];
+      send(m.data(), m.size(), dst, 2 * pc.step);
+      continue;
+    }
+    send(m.data(), m.size(), dst, 2 * pc.step);
+    for (int blk : pc.blocks)  // straight from where each block is: no packing copy
+      if (len[blk]) send(loc[blk], len[blk], dst, 2 * pc.step + 1);
+  }
+  int depth = 0;
+  for (std::size_t i = 0; i < nin; ++i) {
+    arrive(static_cast<int>(i));
+    depth = std::max(depth, in_depth[i]);
+  }
+  if (g.me == root) {
+    for (int b = 0; b < g.size(); ++b) {
+      if (!loc[b] && len[b]) continue;  // its piece failed
+      const std::size_t n = std::min(len[b], counts[b]);
+      if (n && recv + displs[b] != loc[b]) std::memmove(recv + displs[b], loc[b], n);
+      if (len[b] > counts[b]) note(Error::kTruncate);
+    }
+  }
+  sts.resize(out_reqs.size());
+  e.waitall(out_reqs.size(), out_reqs.data(), sts.data());
+  for (const Status& st : sts) note(st.error);
+  set_last_critical_path(depth);
+  return err;
 }
 
 }  // namespace
@@ -314,6 +473,12 @@ Error torus_scatterv(const Group& g, const void* send, const std::size_t* counts
   if (mine <= bytes) return err;
   if (bytes) std::memcpy(recv, aside.data(), bytes);
   return err == Error::kOk ? Error::kTruncate : err;
+}
+
+Error torus_gatherv_headers(const Group& g, const void* send, std::size_t bytes, void* recv,
+                            const std::size_t* counts, const std::size_t* displs, int root, ScatterAlgorithm algo) {
+  return run_gatherv_headers(g, plan_for(g, Op::kGather, schedule_of(algo), root), static_cast<const char*>(send),
+                             bytes, static_cast<char*>(recv), counts, displs, root);
 }
 
 Error torus_gatherv(const Group& g, const void* send, std::size_t bytes, void* recv, const std::size_t* counts,

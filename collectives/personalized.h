@@ -41,6 +41,17 @@ mesh::Error torus_scatterv(const Group& g, const void* send, const std::size_t* 
 /// to that length (kTruncate there if cut).
 mesh::Error torus_gatherv(const Group& g, const void* send, std::size_t bytes, void* recv, const std::size_t* counts,
                           const std::size_t* displs, int root, ScatterAlgorithm algo);
+/// The same gatherv with no counts sent out first: each message of the
+/// schedule carries its blocks' lengths in a header (the blocks inline up to
+/// 4 KiB, else in a second message), so forwarding members learn them as
+/// the blocks come. At the root a block longer than its count is cut
+/// (kTruncate). Measured against torus_gatherv by bench/personalized
+/// (docs/performance.md): as fast as gather up to 1 KiB, twice torus_gatherv's
+/// time from 16 KiB (each hop posts a block's receive only once its header
+/// is in), so collectives::gatherv takes torus_gatherv.
+mesh::Error torus_gatherv_headers(const Group& g, const void* send, std::size_t bytes, void* recv,
+                                  const std::size_t* counts, const std::size_t* displs, int root,
+                                  ScatterAlgorithm algo);
 /// Block j of every member's `send` goes to member j, arriving as block i
 /// from member i: p scatters, one from each member, on the same schedule
 /// translated, run at once (seed 003 §5.2).

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "collectives/collectives.h"
+#include "collectives/personalized.h"
 #include "routing/scatter_schedule.h"
 #include "tests/mp/rank_main.h"
 #include "tests/mp/world_group.h"
@@ -159,26 +160,58 @@ TEST(Personalized, ScattervAndGathervWithUnevenBlocks) {
         if (algo != ScatterAlgorithm::kDirect) {
           EXPECT_EQ(max_critical_path(g), p > 1 ? simulated_steps(g, algo, root) : 0) << "scatterv";
         }
-        // Gatherv back to the same root.
+        // Gatherv back to the same root: collectives::gatherv (on OPT and
+        // SDF the counts first), and on those the lengths-in-headers form.
         std::vector<unsigned char> mine_out(mine), all;
         for (std::size_t i = 0; i < mine; ++i) mine_out[i] = byte_of(g.me, root, i);
-        if (g.me == root) all.assign(total, 0xCC);
-        ASSERT_EQ(collectives::gatherv(g, mine ? mine_out.data() : nullptr, mine, g.me == root ? all.data() : nullptr,
-                                       g.me == root ? counts.data() : nullptr, g.me == root ? displs.data() : nullptr,
-                                       root, algo),
-                  mesh::Error::kOk);
-        if (g.me == root) {
-          for (int from = 0; from < p; ++from) {
-            for (std::size_t i = 0; i < counts[from]; ++i)
-              ASSERT_EQ(all[displs[from] + i], byte_of(from, root, i)) << "gatherv from " << from << " byte " << i;
-            for (std::size_t i = 0; i < 5; ++i)
-              ASSERT_EQ(all[displs[from] + counts[from] + i], 0xCC) << "gatherv wrote into the gap after " << from;
+        auto check_gatherv = [&](auto gatherv, const char* what) {
+          if (g.me == root) all.assign(total, 0xCC);
+          ASSERT_EQ(gatherv(g, mine ? mine_out.data() : nullptr, mine, g.me == root ? all.data() : nullptr,
+                            g.me == root ? counts.data() : nullptr, g.me == root ? displs.data() : nullptr, root, algo),
+                    mesh::Error::kOk)
+              << what;
+          if (g.me == root) {
+            for (int from = 0; from < p; ++from) {
+              for (std::size_t i = 0; i < counts[from]; ++i)
+                ASSERT_EQ(all[displs[from] + i], byte_of(from, root, i)) << what << " from " << from << " byte " << i;
+              for (std::size_t i = 0; i < 5; ++i)
+                ASSERT_EQ(all[displs[from] + counts[from] + i], 0xCC) << what << " wrote into the gap after " << from;
+            }
           }
-        }
-        if (algo != ScatterAlgorithm::kDirect) {
-          EXPECT_EQ(max_critical_path(g), p > 1 ? simulated_steps(g, algo, root) : 0) << "gatherv";
-        }
+          if (algo != ScatterAlgorithm::kDirect) {
+            EXPECT_EQ(max_critical_path(g), p > 1 ? simulated_steps(g, algo, root) : 0) << what;
+          }
+        };
+        check_gatherv(collectives::gatherv, "gatherv");
+        if (algo != ScatterAlgorithm::kDirect) check_gatherv(collectives::torus_gatherv_headers, "gatherv, headers");
       }
+}
+
+// Gatherv with lengths in the headers: a member that sends more than the
+// root's count for it is cut at the root (kTruncate there), and the others
+// arrive whole.
+TEST(Personalized, GathervHeadersCutALongBlockAtTheRoot) {
+  Group g = world();
+  const int p = g.size();
+  if (p == 1) GTEST_SKIP() << "one rank";
+  for (ScatterAlgorithm algo : {ScatterAlgorithm::kOpt, ScatterAlgorithm::kSdf}) {
+    SCOPED_TRACE(name(algo));
+    const int root = 0, long_one = p - 1;
+    const std::size_t mine = g.me == long_one ? 5000 : 100;  // above the 4 KiB that travel inline, too
+    std::vector<unsigned char> out(mine);
+    for (std::size_t i = 0; i < mine; ++i) out[i] = byte_of(g.me, root, i);
+    std::vector<std::size_t> counts(p, 100), displs(p);
+    for (int i = 0; i < p; ++i) displs[i] = static_cast<std::size_t>(i) * 100;
+    std::vector<unsigned char> all(100 * p + 1, 0xEE);
+    const mesh::Error e = collectives::torus_gatherv_headers(g, out.data(), mine, all.data(), counts.data(),
+                                                             displs.data(), root, algo);
+    EXPECT_EQ(e, g.me == root ? mesh::Error::kTruncate : mesh::Error::kOk);
+    if (g.me == root) {
+      for (int from = 0; from < p; ++from)
+        for (std::size_t i = 0; i < 100; ++i) ASSERT_EQ(all[from * 100 + i], byte_of(from, root, i)) << from;
+      EXPECT_EQ(all[100 * p], 0xEE) << "written past the blocks";
+    }
+  }
 }
 
 // A member whose buffer is shorter than its block: kTruncate there, the
