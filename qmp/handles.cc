@@ -217,9 +217,9 @@ QMP_msghandle_t QMP_declare_multiple(QMP_msghandle_t msgh[], int nhandle) try {
     return nullptr;
   }
   // Check every handle before taking any: none NULL, started, already
-  // inside another multiple handle, or given twice.
-  // The list is built in the new handle (a spare's storage: no allocation
-  // once warm), which goes back to the spares if anything is refused.
+  // inside another multiple handle, or given twice. The list is built in
+  // the new handle (a spare's storage: no allocation once warm), which goes
+  // back to the spares if anything is refused.
   struct Pending {
     QMP_msghandle_t h;
     ~Pending() { g_handles.give(h); }

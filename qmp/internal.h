@@ -83,10 +83,10 @@ struct QMP_msghandle_struct {
   QMP_status_t err = QMP_SUCCESS;
   std::string errstr;
   /// A new handle's state, the storage of stage and members kept unless
-  /// the packing buffer is large (qmp/spares.h).
-  /// Field by field: building a fresh handle and moving it over cost as
-  /// much as the malloc it saves. A field added above must be reset here
-  /// (the static_assert below counts the bytes).
+  /// the packing buffer is large (qmp/spares.h). Field by field: building a
+  /// fresh handle and moving it over cost as much as the malloc it saves; a
+  /// field added above must be reset here too (the static_assert below
+  /// counts the bytes, on LP64).
   void recycle() {
     kind = Kind::kSend;
     comm = nullptr;
