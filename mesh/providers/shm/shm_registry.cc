@@ -55,7 +55,7 @@ std::string ShmRegistry::name(int rank, std::uint32_t region) const {
 }
 
 namespace {
-// Inserts (key, value) into a map or multimap, reusing a spare node.
+// Inserts (key, value) into a map, multimap or unordered_map, reusing a spare node.
 template <typename Tree, typename Spares>
 void insert_reusing(Tree& tree, Spares& spares, typename Tree::key_type key, typename Tree::mapped_type value) {
   if (spares.empty()) {
@@ -172,7 +172,7 @@ void* ShmRegistry::allocate(std::size_t bytes, std::size_t alignment) {
           const std::uintptr_t at = c[i];
           c[i] = c.back();
           c.pop_back();
-          insert_reusing(used_, spare_addr_, at, need);
+          insert_reusing(used_, spare_used_, at, need);
           usage_.in_use += need;
           usage_.high_water = std::max(usage_.high_water, usage_.in_use);
           return reinterpret_cast<void*>(at);
@@ -196,7 +196,7 @@ void* ShmRegistry::allocate(std::size_t bytes, std::size_t alignment) {
       } else {
         remove_free(block);
       }
-      insert_reusing(used_, spare_addr_, at, need);
+      insert_reusing(used_, spare_used_, at, need);
       usage_.in_use += need;
       usage_.high_water = std::max(usage_.high_water, usage_.in_use);
       return reinterpret_cast<void*>(at);
@@ -223,7 +223,7 @@ bool ShmRegistry::release(void* p) {
   if (u == used_.end()) return false;
   const std::uintptr_t start = u->first;
   const std::size_t bytes = u->second;
-  spare_addr_.push_back(used_.extract(u));
+  spare_used_.push_back(used_.extract(u));
   usage_.in_use -= bytes;
   if (bytes <= kLargestClass) {  // a class's size: kept for the next of its class
     const std::size_t cls = class_of(bytes / kGrain);

@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -158,7 +159,10 @@ class ShmRegistry {
   std::map<std::uintptr_t, Arena> arenas_;                   ///< by start of the usable bytes
   std::map<std::uintptr_t, std::size_t> free_by_addr_;       ///< free blocks: start -> bytes
   std::multimap<std::size_t, std::uintptr_t> free_by_size_;  ///< the same blocks: bytes -> start
-  std::map<std::uintptr_t, std::size_t> used_;               ///< handed out: start -> bytes
+  /// Handed out: start -> bytes. Looked up by exact start only, on every
+  /// allocation and release (a code's halo gather makes a dozen of each):
+  /// hashed, which cost half a tree's instructions.
+  std::unordered_map<std::uintptr_t, std::size_t> used_;
   /// Released blocks up to kLargestClass, by size class (cached_[class]):
   /// handed out again at once for the next allocation of that class, as a
   /// size-class allocator does -- codes free and allocate the same buffers
@@ -172,6 +176,7 @@ class ShmRegistry {
   // Tree nodes taken out, kept for the next insertion: no malloc in steady state.
   std::vector<std::map<std::uintptr_t, std::size_t>::node_type> spare_addr_;
   std::vector<std::multimap<std::size_t, std::uintptr_t>::node_type> spare_size_;
+  std::vector<std::unordered_map<std::uintptr_t, std::size_t>::node_type> spare_used_;
 
   Usage usage_;
   std::map<std::pair<int, std::uint32_t>, Peer> peer_;
