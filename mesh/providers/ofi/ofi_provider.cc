@@ -379,14 +379,21 @@ void OfiProvider::on_connreq(fi_info* info, const void* data, std::size_t len) {
 }
 
 void OfiProvider::link_opened(OfiLink* l) {
-  epoll_event ev{};
-  ev.events = EPOLLIN;
-  ev.data.ptr = l;
-  ::epoll_ctl(epfd_, EPOLL_CTL_ADD, l->cq_fd(), &ev);
+  if (armed_) watch(l->cq_fd());
 }
 
 void OfiProvider::link_closing(OfiLink* l) {
-  if (l->cq_fd() >= 0) ::epoll_ctl(epfd_, EPOLL_CTL_DEL, l->cq_fd(), nullptr);
+  const int fd = l->cq_fd();
+  auto it = std::find(armed_fds_.begin(), armed_fds_.end(), fd);
+  if (fd < 0 || it == armed_fds_.end()) return;
+  ::epoll_ctl(epfd_, EPOLL_CTL_DEL, fd, nullptr);
+  armed_fds_.erase(it);
+}
+
+void OfiProvider::watch(int fd) {
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  if (fd >= 0 && ::epoll_ctl(epfd_, EPOLL_CTL_ADD, fd, &ev) == 0) armed_fds_.push_back(fd);
 }
 
 void OfiProvider::link_gone(OfiLink* l) { book_.gone(l); }
@@ -425,8 +432,15 @@ void OfiProvider::heartbeat() {
 
 // fi_trywait on the EQ and every CQ: FI_SUCCESS means their descriptors
 // will signal what comes next; -FI_EAGAIN that something is there already,
-// so the wait descriptor is kicked and the sleep ends at once.
+// so the wait descriptor is kicked and the sleep ends at once. The CQs'
+// descriptors join epfd_ only now: each is an epoll of libfabric's own
+// (its sockets and its signal pipe), and while one sits in epfd_ (and epfd_
+// in the engine's epoll) every arrival and every completion signal wakes
+// the chain of nested epolls in the sender's softirq, on the critical path
+// of a spinning rank's messages. (Adding after fi_trywait loses nothing:
+// epoll_ctl reports a descriptor already readable.)
 std::uint32_t OfiProvider::arm() {
+  armed_ = true;
   heartbeat();  // an idle rank wakes at least every 100 ms: its links still beat
   fid* fids[65];
   std::size_t n = 0;
@@ -441,6 +455,7 @@ std::uint32_t OfiProvider::arm() {
     }
   }
   if (n) pending |= fi_trywait(fabric_, fids, static_cast<int>(n)) != FI_SUCCESS;
+  for (OfiLink* l : book_.live) watch(l->cq_fd());
   if (pending) {
     const std::uint64_t one = 1;
     (void)!::write(kick_fd_, &one, sizeof one);
@@ -452,6 +467,12 @@ void OfiProvider::sleep(std::uint32_t, int timeout_ms) {
   epoll_event ev[8];
   ::epoll_wait(epfd_, ev, 8, timeout_ms);
   drain_wait_fd();
+}
+
+void OfiProvider::disarm() {
+  armed_ = false;
+  for (int fd : armed_fds_) ::epoll_ctl(epfd_, EPOLL_CTL_DEL, fd, nullptr);
+  armed_fds_.clear();
 }
 
 void OfiProvider::drain_wait_fd() {

@@ -102,7 +102,7 @@ class OfiProvider final : public Provider, public MemoryDomain {
   void take_failures(std::vector<LinkFailure>* failures) override;
   std::uint32_t arm() override;
   void sleep(std::uint32_t, int timeout_ms) override;
-  void disarm() override {}
+  void disarm() override;
   int wait_fd() override { return epfd_; }
   /// Clears the kick arm() gave (the CQs' and EQ's descriptors clear as
   /// their events are read).
@@ -151,7 +151,7 @@ class OfiProvider final : public Provider, public MemoryDomain {
   void release_local(RegistrationCache::Entry* e);
   void* desc_of(RegistrationCache::Entry* e) const;
   void link_failed(int peer, bool peer_gone, const std::string& what) { book_.failures.push_back({peer, peer_gone, what}); }
-  void link_opened(OfiLink* l);  // its CQ joins the wait set
+  void link_opened(OfiLink* l);  // its CQ joins the wait set if the rank is armed to sleep
   void link_closing(OfiLink* l);
   void link_gone(OfiLink* l);
 
@@ -180,6 +180,11 @@ class OfiProvider final : public Provider, public MemoryDomain {
   fid_eq* eq_ = nullptr;
   fid_pep* pep_ = nullptr;
   int epfd_ = -1, eq_fd_ = -1, kick_fd_ = -1;
+  // The CQ descriptors in epfd_: only between arm() and disarm(), so that a
+  // spinning rank's arrivals wake no nested epoll (see arm()).
+  std::vector<int> armed_fds_;
+  bool armed_ = false;
+  void watch(int fd);
   std::size_t inject_ = 0;
   bool prov_key_ = false, local_mr_ = false, rma_ = true, pins_ = false;
   std::size_t payload_ = 0;  // bytes per slot of its links (ProviderCaps::eager_limit)
