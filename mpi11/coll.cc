@@ -18,6 +18,7 @@
 
 #include "collectives/collectives.h"
 #include "collectives/nonblocking.h"
+#include "mpi11/coll_inter.h"
 #include "mpi11/internal.h"
 
 namespace meshmp::mpi {
@@ -38,11 +39,13 @@ struct Call {
   MPI_Comm comm;
   CommInfo* c = nullptr;
   int err = MPI_SUCCESS;
-  // MPI-1.1 defines collectives on intracommunicators only (§4.2).
+  // Collectives on intercommunicators (MPI-2.2 §5.2.2) go to
+  // coll_inter.cc before a Call is made; what reaches here on one is not
+  // defined there (Scan, Exscan) or not provided (the nonblocking forms).
   Call(const char* n, MPI_Comm cm) : name(n), comm(cm) {
     c = check_comm(cm, n, &err);
     if (c && c->inter) {
-      err = raise(cm, n, MPI_ERR_COMM, "comm is an intercommunicator");
+      err = raise(cm, n, MPI_ERR_COMM, "comm is an intercommunicator (this operation is not provided on one)");
       c = nullptr;
     }
   }
@@ -676,81 +679,129 @@ int alltoallw(Run& run, Call& k, const void* sendbuf, const int* sendcounts, con
 using namespace meshmp;
 using namespace meshmp::mpi;
 
+namespace {
+// The communicator if it is an intercommunicator (its collectives are
+// coll_inter.cc's); *err set if comm is not a communicator at all.
+inline CommInfo* inter_comm(MPI_Comm comm, const char* call, int* err) {
+  CommInfo* c = check_comm(comm, call, err);
+  return c && c->inter ? c : nullptr;
+}
+}  // namespace
+
 // ---- the blocking calls -------------------------------------------------------------
 
 MESHMP_MPI_FN(int, Barrier, (MPI_Comm comm)) {
+  int ierr = MPI_SUCCESS;
+  if (CommInfo* ic = inter_comm(comm, "MPI_Barrier", &ierr)) return inter_barrier(comm, ic);
+  if (ierr) return ierr;
   Call k("MPI_Barrier", comm);
   Now run;
   return barrier(run, k);
 } MESHMP_MPI_END(Barrier)
 
 MESHMP_MPI_FN(int, Bcast, (void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)) {
+  int ierr = MPI_SUCCESS;
+  if (CommInfo* ic = inter_comm(comm, "MPI_Bcast", &ierr)) return inter_bcast(comm, ic, buffer, count, datatype, root);
+  if (ierr) return ierr;
   Call k("MPI_Bcast", comm);
   Now run;
   return bcast(run, k, buffer, count, datatype, root);
 } MESHMP_MPI_END(Bcast)
 
 MESHMP_MPI_FN(int, Gather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)) {
+  int ierr = MPI_SUCCESS;
+  if (CommInfo* ic = inter_comm(comm, "MPI_Gather", &ierr)) return inter_gatherv(comm, ic, sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvtype, root, "MPI_Gather", recvcount);
+  if (ierr) return ierr;
   Call k("MPI_Gather", comm);
   Now run;
   return gather(run, k, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
 } MESHMP_MPI_END(Gather)
 
 MESHMP_MPI_FN(int, Gatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root, MPI_Comm comm)) {
+  int ierr = MPI_SUCCESS;
+  if (CommInfo* ic = inter_comm(comm, "MPI_Gatherv", &ierr)) return inter_gatherv(comm, ic, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, "MPI_Gatherv");
+  if (ierr) return ierr;
   Call k("MPI_Gatherv", comm);
   Now run;
   return gatherv(run, k, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
 } MESHMP_MPI_END(Gatherv)
 
 MESHMP_MPI_FN(int, Scatter, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)) {
+  int ierr = MPI_SUCCESS;
+  if (CommInfo* ic = inter_comm(comm, "MPI_Scatter", &ierr)) return inter_scatterv(comm, ic, sendbuf, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype, root, "MPI_Scatter", sendcount);
+  if (ierr) return ierr;
   Call k("MPI_Scatter", comm);
   Now run;
   return scatter(run, k, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
 } MESHMP_MPI_END(Scatter)
 
 MESHMP_MPI_FN(int, Scatterv, (const void* sendbuf, const int* sendcounts, const int* displs, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)) {
+  int ierr = MPI_SUCCESS;
+  if (CommInfo* ic = inter_comm(comm, "MPI_Scatterv", &ierr)) return inter_scatterv(comm, ic, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, "MPI_Scatterv");
+  if (ierr) return ierr;
   Call k("MPI_Scatterv", comm);
   Now run;
   return scatterv(run, k, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
 } MESHMP_MPI_END(Scatterv)
 
 MESHMP_MPI_FN(int, Allgatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm)) {
+  int ierr = MPI_SUCCESS;
+  if (CommInfo* ic = inter_comm(comm, "MPI_Allgatherv", &ierr)) return inter_allgatherv(comm, ic, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, "MPI_Allgatherv");
+  if (ierr) return ierr;
   Call k("MPI_Allgatherv", comm);
   Now run;
   return allgatherv(run, k, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
 } MESHMP_MPI_END(Allgatherv)
 
 MESHMP_MPI_FN(int, Allgather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)) {
+  int ierr = MPI_SUCCESS;
+  if (CommInfo* ic = inter_comm(comm, "MPI_Allgather", &ierr)) return inter_allgatherv(comm, ic, sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvtype, "MPI_Allgather", recvcount);
+  if (ierr) return ierr;
   Call k("MPI_Allgather", comm);
   Now run;
   return allgather(run, k, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
 } MESHMP_MPI_END(Allgather)
 
 MESHMP_MPI_FN(int, Alltoallv, (const void* sendbuf, const int* sendcounts, const int* sdispls, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm)) {
+  int ierr = MPI_SUCCESS;
+  if (CommInfo* ic = inter_comm(comm, "MPI_Alltoallv", &ierr)) return inter_alltoall(comm, ic, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, "MPI_Alltoallv");
+  if (ierr) return ierr;
   Call k("MPI_Alltoallv", comm);
   Now run;
   return alltoallv(run, k, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
 } MESHMP_MPI_END(Alltoallv)
 
 MESHMP_MPI_FN(int, Alltoall, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm)) {
+  int ierr = MPI_SUCCESS;
+  if (CommInfo* ic = inter_comm(comm, "MPI_Alltoall", &ierr)) return inter_alltoall(comm, ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+  if (ierr) return ierr;
   Call k("MPI_Alltoall", comm);
   Now run;
   return alltoall(run, k, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
 } MESHMP_MPI_END(Alltoall)
 
 MESHMP_MPI_FN(int, Reduce, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)) {
+  int ierr = MPI_SUCCESS;
+  if (CommInfo* ic = inter_comm(comm, "MPI_Reduce", &ierr)) return inter_reduce(comm, ic, sendbuf, recvbuf, count, datatype, op, root);
+  if (ierr) return ierr;
   Call k("MPI_Reduce", comm);
   Now run;
   return reduce(run, k, sendbuf, recvbuf, count, datatype, op, root);
 } MESHMP_MPI_END(Reduce)
 
 MESHMP_MPI_FN(int, Allreduce, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)) {
+  int ierr = MPI_SUCCESS;
+  if (CommInfo* ic = inter_comm(comm, "MPI_Allreduce", &ierr)) return inter_allreduce(comm, ic, sendbuf, recvbuf, count, datatype, op);
+  if (ierr) return ierr;
   Call k("MPI_Allreduce", comm);
   Now run;
   return allreduce(run, k, sendbuf, recvbuf, count, datatype, op);
 } MESHMP_MPI_END(Allreduce)
 
 MESHMP_MPI_FN(int, Reduce_scatter, (const void* sendbuf, void* recvbuf, const int* recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)) {
+  int ierr = MPI_SUCCESS;
+  if (CommInfo* ic = inter_comm(comm, "MPI_Reduce_scatter", &ierr)) return inter_reduce_scatter(comm, ic, sendbuf, recvbuf, recvcounts, datatype, op, "MPI_Reduce_scatter");
+  if (ierr) return ierr;
   Call k("MPI_Reduce_scatter", comm);
   Now run;
   return reduce_scatter(run, k, sendbuf, recvbuf, recvcounts, datatype, op);
@@ -758,6 +809,9 @@ MESHMP_MPI_FN(int, Reduce_scatter, (const void* sendbuf, void* recvbuf, const in
 
 // MPI-2.2 §5.10.1: every block recvcount elements.
 MESHMP_MPI_FN(int, Reduce_scatter_block, (const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)) {
+  int ierr = MPI_SUCCESS;
+  if (CommInfo* ic = inter_comm(comm, "MPI_Reduce_scatter_block", &ierr)) return inter_reduce_scatter_block(comm, ic, sendbuf, recvbuf, recvcount, datatype, op);
+  if (ierr) return ierr;
   Call k("MPI_Reduce_scatter_block", comm);
   Now run;
   return reduce_scatter_block(run, k, sendbuf, recvbuf, recvcount, datatype, op);
@@ -776,6 +830,9 @@ MESHMP_MPI_FN(int, Exscan, (const void* sendbuf, void* recvbuf, int count, MPI_D
 } MESHMP_MPI_END(Exscan)
 
 MESHMP_MPI_FN(int, Alltoallw, (const void* sendbuf, const int* sendcounts, const int* sdispls, const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts, const int* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm)) {
+  int ierr = MPI_SUCCESS;
+  if (CommInfo* ic = inter_comm(comm, "MPI_Alltoallw", &ierr)) return inter_alltoallw(comm, ic, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, true, "MPI_Alltoallw");
+  if (ierr) return ierr;
   Call k("MPI_Alltoallw", comm);
   Now run;
   return alltoallw(run, k, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes);

@@ -336,6 +336,7 @@ MESHMP_MPI_FN(int, Comm_free, (MPI_Comm* comm)) {
   if (c->builtin) return raise(*comm, call, MPI_ERR_COMM, "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
   if ((err = delete_attributes(*comm, call))) return err;
   if (c->owns_context) state().engine->context_ids().release(c->p2p_context);
+  if (c->local_comm != MPI_COMM_NULL) comm_ref(c->local_comm) = CommInfo{};
   comm_ref(*comm) = CommInfo{};
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;

@@ -252,6 +252,9 @@ struct CommInfo {
   /// indexes the remote group.
   bool inter = false;
   std::vector<int> remote;
+  /// Intercommunicator: its local group as an intracommunicator, made at
+  /// its first collective (coll_inter.cc) and freed with it.
+  MPI_Comm local_comm = MPI_COMM_NULL;
   std::map<int, void*> attributes;  ///< keyval -> value (§5.7)
   std::string name;                 ///< MPI_Comm_set_name
   /// Nonblocking collectives started here: the tag of the next (its members

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "tests/mpi/intercomm_sides.h"
 #include "tests/mpi/mpi_main.h"
 
 namespace {
@@ -11,27 +12,9 @@ namespace {
 using mpitest::rank;
 using mpitest::size;
 
-struct Sides {
-  MPI_Comm local = MPI_COMM_NULL, inter = MPI_COMM_NULL;
-  bool low = false;  // in the first third
-  int low_size = 0;
-};
-
-// Local leaders are local rank 0: world ranks 0 and low_size.
-Sides make_sides() {
-  Sides s;
-  s.low_size = std::max(1, size() / 3);
-  s.low = rank() < s.low_size;
-  MPI_Comm_split(MPI_COMM_WORLD, s.low ? 0 : 1, rank(), &s.local);
-  const int remote_leader = s.low ? s.low_size : 0;
-  EXPECT_EQ(MPI_Intercomm_create(s.local, 0, MPI_COMM_WORLD, remote_leader, 77, &s.inter), MPI_SUCCESS);
-  return s;
-}
-
-void free_sides(Sides& s) {
-  MPI_Comm_free(&s.inter);
-  MPI_Comm_free(&s.local);
-}
+using mpitest::free_sides;
+using mpitest::make_sides;
+using mpitest::Sides;
 
 TEST(Intercomm, SizesGroupsAndTest) {
   if (size() < 2) GTEST_SKIP() << "needs two groups";
@@ -81,7 +64,7 @@ TEST(Intercomm, PointToPointNamesRemoteRanks) {
   MPI_Errhandler_set(s.inter, MPI_ERRORS_RETURN);
   EXPECT_EQ(mpitest::error_class(MPI_Send(&me, 1, MPI_INT, rn, 5, s.inter)), MPI_ERR_RANK);
   int dummy = 0;
-  EXPECT_EQ(mpitest::error_class(MPI_Allreduce(&me, &dummy, 1, MPI_INT, MPI_SUM, s.inter)), MPI_ERR_COMM);
+  EXPECT_EQ(mpitest::error_class(MPI_Scan(&me, &dummy, 1, MPI_INT, MPI_SUM, s.inter)), MPI_ERR_COMM);
   free_sides(s);
 }
 
