@@ -12,6 +12,7 @@
       INTEGER WGRP, EGRP, OGRP, UGRP, GRP, NEWC, DUPC, RES, SZ
       INTEGER RANKS(16), OUT(16), RANGES(3, 1)
       INTEGER INTER, MERGED, RSIZE, PEERV, KEY, VAL, TAGUB
+      INTEGER ISUM, IWANT, IROOT
       LOGICAL FLAG
       CHARACTER*(MPI_MAX_OBJECT_NAME) NAME
       CHARACTER*(MPI_MAX_LIBRARY_VERSION_STRING) LIBV
@@ -84,6 +85,29 @@
           CALL MPI_SENDRECV(RANK, 1, MPI_INTEGER, 0, 5, PEERV, 1,
      &         MPI_INTEGER, 0, 5, INTER, MPI_STATUS_IGNORE, IERR)
           CALL CHECK(PEERV .EQ. 1 - RANK, 'intercomm traffic', NBAD)
+        END IF
+!       Collectives between the halves (MPI-2.2 5.2.2): each side gets the
+!       sum of the other side's world ranks; world rank 0 broadcasts to
+!       the odd half (MPI_ROOT there, MPI_PROC_NULL beside it).
+        CALL MPI_ALLREDUCE(RANK, ISUM, 1, MPI_INTEGER, MPI_SUM, INTER,
+     &       IERR)
+        IWANT = 0
+        DO I = 0, NPROCS - 1
+          IF (MOD(I, 2) .NE. MOD(RANK, 2)) IWANT = IWANT + I
+        END DO
+        CALL CHECK(IERR .EQ. MPI_SUCCESS .AND. ISUM .EQ. IWANT,
+     &       'intercomm allreduce', NBAD)
+        IROOT = 0
+        IF (RANK .EQ. 0) IROOT = MPI_ROOT
+        IF (MOD(RANK, 2) .EQ. 0 .AND. RANK .NE. 0) IROOT = MPI_PROC_NULL
+        VAL = -1
+        IF (RANK .EQ. 0) VAL = 4242
+        CALL MPI_BCAST(VAL, 1, MPI_INTEGER, IROOT, INTER, IERR)
+        IF (MOD(RANK, 2) .EQ. 1 .OR. RANK .EQ. 0) THEN
+          CALL CHECK(VAL .EQ. 4242, 'intercomm bcast', NBAD)
+        ELSE
+          CALL CHECK(VAL .EQ. -1, 'intercomm bcast (not a receiver)',
+     &         NBAD)
         END IF
         CALL MPI_INTERCOMM_MERGE(INTER, MOD(RANK, 2) .EQ. 1, MERGED,
      &       IERR)
