@@ -1,6 +1,8 @@
 // Ping-pong between ranks 0 and 1 for every size from 0 B to 4 MiB in powers
-// of two and +-1 around the 16 KiB eager limit; data verified byte by byte,
-// in both directions. Extra ranks (if any) sit it out.
+// of two, +-1 around the 16 KiB eager limit, and 24 MiB + 5 (over ofi on a
+// byte stream: 24 pieces per stripe, more than are posted at once, the last
+// ones short); data verified byte by byte, in both directions. Extra ranks
+// (if any) sit it out.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -19,6 +21,7 @@ using testing::pattern;
 std::vector<std::size_t> sizes() {
   std::vector<std::size_t> s = {0};
   for (std::size_t n = 1; n <= (4u << 20); n *= 2) s.push_back(n);
+  s.push_back((24u << 20) + 5);
   mesh::Engine& e = engine();
   for (std::size_t limit : {e.options().eager_limit, e.eager_limit_to(1 - e.rank())})
     for (std::size_t n : {limit - 1, limit, limit + 1}) s.push_back(n);

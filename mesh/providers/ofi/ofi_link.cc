@@ -78,6 +78,7 @@ void OfiLink::close_endpoint() {
   cq_ = nullptr;
   cq_fd_ = -1;
   arrived_.clear();
+  unposted_.clear();
   holding_ = false;
   beat_out_ = false;
   send_free_.clear();
@@ -177,12 +178,18 @@ void OfiLink::on_completion(Op* op, std::size_t len) {
     case Op::kBeat:
       beat_out_ = false;
       break;
-    case Op::kWrite:
-      if (op->local) p_->release_local(op->local);
-      op->local = nullptr;
-      completions_.push_back({op->cookie, PutStatus::kDone});
-      write_free_.push_back(op);
+    case Op::kWrite: {
+      Op* h = op->head ? op->head : op;
+      if (op != h) write_free_.push_back(op);
+      --h->in_flight;
+      if (--h->parts_left == 0) {  // (pieces not yet posted count too)
+        if (h->local) p_->release_local(h->local);
+        h->local = nullptr;
+        completions_.push_back({h->cookie, PutStatus::kDone});
+        write_free_.push_back(h);
+      }
       break;
+    }
   }
 }
 
@@ -334,40 +341,77 @@ PutStatus OfiLink::put(const iovec* iov, int iovcnt, std::uint64_t remote_addr, 
   bool ok = true;
   RegistrationCache::Entry* local = p_->acquire_local(iov[0].iov_base, iov[0].iov_len, &ok);
   if (!ok) return PutStatus::kBadLocal;
-  Op* op;
-  if (write_free_.empty()) {
-    write_ops_.push_back(std::make_unique<Op>());
-    op = write_ops_.back().get();
-    op->kind = Op::kWrite;
-  } else {
-    op = write_free_.back();
-    write_free_.pop_back();
-  }
-  op->cookie = cookie;
-  op->local = local;
-  void* desc = p_->desc_of(local);
-  fi_rma_iov rma{remote_addr, iov[0].iov_len, key};
-  fi_msg_rma msg{};
-  msg.msg_iov = iov;
-  msg.desc = &desc;
-  msg.iov_count = 1;
-  msg.rma_iov = &rma;
-  msg.rma_iov_count = 1;
-  msg.context = &op->fi;
-  const ssize_t rc = fi_writemsg(ep_, &msg, FI_COMPLETION);
-  if (rc == 0) return PutStatus::kInProgress;
-  if (local) p_->release_local(local);
-  op->local = nullptr;
-  write_free_.push_back(op);
-  if (rc == -FI_EAGAIN) {
+  const std::size_t len = iov[0].iov_len, piece = p_->write_piece() ? p_->write_piece() : len;
+  Op* head = take_write_op();
+  head->cookie = cookie;
+  head->local = local;
+  head->src = static_cast<const char*>(iov[0].iov_base);
+  head->len = len;
+  head->posted = 0;
+  head->remote_addr = remote_addr;
+  head->key = key;
+  head->parts_left = static_cast<std::uint32_t>((len + piece - 1) / piece);
+  head->in_flight = 0;
+  if (!post_pieces(head)) return PutStatus::kPeerGone;
+  if (head->posted == 0) {  // the queue is full: the engine tries again later
+    if (local) p_->release_local(local);
+    head->local = nullptr;
+    write_free_.push_back(head);
     drain();
     return PutStatus::kNoResource;
   }
-  fail(true, std::string("fi_writemsg: ") + ofi::lib().strerror(static_cast<int>(-rc)));
-  return PutStatus::kPeerGone;
+  if (head->posted < len) unposted_.push_back(head);
+  return PutStatus::kInProgress;
+}
+
+OfiLink::Op* OfiLink::take_write_op() {
+  if (write_free_.empty()) {
+    write_ops_.push_back(std::make_unique<Op>());
+    write_ops_.back()->kind = Op::kWrite;
+    return write_ops_.back().get();
+  }
+  Op* op = write_free_.back();
+  write_free_.pop_back();
+  return op;
+}
+
+bool OfiLink::post_pieces(Op* head) {
+  const std::size_t piece = p_->write_piece() ? p_->write_piece() : head->len;
+  void* desc = p_->desc_of(head->local);
+  while (head->posted < head->len && head->in_flight < kPiecesInFlight) {
+    Op* op = head->posted == 0 ? head : take_write_op();
+    op->head = op == head ? nullptr : head;
+    const std::size_t n = std::min(piece, head->len - head->posted);
+    iovec part{const_cast<char*>(head->src) + head->posted, n};
+    fi_rma_iov rma{head->remote_addr + head->posted, n, head->key};
+    fi_msg_rma msg{};
+    msg.msg_iov = &part;
+    msg.desc = &desc;
+    msg.iov_count = 1;
+    msg.rma_iov = &rma;
+    msg.rma_iov_count = 1;
+    msg.context = &op->fi;
+    const ssize_t rc = fi_writemsg(ep_, &msg, FI_COMPLETION);
+    if (rc == 0) {
+      head->posted += n;
+      ++head->in_flight;
+      continue;
+    }
+    if (op != head) write_free_.push_back(op);
+    if (rc == -FI_EAGAIN) return true;
+    fail(true, std::string("fi_writemsg: ") + ofi::lib().strerror(static_cast<int>(-rc)));
+    return false;
+  }
+  return true;
 }
 
 bool OfiLink::poll_put(PutCompletion* c) {
+  while (!unposted_.empty() && state_ == State::kUp) {
+    Op* head = unposted_.front();
+    if (!post_pieces(head)) return false;
+    if (head->posted < head->len) break;
+    unposted_.pop_front();
+  }
   if (completions_.empty() && state_ == State::kUp) drain();
   if (completions_.empty()) return false;
   *c = completions_.front();

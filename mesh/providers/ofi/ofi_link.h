@@ -99,6 +99,15 @@ class OfiLink final : public Link {
     std::uint32_t index = 0;  // kRecv, kSend: the buffer
     std::uint64_t cookie = 0;  // kWrite
     RegistrationCache::Entry* local = nullptr;  // kWrite: the source's registration (FI_MR_LOCAL)
+    // A put posted in pieces (OfiProvider::write_piece): the first piece's
+    // Op is the put's; every other piece's `head` points to it.
+    Op* head = nullptr;
+    std::uint32_t parts_left = 0;  // head: pieces not yet completed
+    std::uint32_t in_flight = 0;   // head: pieces posted and not yet completed
+    const char* src = nullptr;     // head: the source, its bytes, the target, how far posted
+    std::size_t len = 0, posted = 0;
+    std::uint64_t remote_addr = 0;
+    std::uint32_t key = 0;
   };
   void open(fi_info* info);
   void close_endpoint();
@@ -106,6 +115,11 @@ class OfiLink final : public Link {
   /// Posts a send, reading completions while the queue is full.
   void post_send(std::uint32_t buf, std::size_t bytes);
   void on_completion(Op* op, std::size_t len);
+  Op* take_write_op();
+  /// Posts the pieces of `head` not yet posted, up to kPiecesInFlight at
+  /// a time; false if the link failed. Stops there or at a full queue
+  /// (posted < len): poll_put() posts the rest as pieces complete.
+  bool post_pieces(Op* head);
   char* recv_buf(std::uint32_t i) { return recv_area_.get() + std::size_t{i} * frame_bytes_; }
   char* send_buf(std::uint32_t i) { return send_area_.get() + std::size_t{i} * frame_bytes_; }
 
@@ -135,6 +149,8 @@ class OfiLink final : public Link {
   std::uint64_t send_seq_ = 0, recv_seq_ = 0;
   std::vector<std::unique_ptr<Op>> write_ops_;  // every write Op made; free ones in write_free_
   std::vector<Op*> write_free_;
+  std::deque<Op*> unposted_;  // puts with pieces still to post, in order
+  static constexpr std::uint32_t kPiecesInFlight = 4;  // a put's pieces in the send queue at once (2 MiB)
   std::deque<PutCompletion> completions_;
   Op beat_op_;
   bool beat_out_ = false;  // a heartbeat is not delivered yet
