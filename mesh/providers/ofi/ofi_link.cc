@@ -239,17 +239,8 @@ void OfiLink::beat(std::chrono::steady_clock::time_point now) {
   if (now - beat_sent_ < timeout / 3) return;
   std::uint64_t addr, key;
   if (!p_->beat_target(peer_, &addr, &key)) return;
-  iovec iov{const_cast<std::uint64_t*>(p_->beat_source()), sizeof(std::uint64_t)};
-  void* desc = p_->beat_desc();
-  fi_rma_iov rma{addr, sizeof(std::uint64_t), key};
-  fi_msg_rma msg{};
-  msg.msg_iov = &iov;
-  msg.desc = &desc;
-  msg.iov_count = 1;
-  msg.rma_iov = &rma;
-  msg.rma_iov_count = 1;
-  msg.context = &beat_op_.fi;
-  const ssize_t rc = fi_writemsg(ep_, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE);
+  const ssize_t rc = write(p_->beat_source(), sizeof(std::uint64_t), p_->beat_desc(), addr, key, &beat_op_,
+                           FI_COMPLETION | FI_DELIVERY_COMPLETE);
   if (rc == 0) {
     beat_out_ = true;
     beat_sent_ = now;
@@ -364,6 +355,20 @@ PutStatus OfiLink::put(const iovec* iov, int iovcnt, std::uint64_t remote_addr, 
   return PutStatus::kInProgress;
 }
 
+ssize_t OfiLink::write(const void* src, std::size_t n, void* desc, std::uint64_t remote_addr, std::uint32_t key,
+                       Op* op, std::uint64_t flags) {
+  iovec iov{const_cast<void*>(src), n};
+  fi_rma_iov rma{remote_addr, n, key};
+  fi_msg_rma msg{};
+  msg.msg_iov = &iov;
+  msg.desc = &desc;
+  msg.iov_count = 1;
+  msg.rma_iov = &rma;
+  msg.rma_iov_count = 1;
+  msg.context = &op->fi;
+  return fi_writemsg(ep_, &msg, flags);
+}
+
 OfiLink::Op* OfiLink::take_write_op() {
   if (write_free_.empty()) {
     write_ops_.push_back(std::make_unique<Op>());
@@ -382,16 +387,8 @@ bool OfiLink::post_pieces(Op* head) {
     Op* op = head->posted == 0 ? head : take_write_op();
     op->head = op == head ? nullptr : head;
     const std::size_t n = std::min(piece, head->len - head->posted);
-    iovec part{const_cast<char*>(head->src) + head->posted, n};
-    fi_rma_iov rma{head->remote_addr + head->posted, n, head->key};
-    fi_msg_rma msg{};
-    msg.msg_iov = &part;
-    msg.desc = &desc;
-    msg.iov_count = 1;
-    msg.rma_iov = &rma;
-    msg.rma_iov_count = 1;
-    msg.context = &op->fi;
-    const ssize_t rc = fi_writemsg(ep_, &msg, FI_COMPLETION);
+    const ssize_t rc =
+        write(head->src + head->posted, n, desc, head->remote_addr + head->posted, head->key, op, FI_COMPLETION);
     if (rc == 0) {
       head->posted += n;
       ++head->in_flight;

@@ -116,6 +116,9 @@ class OfiLink final : public Link {
   void post_send(std::uint32_t buf, std::size_t bytes);
   void on_completion(Op* op, std::size_t len);
   Op* take_write_op();
+  /// fi_writemsg of [src, src+n) to remote_addr under `key`, completing `op`.
+  ssize_t write(const void* src, std::size_t n, void* desc, std::uint64_t remote_addr, std::uint32_t key, Op* op,
+                std::uint64_t flags);
   /// Posts the pieces of `head` not yet posted, up to kPiecesInFlight at
   /// a time; false if the link failed. Stops there or at a full queue
   /// (posted < len): poll_put() posts the rest as pieces complete.
