@@ -200,6 +200,7 @@ struct Engine::Impl {
   const char* domain_name = "";
   HostCombine* host = nullptr;     // set when every rank shares this host and a provider offers it
   std::vector<std::unique_ptr<LinkState>> links;  // all links, polled in turn
+  std::size_t next_link = 0;  // where progress() starts its next pass (progress.cc)
   std::vector<PeerState> peers;
   std::vector<LinkState*> by_direction;
   Matcher matcher;

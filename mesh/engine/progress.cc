@@ -1,5 +1,5 @@
 // One round of progress: connections and closed links from every provider
-// that serves a peer, then every link in turn.
+// that serves a peer, then the links in turn until one completes a request.
 #include "mesh/engine/engine_impl.h"
 
 #include <sys/epoll.h>
@@ -23,9 +23,26 @@ bool Engine::Impl::progress() {
       any = true;
     }
   }
-  // By index: answering a frame may connect to a new peer and append to
-  // `links` (the LinkStates themselves never move).
-  for (std::size_t i = 0; i < links.size(); ++i) any |= poll_link(*links[i]);
+  // The pass ends at the first link whose frames completed a request: the
+  // caller's wait may be over, and polling each further link costs a system
+  // call on a byte stream (tcp, libfabric's tcp) before the program can
+  // answer (2-rank 8 B ping-pong, 2-core VM, pinned, best of 5 interleaved:
+  // tcp 3.19 -> 2.99 us, ofi 4.04 -> 3.93; shm level). The next pass starts
+  // at the link after it, so every link is polled within as many passes as
+  // there are links. A pass that completes nothing polls them all (the
+  // idle wait sleeps only after one). By index: answering a frame may
+  // connect to a new peer and append to `links` (the LinkStates never
+  // move); a new link is polled from the next pass on.
+  const std::uint64_t before = completions;
+  const std::size_t n = links.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = (next_link + k) % n;
+    any |= poll_link(*links[i]);
+    if (completions != before) {
+      next_link = (i + 1) % n;
+      return true;
+    }
+  }
   return any;
 }
 
