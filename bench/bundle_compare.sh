@@ -3,9 +3,10 @@
 # 4.1.4 and USQCD QMP on a bigger machine that has no MPI, in one short run:
 # MPI point-to-point and collectives (../shared/bench-16core/p2p.c, coll.c),
 # the QMP collectives (bench/qmp_collectives.c) and the QMP neighbour gather
-# (bench/qmp_gather.c) and the halo exchange by MPI_Neighbor_alltoall
-# (bench/mpi_neighbor.c), interleaved, the order rotating per round, every
-# rank pinned to its own core.
+# (bench/qmp_gather.c), the halo exchange by MPI_Neighbor_alltoall
+# (bench/mpi_neighbor.c) and the first collectives after start and after an
+# idle second (bench/mpi_warmup.c, 16 ranks), interleaved, the order
+# rotating per round, every rank pinned to its own core.
 # Here (the 2-core machine):
 #   bazel run -c opt //:install -- --prefix /tmp/mm_new
 #   (cd WORKTREE_OF_BASE && bazel run -c opt //:install -- --prefix /tmp/mm_old)
@@ -27,6 +28,7 @@ if [ "${1:-}" = add ]; then
     for p in p2p coll; do cc -O2 -I"$mm/include" "$here/../shared/bench-16core/$p.c" -o "$dc/bin/${p}_meshmp$sfx" "${libs[@]}"; done
     cc -O2 -I"$mm/include" "$here/bench/qmp_gather.c" -o "$dc/bin/gather_meshmp$sfx" "${libs[@]}"
     cc -O2 -I"$mm/include" "$here/bench/qmp_collectives.c" -o "$dc/bin/qmpcoll_meshmp$sfx" "${libs[@]}"
+    cc -O2 -I"$mm/include" "$here/bench/mpi_warmup.c" -o "$dc/bin/warm_meshmp$sfx" "${libs[@]}"
     cp "$mm/bin/qmprun" "$dc/bin/qmprun$sfx"  # each build with its own launcher
   done
   cc -O2 -I/usr/lib/x86_64-linux-gnu/openmpi/include -I"$anchor/include" "$here/bench/qmp_collectives.c" \
@@ -38,6 +40,8 @@ if [ "${1:-}" = add ]; then
     -static-libstdc++ -static-libgcc -lstdc++ -lm -lrt -lpthread -lunistring -lsodium \
     -L/usr/lib/x86_64-linux-gnu/pmix2/lib -lpmix
   cc -O2 -I/usr/lib/x86_64-linux-gnu/openmpi/include "$here/bench/mpi_neighbor.c" -o "$dc/bin/nbr_ompi" \
+    -L/usr/lib/x86_64-linux-gnu/openmpi/lib -lmpi
+  cc -O2 -I/usr/lib/x86_64-linux-gnu/openmpi/include "$here/bench/mpi_warmup.c" -o "$dc/bin/warm_ompi" \
     -L/usr/lib/x86_64-linux-gnu/openmpi/lib -lmpi
   strip "$dc"/bin/* 2>/dev/null || true
   cp "$0" "$here/bench/bundle_pin.sh" "$dc/"
@@ -69,12 +73,14 @@ run_lib() {  # lib round
     for n in 2 8 16; do rec "R=$r lib=usqcd cfg=qmpcoll n=$n" om $n x "$B/qmpcoll_usqcd" 5000; done
     for n in 8 16; do rec "R=$r lib=usqcd cfg=gather n=$n" om $n x "$B/gather_usqcd" 2000; done
     [ -x "$B/nbr_ompi" ] && rec "R=$r lib=ompi cfg=nbr n=8" om 8 x "$B/nbr_ompi" 1
+    [ -x "$B/warm_ompi" ] && rec "R=$r lib=ompi cfg=warm n=16" om 16 x "$B/warm_ompi"
   else
     for n in 16 8; do rec "R=$r lib=$l cfg=coll n=$n" mm $n "" "$B/coll_meshmp$sfx" 1; done
     rec "R=$r lib=$l cfg=p2p n=2" mm 2 "" "$B/p2p_meshmp$sfx" 1
     for n in 2 8 16; do rec "R=$r lib=$l cfg=qmpcoll n=$n" mm $n "$(geo $n)" "$B/qmpcoll_meshmp$sfx" 5000; done
     for n in 8 16; do rec "R=$r lib=$l cfg=gather n=$n" mm $n "$(geo $n)" "$B/gather_meshmp$sfx" 2000; done
     [ -x "$B/nbr_meshmp$sfx" ] && rec "R=$r lib=$l cfg=nbr n=8" mm 8 "$(geo 8)" "$B/nbr_meshmp$sfx" 1
+    [ -x "$B/warm_meshmp$sfx" ] && rec "R=$r lib=$l cfg=warm n=16" mm 16 "" "$B/warm_meshmp$sfx"
   fi
 }
 orders=("new old ref" "ref new old" "old ref new")
