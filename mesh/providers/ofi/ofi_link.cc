@@ -343,14 +343,16 @@ PutStatus OfiLink::put(const iovec* iov, int iovcnt, std::uint64_t remote_addr, 
   head->key = key;
   head->parts_left = static_cast<std::uint32_t>((len + piece - 1) / piece);
   head->in_flight = 0;
-  if (!post_pieces(head)) return PutStatus::kPeerGone;
-  if (head->posted == 0) {  // the queue is full: the engine tries again later
+  const bool up = post_pieces(head);
+  if (head->posted == 0) {  // nothing went: a full queue (the engine tries again later) or a failed link
     if (local) p_->release_local(local);
     head->local = nullptr;
     write_free_.push_back(head);
+    if (!up) return PutStatus::kPeerGone;
     drain();
     return PutStatus::kNoResource;
   }
+  if (!up) return PutStatus::kPeerGone;  // (the posted pieces' registration goes with the link)
   if (head->posted < len) unposted_.push_back(head);
   return PutStatus::kInProgress;
 }
