@@ -147,7 +147,8 @@ class Exchange {
 };
 
 // A buffer laid out for `count` instances of `t` (reductions need the
-// type's own layout, not packed bytes).
+// type's own layout, not packed bytes); only a group's leader needs one
+// (count 0 elsewhere: the calls it is passed to ignore it there).
 struct Typed {
   std::vector<char> mem;
   void* base = nullptr;
@@ -219,7 +220,7 @@ int inter_reduce(MPI_Comm comm, CommInfo* c, const void* sendbuf, void* recvbuf,
     ex.recv(0, t, recvbuf, n);
     return x.finish(ex.finish());
   }
-  Typed sum(t, n);
+  Typed sum(t, x.leader() ? n : 0);
   if (reduce_to_leader(x, sendbuf, count, type, op, &sum)) return x.err;
   if (!x.leader()) return MPI_SUCCESS;
   std::vector<char> keep;
@@ -233,7 +234,7 @@ int inter_allreduce(MPI_Comm comm, CommInfo* c, const void* sendbuf, void* recvb
   if (x.data(sendbuf, count, type, "send") || x.data(recvbuf, count, type, "recv")) return x.err;
   const TypeInfo& t = *type_info(type);
   const std::size_t n = static_cast<std::size_t>(count);
-  Typed sum(t, n);
+  Typed sum(t, x.leader() ? n : 0);
   if (reduce_to_leader(x, sendbuf, count, type, op, &sum)) return x.err;
   if (x.leader()) {
     std::vector<char> keep;
@@ -256,7 +257,7 @@ int inter_reduce_scatter(MPI_Comm comm, CommInfo* c, const void* sendbuf, void* 
   if (x.data(sendbuf, total, type, "send") || x.data(recvbuf, recvcounts[x.me()], type, "recv")) return x.err;
   const TypeInfo& t = *type_info(type);
   const std::size_t n = static_cast<std::size_t>(total);
-  Typed sum(t, n), theirs(t, n);
+  Typed sum(t, x.leader() ? n : 0), theirs(t, x.leader() ? n : 0);
   if (reduce_to_leader(x, sendbuf, total, type, op, &sum)) return x.err;
   if (x.leader()) {
     std::vector<char> keep;
