@@ -3,10 +3,12 @@
  * against meshmp, MPICH and Open MPI. Output, from rank 0 (us = slowest
  * rank's mean per call):
  *   coll op=scatter ranks=P bytes=N us=T
- * Run: mpirun -np 8 bench/mpi_personalized [ITERS] */
+ * Run: mpirun -np 8 bench/mpi_personalized [ITERS] [barrier]
+ * ("barrier": MPI_Barrier alone, 2*ITERS calls after 3000 untimed) */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int me, np;
 
@@ -22,17 +24,19 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &np);
   const int base = argc > 1 ? atoi(argv[1]) : 2000;
+  /* "barrier" as the second argument: MPI_Barrier alone. */
+  const int barrier_only = argc > 2 && strcmp(argv[2], "barrier") == 0;
   /* meshmp's first thousand or so collectives after start (or after an
    * idle second) run 5-10x slower than the rest -- its ranks block while
    * they wait, and the scheduler takes that long to settle -- Open MPI's,
    * which yield instead, do not: every library gets the same 3000 scatters
    * untimed first. */
-  {
+  if (!barrier_only) {
     char warm[8 * 1024];
     for (int i = 0; i < 3000; ++i) MPI_Scatter(warm, 8, MPI_BYTE, warm + 8 * np, 8, MPI_BYTE, 0, MPI_COMM_WORLD);
   }
   static const size_t sizes[] = {8, 1024, 65536};
-  for (int s = 0; s < 3; ++s) {
+  for (int s = 0; s < 3 && !barrier_only; ++s) {
     const size_t bytes = sizes[s];
     char* send = calloc(bytes * np, 1);
     char* recv = calloc(bytes * np, 1);
@@ -59,7 +63,7 @@ int main(int argc, char** argv) {
     free(recv);
   }
   const int iters = base * 2;
-  for (int i = 0; i < iters / 10; ++i) MPI_Barrier(MPI_COMM_WORLD);
+  for (int i = 0; i < (barrier_only ? 3000 : iters / 10); ++i) MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
   for (int i = 0; i < iters; ++i) MPI_Barrier(MPI_COMM_WORLD);
   report("barrier", 0, MPI_Wtime() - t0, iters);

@@ -1,4 +1,5 @@
 #include "collectives/collectives.h"
+#include "collectives/flag_barrier.h"
 #include "collectives/hierarchy.h"
 #include "collectives/personalized.h"
 #include "collectives/torus_steps.h"
@@ -420,15 +421,26 @@ Error allreduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op
   return first_error(e1, e2);
 }
 
+// MESHMP_BARRIER=auto (to be set by measurement).
+mesh::BarrierChoice auto_barrier(const Group& g) {
+  if (smp_applies(g, 0) || hierarchy_applies(g)) return mesh::BarrierChoice::kCombine;
+  return mesh::BarrierChoice::kExchange;
+}
+
 Error barrier(const Group& g, CombineAlgorithm algo) {
   if (g.size() == 1) return Error::kOk;
+  using mesh::BarrierChoice;
+  BarrierChoice how = algo == CombineAlgorithm::kAuto ? g.engine->options().barrier : BarrierChoice::kExchange;
+  if (algo == CombineAlgorithm::kSharedMemory) how = BarrierChoice::kCombine;
+  if (how == BarrierChoice::kAuto) how = auto_barrier(g);
+  if (how == BarrierChoice::kRdma || how == BarrierChoice::kFlat) return flag_barrier(g, how);
   ReduceOp none;
   none.combine = no_combine;
   char dummy = 0;
-  if (algo == CombineAlgorithm::kAuto || algo == CombineAlgorithm::kSharedMemory) {
+  if (how == BarrierChoice::kCombine) {
     if (smp_applies(g, 0)) return smp_allreduce(g, &dummy, 0, none);
+    if (hierarchy_applies(g)) return hierarchical_allreduce(g, &dummy, 0, none);
   }
-  if (algo == CombineAlgorithm::kAuto && hierarchy_applies(g)) return hierarchical_allreduce(g, &dummy, 0, none);
   if (is_torus(g)) return torus_exchange_allreduce(g, &dummy, 0, none);
   // Dissemination: round k signals rank + 2^k and waits for rank - 2^k.
   Call call(g);

@@ -64,6 +64,7 @@ bool ContextIds::release(std::uint32_t ctx) {
   if (word & bit) return false;
   word |= bit;
   --in_use_;
+  ++releases_[pair];
   return true;
 }
 

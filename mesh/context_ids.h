@@ -61,8 +61,13 @@ class ContextIds {
   bool release(std::uint32_t ctx);
   /// Pairs in use, the reserved ones included.
   std::uint32_t in_use() const { return in_use_; }
+  /// How often the pair holding `ctx` was released: state kept for a
+  /// communicator (a barrier's flag window) is stale once it changed. 0 for
+  /// ids out of range.
+  std::uint32_t releases(std::uint32_t ctx) const { return ctx / 2 < kPairs ? releases_[ctx / 2] : 0; }
 
  private:
+  std::array<std::uint32_t, kPairs> releases_{};
   Mask free_{};
   std::uint32_t in_use_ = 0;
 };

@@ -37,6 +37,18 @@ struct LinkStats {
   std::uint64_t registered_writes = 0;  ///< RDMA writes into registered memory (a memcpy, no system call)
 };
 
+/// Which barrier MPI_Barrier and QMP_barrier take (MESHMP_BARRIER;
+/// collectives/flag_barrier.h says what each is).
+enum class BarrierChoice : std::uint8_t {
+  kAuto,      ///< "auto": chosen by the group's shape, as measured (collectives.cc, barrier())
+  kRdma,      ///< "rdma": recursive doubling over flag windows among all members (seed 002 §3)
+  kFlat,      ///< "flat": the flat tree over flag windows on each host, recursive doubling
+              ///< among the hosts' first members where the group spans hosts (seed 002 §4-5)
+  kExchange,  ///< "exchange": messages: the dimension-wise exchange on a torus, else dissemination
+  kCombine,   ///< "combine": the shared-memory combine (every rank on one host), else the
+              ///< hierarchical combine by host
+};
+
 /// Tunables, normally read from the environment and config by Engine::init.
 struct EngineOptions {
   std::size_t eager_limit = 16384;  ///< bytes; messages of this size and above use rendezvous
@@ -61,6 +73,7 @@ struct EngineOptions {
   /// exist yet, so it takes a direct link and the first such link is noted
   /// on stderr. Empty: a switched fabric, or no config.
   std::string mesh_fabric_config;
+  BarrierChoice barrier = BarrierChoice::kAuto;  ///< MESHMP_BARRIER
 };
 
 class Bootstrap;
@@ -276,6 +289,48 @@ class Engine {
   char* smp_staging(int rank, int which);
   Error smp_broadcast(void* buf, std::size_t bytes, bool is_root, std::size_t* root_bytes);
 
+  /// One-sided flag windows (issue 31; the flags of seed 002 §3's RDMA-write
+  /// barrier): `n` 64-bit flags, one per 64-byte cache line, in registered
+  /// memory (allocate_registered; ordinary memory where there is none or
+  /// its pool is full), all 0 at first, that peers set by an RDMA write of 8 bytes
+  /// (Link::put) followed by the provider's doorbell (Link::ring). A window
+  /// is opened by one rank alone; its owner sends flag_target(w, peer) to
+  /// each peer that will write into it (an ordinary message), and that peer
+  /// passes it to set_flag_target() for its own window. Returns the window's
+  /// handle (>= 0), or -1 if no memory can be had.
+  struct FlagTarget {
+    std::uint64_t addr = 0;  ///< the first flag's address in the owner's memory
+    std::uint64_t key = 0;   ///< the owner's remote key for it, valid for one peer only
+    std::uint64_t n = 0;     ///< flags in the window
+  };
+  int open_flag_window(int n);
+  /// What `peer` needs to write into window `w`: an address and a key that
+  /// the owner's memory domain accepts from `peer` until the window closes.
+  FlagTarget flag_target(int w, int peer);
+  /// Records `peer`'s window (its flag_target for this rank) as where
+  /// write_flag(w, peer, ...) writes.
+  void set_flag_target(int w, int peer, FlagTarget t);
+  /// Sets flag `index` of `peer`'s window to `seq`: one RDMA write of 8 bytes
+  /// and a doorbell; returns once the write is issued (a later write of the
+  /// same index waits for this one to complete). kPeerDead if the peer or
+  /// its link is gone, kProtocol if it refused the write. Throws
+  /// std::logic_error for a closed window, a peer without a target or an
+  /// index outside the peer's window. The index's line of this rank's
+  /// window holds the value while the write is in flight.
+  Error write_flag(int w, int peer, int index, std::uint64_t seq);
+  /// Waits (spinning, then sleeping as any wait) until this rank's flag
+  /// `index` of window `w` is at least `seq` (sequence numbers only grow:
+  /// 64 bits never wrap), or until world rank `writer` fails (its error).
+  Error wait_flag(int w, int index, std::uint64_t seq, int writer);
+  /// A number no other engine of this process had (collectives key state
+  /// kept per communicator with it).
+  std::uint64_t serial() const { return serial_; }
+  /// The current value of this rank's flag `index` of window `w`.
+  std::uint64_t read_flag(int w, int index) const;
+  /// Closes window `w` once its writes have completed; its keys are
+  /// forgotten, so peers' later writes into it fail.
+  void close_flag_window(int w);
+
   /// This process's context ids, shared by QMP, MPI and the bridge between
   /// them (context_ids.h; agreed over a group by
   /// collectives::agree_context_pairs).
@@ -326,6 +381,7 @@ class Engine {
   int rank_ = 0, size_ = 1;
   Torus torus_;
   EngineOptions opt_;
+  std::uint64_t serial_ = 0;
 };
 
 }  // namespace meshmp::mesh

@@ -77,6 +77,11 @@ class Link {
   /// status means nothing is in flight.
   virtual PutStatus put(const iovec* iov, int iovcnt, std::uint64_t remote_addr, std::uint64_t rkey,
                         std::uint64_t cookie) = 0;
+  /// The doorbell after a put that no frame follows (a flag write,
+  /// Engine::write_flag): wakes the peer if it sleeps. Where a put reaches
+  /// the peer's memory through the peer's own progress (tcp's WRITE record,
+  /// libfabric's tcp), its arrival wakes the peer and this does nothing.
+  virtual void ring() {}
   /// A completion of an earlier kInProgress put, if one is ready.
   virtual bool poll_put(PutCompletion* c) = 0;
 

@@ -32,6 +32,7 @@ inline constexpr const char* kUnexpectedLimit = "MESHMP_UNEXPECTED_LIMIT";  ///<
 inline constexpr const char* kRegisteredLimit = "MESHMP_REGISTERED_LIMIT";  ///< bytes of registered memory per rank
 inline constexpr const char* kTcpTimeout = "MESHMP_TCP_TIMEOUT_MS";  ///< tcp: a silent peer/cable fails after this
 inline constexpr const char* kConnectTimeout = "MESHMP_CONNECT_TIMEOUT_MS";  ///< tcp: a link not up by then fails
+inline constexpr const char* kBarrier = "MESHMP_BARRIER";      ///< auto, rdma, flat, exchange, combine
 inline constexpr const char* kStats = "MESHMP_STATS";          ///< 1: per-link counters at finalize
 
 }  // namespace meshmp::mesh::env

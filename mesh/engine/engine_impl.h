@@ -10,6 +10,7 @@
 //   channels.cc      receiver-ready channels (ARCHITECTURE.md §3; seed 003 §5.1)
 //   self_send.cc     messages to this rank
 //   cancel.cc        MPI_Cancel's side of the protocol (MPI-1.1 §3.8)
+//   flag_windows.cc  one-sided flag windows: 8-byte puts and waits on them (seed 002 §3)
 //   failure.cc       dead and misbehaving peers (ARCHITECTURE.md §7)
 //   progress.cc      one round of progress over every provider and link
 //   wire_up.cc       Engine::init/create/finalize, the address vector and the neighbour links
@@ -21,6 +22,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -60,6 +62,28 @@ enum class State : std::uint8_t {
 // this bit, which no request id has, and the rank's count of such messages,
 // so that MPI_Cancel can name the message to its receiver (Engine::cancel_sent).
 inline constexpr std::uint64_t kSentNowBit = std::uint64_t{1} << 63;
+
+// The cookie of a flag write's put (Engine::write_flag): this bit, which no
+// request id has (bit 63 is kSentNowBit; ids have 30 bits of generation),
+// the window in bits 32..61 and the flag's index below.
+inline constexpr std::uint64_t kFlagPutBit = std::uint64_t{1} << 62;
+
+// A one-sided flag window (Engine::open_flag_window): n flags, one per cache
+// line, then n source lines from which this rank's writes of each index go.
+struct FlagWindow {
+  static constexpr std::size_t kLine = 64;
+  int n = 0;
+  char* mem = nullptr;       // 2 * n lines
+  bool registered = false;   // allocate_registered's (else std::aligned_alloc's, freed here)
+  std::vector<std::uint32_t> busy;  // per index: puts from its source line still in flight
+  std::map<int, Engine::FlagTarget> targets;  // peer -> its window, for write_flag
+  std::vector<std::pair<MemoryDomain*, std::uint64_t>> keys;  // made by flag_target, forgotten at close
+  std::uint64_t* flag(int i) const { return reinterpret_cast<std::uint64_t*>(mem + i * kLine); }
+  std::uint64_t* source(int i) const { return reinterpret_cast<std::uint64_t*>(mem + (n + i) * kLine); }
+  ~FlagWindow() {
+    if (!registered) std::free(mem);  // (registered memory goes with its domain)
+  }
+};
 
 inline void cpu_relax() { __builtin_ia32_pause(); }
 
@@ -224,6 +248,9 @@ struct Engine::Impl {
   ContextIds contexts;
   std::vector<int> host_ids;      // by world rank: the lowest rank on its host (wire_up)
   bool polling = false;           // inside poll_link's frame loop: handlers queue their puts
+  // Flag windows by handle; a closed one's entry is null. Last, so they go
+  // before the providers whose memory they may hold.
+  std::vector<std::unique_ptr<FlagWindow>> flag_windows;
 
   explicit Impl(Engine& eng) : e(eng), matcher(eng.size_) {}
   ~Impl();
@@ -233,9 +260,10 @@ struct Engine::Impl {
     Request* r = free_requests;
     if (r) {
       free_requests = r->free_next;
-      // 31 bits of generation: ids never have bit 63, which marks the
-      // ids of messages written with no request (kSentNowBit).
-      std::uint64_t gen = ((r->id >> 32) + 1) & 0x7fffffffu;
+      // 30 bits of generation: ids never have bit 63, which marks the
+      // ids of messages written with no request (kSentNowBit), nor bit 62,
+      // which marks the puts of flag writes (kFlagPutBit).
+      std::uint64_t gen = ((r->id >> 32) + 1) & 0x3fffffffu;
       std::uint64_t index = r->id & 0xffffffffu;
       // Rebuilt in place: `*r = Request{}` built a temporary and moved it
       // over, member by member (~50 instructions per message more).
@@ -413,6 +441,11 @@ struct Engine::Impl {
   bool take_channel_message(int src, const FrameHeader& h, const char* payload);
   bool on_recv_ready(LinkState&, const FrameHeader& h, const char*);
   static void forget(std::vector<Request*>& v, Request* r) { v.erase(std::find(v.begin(), v.end(), r)); }
+
+  // ---- flag_windows.cc
+  FlagWindow& window(int w) const;
+  // A flag write's put completed (progress_puts): its source line is free again.
+  void flag_put_done(LinkState& ls, const PutCompletion& c);
 
   // ---- self_send.cc, cancel.cc
   void start_self_send(Request* r);

@@ -164,6 +164,10 @@ bool Engine::Impl::progress_puts(LinkState& ls) {
   PutCompletion c;
   while (ls.link->poll_put(&c)) {
     any = true;
+    if (c.cookie & kFlagPutBit) {
+      flag_put_done(ls, c);
+      continue;
+    }
     Request* s = lookup(c.cookie, true, State::kPutting, ls.peer);
     if (!s || ls.puts_in_flight == 0) {
       fail_peer(ls.peer, Error::kProtocol, ls.link->describe() + ": a put completion for no send");

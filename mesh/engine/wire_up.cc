@@ -5,6 +5,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -273,6 +274,18 @@ Engine& Engine::init() {
   const int here = boot ? boot->local_ranks() : 1;
   setup.options.yield = number(env::kYield, here > static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)), 0, 1) != 0;
   setup.options.unexpected_limit = static_cast<std::size_t>(number(env::kUnexpectedLimit, static_cast<long>(setup.options.unexpected_limit), 0, 1L << 40));
+  if (const char* b = std::getenv(env::kBarrier); b && *b) {
+    static const std::pair<const char*, BarrierChoice> kChoices[] = {
+        {"auto", BarrierChoice::kAuto},         {"rdma", BarrierChoice::kRdma},
+        {"flat", BarrierChoice::kFlat},         {"exchange", BarrierChoice::kExchange},
+        {"combine", BarrierChoice::kCombine}};
+    const auto* c = std::find_if(std::begin(kChoices), std::end(kChoices),
+                                 [&](const auto& k) { return std::strcmp(k.first, b) == 0; });
+    if (c == std::end(kChoices))
+      throw std::runtime_error(std::string(env::kBarrier) + "=" + b +
+                               ": expected auto, rdma, flat, exchange or combine");
+    setup.options.barrier = c->second;
+  }
   setup.options.registered_limit = static_cast<std::size_t>(number(env::kRegisteredLimit, static_cast<long>(setup.options.registered_limit), 0, 1L << 40));
 
   if (setup.size > 1) {
@@ -314,6 +327,8 @@ std::unique_ptr<Engine> Engine::create(EngineSetup setup) {
   e.size_ = setup.size;
   e.torus_ = setup.torus;
   e.opt_ = setup.options;
+  static std::atomic<std::uint64_t> serials{0};
+  e.serial_ = ++serials;
   if (e.torus_.size() != e.size_)
     throw std::runtime_error("geometry " + e.torus_.to_string() + " has " + std::to_string(e.torus_.size()) +
                              " nodes but the job has " + std::to_string(e.size_) + " ranks");

@@ -221,6 +221,26 @@ TEST(Qmprun, RanksWaitingOnADeadBroadcastRootSeeAnError) {
   EXPECT_EQ(count_probes(), 0);
 }
 
+// ... and for ranks waiting for flags in a barrier over flag windows.
+TEST(Qmprun, RanksInAFlagBarrierWithoutADeadRankSeeAnError) {
+  Result r = run({"-n", "4", "--geometry", "4", g_probe, "barrier-watch", "2"});
+  EXPECT_EQ(r.status, 128 + SIGKILL);
+  EXPECT_NE(r.err.find("rank 0: barrier without 2 ended: peer or link gone"), std::string::npos) << r.err;
+  EXPECT_LT(r.seconds, 5.0);
+  EXPECT_EQ(count_probes(), 0);
+}
+
+// MESHMP_BARRIER names a barrier or stops the start.
+TEST(Qmprun, AnUnknownBarrierStopsTheStartNamingTheChoices) {
+  Result r = run({"-x", "MESHMP_BARRIER=fastest", "-n", "2", g_probe, "env"});
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("MESHMP_BARRIER=fastest: expected auto, rdma, flat, exchange or combine"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out.find("rank 0 of 2"), std::string::npos) << r.out;
+  r = run({"-x", "MESHMP_BARRIER=flat", "-n", "2", g_probe, "env"});
+  EXPECT_EQ(r.status, 0) << r.err;
+}
+
 TEST(Qmprun, SegmentOfARankKilledMidConnectIsRemoved) {
   const int shm_before = count_shm();
   Result r = run({"-n", "4", "--geometry", "4", g_probe, "orphan-segment"});

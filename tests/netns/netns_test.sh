@@ -11,6 +11,7 @@
 #   switched  2x2x2 on one bridge, one rank per node: the core, QMP and MPI
 #             tests, every pair connected directly over tcp
 #   mixed     4 nodes on a bridge, 2 ranks per node: shm inside, tcp across
+#             (the barriers over flag windows combine the two)
 #   loss      2x2x2 mesh: node 0 cut off (all its cables down) while ranks
 #             0 and 1 exchange messages makes their calls fail, naming the
 #             link and the peer, within 5 s; a killed rank ends the job
@@ -38,7 +39,7 @@ case_=$1 qmp_mesh=$2 qmprun=$3
 mesh_cfg=$4 switched_cfg=$5 switched4_cfg=$6 mesh64_cfg=$7
 shift 8  # ... and "--"
 traffic=$1 collectives=$2 qmp_api=$3 mpi_p2p=$4 mpi_coll=$5 lqcd=$6 link_loss=$7 reroute=$8 pingpong=$9
-personalized=${10} mpi_halo_loop=${11} in_netns=${12} slurm_local=${13} unlinked_finalize=${14}
+personalized=${10} mpi_halo_loop=${11} in_netns=${12} slurm_local=${13} unlinked_finalize=${14} barrier=${15}
 unset TEST_PREMATURE_EXIT_FILE XML_OUTPUT_FILE GTEST_OUTPUT
 
 if [ "$(id -u)" != 0 ]; then echo "netns_test: needs root (network namespaces)"; exit 1; fi
@@ -256,6 +257,9 @@ switched|mixed|mixed_ofi)
     fi
   fi
   run "core collectives" "${job[@]}" "$collectives"
+  # The barriers by ordering; with 2 ranks per namespace the flat tree on
+  # each host and recursive doubling among the hosts' first ranks (issue 31).
+  run "barriers" "${job[@]}" "$barrier"
   run "QMP API" "${job[@]}" "$qmp_api"
   run "MPI point-to-point" "${job[@]}" "$mpi_p2p"
   run "MPI collectives" "${job[@]}" "$mpi_coll"

@@ -136,6 +136,10 @@ class LoopbackLink final : public mesh::Link {
     }
     return PutStatus::kUnsupported;
   }
+  void ring() override {
+    std::lock_guard<std::mutex> g(s_->mu);
+    s_->wake(peer_);
+  }
   bool poll_put(PutCompletion* c) override {
     std::lock_guard<std::mutex> g(s_->mu);
     auto& q = s_->completions[{me_, peer_, index_}];
@@ -198,6 +202,9 @@ class LoopbackProvider final : public mesh::Provider {
     {
       std::lock_guard<std::mutex> g(s_->mu);
       from.swap(s_->connect_requests[me_]);
+      // Both connected at once: this rank's own connect() joined the
+      // requester's link, so the request needs no second one.
+      std::erase_if(from, [&](int p) { return s_->joined[{std::min(me_, p), std::max(me_, p), 0}] >= 2; });
     }
     for (int p : from) incoming->push_back(link(p, 0));
   }
@@ -369,6 +376,7 @@ void LoopbackFabric::complete_deferred() {
     s_->completions[{d.from, d.to, d.index}].push_back(PutCompletion{d.cookie, PutStatus::kDone});
     s_->log.push_back(std::to_string(d.from) + ">" + std::to_string(d.to) + " put-complete");
     s_->wake(d.from);
+    s_->wake(d.to);  // (the bytes' arrival wakes the target, as over a byte stream)
   }
   s_->deferred.clear();
 }

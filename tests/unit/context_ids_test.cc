@@ -98,10 +98,16 @@ TEST(ContextIds, FreedPairsAreReusedAndExhaustionSaysNone) {
   EXPECT_EQ(taken.size(), ContextIds::kPairs - ContextIds::kReserved);
   EXPECT_EQ(ids.in_use(), ContextIds::kPairs);
   EXPECT_EQ(*taken.rbegin(), 2 * (ContextIds::kPairs - 1));
-  // Freed by either id of the pair, once.
+  // Freed by either id of the pair, once; counted per pair (state kept for
+  // a communicator is stale once its pair was released).
+  EXPECT_EQ(ids.releases(100), 0u);
   EXPECT_TRUE(ids.release(101));
   EXPECT_FALSE(ids.release(100)) << "a pair freed twice";
   EXPECT_FALSE(ids.release(2 * ContextIds::kPairs)) << "out of range";
+  EXPECT_EQ(ids.releases(100), 1u);
+  EXPECT_EQ(ids.releases(101), 1u);
+  EXPECT_EQ(ids.releases(102), 0u);
+  EXPECT_EQ(ids.releases(2 * ContextIds::kPairs), 0u);
   ContextIds::Mask m = ids.free_mask();
   EXPECT_EQ(ids.take(m), 100u);
   m = ids.free_mask();
