@@ -4,7 +4,8 @@
  * rank's mean per call):
  *   coll op=scatter ranks=P bytes=N us=T
  * Run: mpirun -np 8 bench/mpi_personalized [ITERS] [barrier]
- * ("barrier": MPI_Barrier alone, 2*ITERS calls after 3000 untimed) */
+ * ("barrier": MPI_Barrier alone, 2*ITERS calls after as many, at most
+ * 3000, untimed) */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +64,8 @@ int main(int argc, char** argv) {
     free(recv);
   }
   const int iters = base * 2;
-  for (int i = 0; i < (barrier_only ? 3000 : iters / 10); ++i) MPI_Barrier(MPI_COMM_WORLD);
+  for (int i = 0; i < (barrier_only && iters < 3000 ? iters : barrier_only ? 3000 : iters / 10); ++i)
+    MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
   for (int i = 0; i < iters; ++i) MPI_Barrier(MPI_COMM_WORLD);
   report("barrier", 0, MPI_Wtime() - t0, iters);

@@ -41,7 +41,8 @@ struct Call {
   int err = MPI_SUCCESS;
   // Collectives on intercommunicators (MPI-2.2 §5.2.2) go to
   // coll_inter.cc before a Call is made; what reaches here on one is not
-  // defined there (Scan, Exscan) or not provided (the nonblocking forms).
+  // defined there (Scan, Exscan) or not provided (the nonblocking forms
+  // other than MPI_Ibarrier and MPI_Ibcast).
   Call(const char* n, MPI_Comm cm) : name(n), comm(cm) {
     c = check_comm(cm, n, &err);
     if (c && c->inter) {
@@ -845,12 +846,19 @@ MESHMP_MPI_FN(int, Alltoallw, (const void* sendbuf, const int* sendcounts, const
 // MPI_ERR_REQUEST (§5.12).
 
 MESHMP_MPI_FN(int, Ibarrier, (MPI_Comm comm, MPI_Request* request)) {
+  int ierr = MPI_SUCCESS;
+  if (CommInfo* ic = inter_comm(comm, "MPI_Ibarrier", &ierr)) return inter_ibarrier(comm, ic, request);
+  if (ierr) return ierr;
   Call k("MPI_Ibarrier", comm);
   Later run(k, request);
   return barrier(run, k);
 } MESHMP_MPI_END(Ibarrier)
 
 MESHMP_MPI_FN(int, Ibcast, (void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request)) {
+  int ierr = MPI_SUCCESS;
+  if (CommInfo* ic = inter_comm(comm, "MPI_Ibcast", &ierr))
+    return inter_ibcast(comm, ic, buffer, count, datatype, root, request);
+  if (ierr) return ierr;
   Call k("MPI_Ibcast", comm);
   Later run(k, request);
   return bcast(run, k, buffer, count, datatype, root);

@@ -15,15 +15,19 @@
 // - gather(v), scatter(v), allgather(v), alltoall(v,w): every block travels
 //   straight from its sender to its receiver, as packed bytes.
 // MPI_IN_PLACE is not defined for intercommunicators: MPI_ERR_ARG. Scan and
-// Exscan are not defined on them: MPI_ERR_COMM (coll.cc). The nonblocking
-// forms on an intercommunicator are not provided: MPI_ERR_COMM (coll.cc).
+// Exscan are not defined on them: MPI_ERR_COMM (coll.cc). Of the nonblocking
+// forms, MPI_Ibarrier and MPI_Ibcast are provided (the same phases as a
+// schedule); the others are MPI_ERR_COMM on an intercommunicator (coll.cc).
 #include "mpi11/coll_inter.h"
 
 #include <cstring>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <vector>
 
+#include "collectives/nonblocking.h"
+#include "collectives/schedule.h"
 #include "mpi11/internal.h"
 
 namespace meshmp::mpi {
@@ -197,6 +201,71 @@ int inter_bcast(MPI_Comm comm, CommInfo* c, void* buffer, int count, MPI_Datatyp
     if (x.finish(ex.finish())) return x.err;
   }
   return x.local_result(PMPI_Bcast(buffer, count, type, 0, x.local));
+}
+
+// ---- the nonblocking forms: the phases above as one schedule ----------------------
+// Its rounds travel in the intercommunicator's nonblocking context under the
+// call's tag, both groups' alike (every member of both makes the same calls):
+// the local phases go between members of one group, the message between the
+// groups to a rank of the other, so no receive matches the wrong message.
+
+namespace {
+collectives::Group local_group(const CommInfo& ic) {
+  collectives::Group g = ic.group;
+  g.torus.reset();  // (the schedules' binomial trees and dissemination)
+  return g;
+}
+}  // namespace
+
+int inter_ibarrier(MPI_Comm comm, CommInfo* c, MPI_Request* request) {
+  if (!request) return raise(comm, "MPI_Ibarrier", MPI_ERR_REQUEST, "request is NULL");
+  auto s = std::make_unique<collectives::Schedule>();
+  const collectives::Group g = local_group(*c);
+  collectives::add_barrier(*s, g);
+  if (g.me == 0) {
+    s->next();
+    s->send(c->remote[0], nullptr, 0);
+    s->recv(c->remote[0], nullptr, 0);
+  }
+  // The second local barrier ends on every member only after its leader
+  // entered it (dissemination: each learns of every arrival).
+  collectives::add_barrier(*s, g);
+  return start_collective(comm, "MPI_Ibarrier", std::move(s), request);
+}
+
+int inter_ibcast(MPI_Comm comm, CommInfo* c, void* buffer, int count, MPI_Datatype type, int root,
+                 MPI_Request* request) {
+  Inter x("MPI_Ibcast", comm, c);
+  if (!request) return x.fail(MPI_ERR_REQUEST, "request is NULL");
+  if (x.root(root)) return x.err;
+  auto s = std::make_unique<collectives::Schedule>();
+  if (root != MPI_PROC_NULL) {
+    if (x.data(buffer, count, type, "")) return x.err;
+    std::shared_ptr<const TypeInfo> kept = keep_type(type);
+    const TypeInfo* t = kept.get();
+    s->hold(std::move(kept));
+    const auto n = static_cast<std::size_t>(count);
+    const std::size_t bytes = n * t->size;
+    if (root == MPI_ROOT) {  // to the other group's leader
+      const char* src = data_start(*t, buffer);
+      if (!t->contiguous) {
+        char* packed = s->scratch(bytes);
+        pack(*t, buffer, n, packed);
+        src = packed;
+      }
+      s->send(c->remote[0], src, bytes);
+    } else {
+      char* dst = t->contiguous ? const_cast<char*>(data_start(*t, buffer)) : s->scratch(bytes);
+      const collectives::Group g = local_group(*x.ic);
+      if (g.me == 0) {
+        s->next();
+        s->recv(x.ic->remote[root], dst, bytes);
+      }
+      collectives::add_broadcast(*s, g, dst, bytes, 0);
+      if (!t->contiguous) s->then([t, dst, bytes, buffer, n] { unpack(*t, dst, bytes, buffer, n); });
+    }
+  }
+  return start_collective(comm, "MPI_Ibcast", std::move(s), request);
 }
 
 // Each group reduces to its leader; the leader sends the result where the

@@ -14,6 +14,11 @@ struct CommInfo;
 bool is_intercomm(MPI_Comm comm);
 int inter_barrier(MPI_Comm comm, CommInfo* c);
 int inter_bcast(MPI_Comm comm, CommInfo* c, void* buffer, int count, MPI_Datatype type, int root);
+/// The nonblocking forms (MPI-3.1 §5.12) of barrier and bcast: the same
+/// phases as a schedule in the intercommunicator's nonblocking context.
+int inter_ibarrier(MPI_Comm comm, CommInfo* c, MPI_Request* request);
+int inter_ibcast(MPI_Comm comm, CommInfo* c, void* buffer, int count, MPI_Datatype type, int root,
+                 MPI_Request* request);
 int inter_reduce(MPI_Comm comm, CommInfo* c, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
                  MPI_Op op, int root);
 int inter_allreduce(MPI_Comm comm, CommInfo* c, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,

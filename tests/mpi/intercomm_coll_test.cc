@@ -32,24 +32,30 @@ int root_arg(const Sides& s, bool root_low, int root) {
 }
 
 // No process leaves before every process of the other group entered: each
-// posts receives for the other group's "left" messages, waits a while, and
-// finds none of them arrived before it entered.
-TEST(IntercommColl, BarrierLetsNoOneLeaveBeforeTheOtherGroupEntered) {
-  if (size() < 2) GTEST_SKIP() << "needs two groups";
-  Sides s = make_sides();
+// posts receives for the other group's "left" messages, waits a while (one
+// group comes late, the other next round), and finds none of them arrived
+// before it entered `barrier`.
+template <typename Barrier>
+void check_ordering(const Sides& s, int tag, Barrier barrier) {
   for (int round = 0; round < 3; ++round) {
     std::vector<int> got(s.rn);
     std::vector<MPI_Request> rq(s.rn);
-    for (int r = 0; r < s.rn; ++r) MPI_Irecv(&got[r], 1, MPI_INT, r, 40 + round, s.inter, &rq[r]);
-    if (s.low == (round % 2 == 0)) usleep(20000);  // one group comes late
+    for (int r = 0; r < s.rn; ++r) MPI_Irecv(&got[r], 1, MPI_INT, r, tag + round, s.inter, &rq[r]);
+    if (s.low == (round % 2 == 0)) usleep(20000);
     int flag = 1;
     MPI_Testall(s.rn, rq.data(), &flag, MPI_STATUSES_IGNORE);
     EXPECT_FALSE(flag) << "a remote process left the barrier before this one entered";
-    ASSERT_EQ(MPI_Barrier(s.inter), MPI_SUCCESS);
+    barrier();
     const int one = 1;
-    for (int r = 0; r < s.rn; ++r) MPI_Send(&one, 1, MPI_INT, r, 40 + round, s.inter);
+    for (int r = 0; r < s.rn; ++r) MPI_Send(&one, 1, MPI_INT, r, tag + round, s.inter);
     MPI_Waitall(s.rn, rq.data(), MPI_STATUSES_IGNORE);
   }
+}
+
+TEST(IntercommColl, BarrierLetsNoOneLeaveBeforeTheOtherGroupEntered) {
+  if (size() < 2) GTEST_SKIP() << "needs two groups";
+  Sides s = make_sides();
+  check_ordering(s, 40, [&] { ASSERT_EQ(MPI_Barrier(s.inter), MPI_SUCCESS); });
   free_sides(s);
 }
 
@@ -78,6 +84,55 @@ TEST(IntercommColl, BcastFromEitherGroupWithAStridedType) {
     EXPECT_EQ(v[i], sent ? value(high_root_world, i) : -1) << i;
   }
   MPI_Type_free(&strided);
+  free_sides(s);
+}
+
+// The nonblocking forms (MPI-3.1 §5.12): the barrier's ordering probe with
+// MPI_Ibarrier completed by a test loop that also moves point-to-point
+// traffic between the groups, and MPI_Ibcast from either group.
+TEST(IntercommColl, IbarrierAndIbcastCompleteByTestLoopsBesidePointToPoint) {
+  if (size() < 2) GTEST_SKIP() << "needs two groups";
+  Sides s = make_sides();
+  check_ordering(s, 60, [&] {
+    MPI_Request b;
+    ASSERT_EQ(MPI_Ibarrier(s.inter, &b), MPI_SUCCESS);
+    // Traffic beside it: the leaders swap a word while it runs.
+    int ping = rank(), pong = -1;
+    MPI_Request pr[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    if (s.me == 0) {
+      MPI_Irecv(&pong, 1, MPI_INT, 0, 90, s.inter, &pr[0]);
+      MPI_Isend(&ping, 1, MPI_INT, 0, 90, s.inter, &pr[1]);
+    }
+    int done = 0;
+    while (!done) ASSERT_EQ(MPI_Test(&b, &done, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    MPI_Waitall(2, pr, MPI_STATUSES_IGNORE);
+    if (s.me == 0) EXPECT_EQ(pong, s.world_of_remote(0));
+  });
+  // Low rank 0 to the high group, contiguous; the high group's last rank to
+  // the low group, every other int.
+  std::vector<int> buf(50, -1);
+  if (rank() == 0)
+    for (int i = 0; i < 50; ++i) buf[i] = value(0, i);
+  MPI_Request r1;
+  ASSERT_EQ(MPI_Ibcast(buf.data(), 50, MPI_INT, root_arg(s, true, 0), s.inter, &r1), MPI_SUCCESS);
+  MPI_Datatype strided;
+  MPI_Type_vector(30, 1, 2, MPI_INT, &strided);
+  MPI_Type_commit(&strided);
+  const int high_root = size() - s.low_size - 1, high_root_world = s.low_size + high_root;
+  std::vector<int> v(60, -1);
+  if (rank() == high_root_world)
+    for (int i = 0; i < 60; ++i) v[i] = value(high_root_world, i);
+  MPI_Request r2;
+  ASSERT_EQ(MPI_Ibcast(v.data(), 1, strided, root_arg(s, false, high_root), s.inter, &r2), MPI_SUCCESS);
+  MPI_Type_free(&strided);  // (the operation keeps its own reference)
+  int done = 0;
+  while (!done) ASSERT_EQ(MPI_Test(&r2, &done, MPI_STATUS_IGNORE), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Wait(&r1, MPI_STATUS_IGNORE), MPI_SUCCESS);
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(buf[i], s.low && rank() != 0 ? -1 : value(0, i)) << i;
+  for (int i = 0; i < 60; ++i) {
+    const bool sent = rank() == high_root_world || (s.low && i % 2 == 0);
+    EXPECT_EQ(v[i], sent ? value(high_root_world, i) : -1) << i;
+  }
   free_sides(s);
 }
 
@@ -258,6 +313,9 @@ TEST(IntercommColl, BadArgumentsAndUndefinedOperations) {
   EXPECT_EQ(mpitest::error_class(MPI_Exscan(&x, &y, 1, MPI_INT, MPI_SUM, s.inter)), MPI_ERR_COMM);
   MPI_Request rq;
   EXPECT_EQ(mpitest::error_class(MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_SUM, s.inter, &rq)), MPI_ERR_COMM);
+  EXPECT_EQ(mpitest::error_class(MPI_Ibarrier(s.inter, nullptr)), MPI_ERR_REQUEST);
+  EXPECT_EQ(mpitest::error_class(MPI_Ibcast(&x, 1, MPI_INT, s.rn, s.inter, &rq)), MPI_ERR_ROOT);
+  EXPECT_EQ(mpitest::error_class(MPI_Ibcast(&x, 1, MPI_INT, MPI_ROOT, s.inter, nullptr)), MPI_ERR_REQUEST);
   // The intercommunicator still works after them, and after a dup.
   MPI_Comm dup;
   ASSERT_EQ(MPI_Comm_dup(s.inter, &dup), MPI_SUCCESS);
