@@ -42,10 +42,12 @@ struct Call {
   // Collectives on intercommunicators (MPI-2.2 §5.2.2) go to
   // coll_inter.cc before a Call is made; what reaches here on one is not
   // defined there (Scan, Exscan) or not provided (the nonblocking forms
-  // other than MPI_Ibarrier and MPI_Ibcast).
-  Call(const char* n, MPI_Comm cm) : name(n), comm(cm) {
+  // other than MPI_Ibarrier, MPI_Ibcast, MPI_Ireduce and MPI_Iallreduce).
+  // `inter_ok`: an intercommunicator is taken (the nonblocking reductions
+  // on one, below).
+  Call(const char* n, MPI_Comm cm, bool inter_ok = false) : name(n), comm(cm) {
     c = check_comm(cm, n, &err);
-    if (c && c->inter) {
+    if (c && c->inter && !inter_ok) {
       err = raise(cm, n, MPI_ERR_COMM, "comm is an intercommunicator (this operation is not provided on one)");
       c = nullptr;
     }
@@ -578,6 +580,53 @@ int allreduce(Run& run, Call& k, const void* sendbuf, void* recvbuf, int count, 
   return run.finish(k);
 }
 
+// MPI_Ireduce and MPI_Iallreduce on an intercommunicator (MPI-3.1 §5.12 of
+// MPI-2.2 §5.9.1/§5.9.6's intercommunicator case): each group reduces its
+// operands to its leader (local rank 0), which sends the result to the
+// root (reduce) or swaps it with the other leader, who broadcasts it in its
+// group (allreduce) -- coll_inter.cc's phases, as one schedule in the
+// nonblocking context, whose local and inter-group messages cannot match
+// each other's receives. `root` as MPI_Reduce's there: MPI_ROOT, MPI_PROC_NULL
+// or a rank of the remote group; -1 for allreduce.
+int inter_reduction(Later& run, Call& k, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                    MPI_Op op, int root, bool all) {
+  if (!k.ok()) return k.err;
+  const int remote = static_cast<int>(k.c->remote.size());
+  if (!all && root != MPI_ROOT && root != MPI_PROC_NULL && (root < 0 || root >= remote))
+    return k.err = raise(k.comm, k.name, MPI_ERR_ROOT, "root = " + std::to_string(root) + " is neither MPI_ROOT, "
+                         "MPI_PROC_NULL nor a rank of the remote group (size " + std::to_string(remote) + ")");
+  if (sendbuf == MPI_IN_PLACE || recvbuf == MPI_IN_PLACE)
+    return k.err = raise(k.comm, k.name, MPI_ERR_ARG, "MPI_IN_PLACE, which intercommunicators do not take");
+  if (!all && root == MPI_PROC_NULL) return run.finish(k);
+  const bool receives = all || root == MPI_ROOT, sends = all || root != MPI_ROOT;
+  Reduction red;
+  Operand o;
+  if (reduction_args(run, k, sends ? sendbuf : recvbuf, recvbuf, count, datatype, op, receives, &red, &o))
+    return k.err;
+  const std::size_t n = static_cast<std::size_t>(count), bytes = n * o.unit();
+  Group g = k.c->group;
+  g.torus.reset();
+  const bool leader = g.me == 0;
+  char* w = nullptr;
+  if (sends) {
+    w = load_operands(run, o, sendbuf, recvbuf, n);
+    run.reduce(g, w, o.elems(n), o.red->op, 0);
+  }
+  char* r = receives ? run.scratch(kRecv, bytes) : nullptr;
+  run.s->next();
+  if (all && leader) {
+    run.s->send(k.c->remote[0], w, bytes);
+    run.s->recv(k.c->remote[0], r, bytes);
+  } else if (!all && root == MPI_ROOT) {
+    run.s->recv(k.c->remote[0], r, bytes);
+  } else if (!all && leader) {
+    run.s->send(k.c->remote[root], w, bytes);
+  }
+  if (all) run.broadcast(g, r, bytes, 0);
+  if (receives) run.then([o, r, n, recvbuf] { o.store(r, n, recvbuf); });
+  return run.finish(k);
+}
+
 // MPI_Reduce_scatter and MPI_Reduce_scatter_block: the whole vector reduced
 // to rank 0, then block i scattered to rank i (§4.10).
 template <typename Run>
@@ -919,14 +968,16 @@ MESHMP_MPI_FN(int, Ialltoallw, (const void* sendbuf, const int* sendcounts, cons
 } MESHMP_MPI_END(Ialltoallw)
 
 MESHMP_MPI_FN(int, Ireduce, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request)) {
-  Call k("MPI_Ireduce", comm);
+  Call k("MPI_Ireduce", comm, true);
   Later run(k, request);
+  if (k.ok() && k.c->inter) return inter_reduction(run, k, sendbuf, recvbuf, count, datatype, op, root, false);
   return reduce(run, k, sendbuf, recvbuf, count, datatype, op, root);
 } MESHMP_MPI_END(Ireduce)
 
 MESHMP_MPI_FN(int, Iallreduce, (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)) {
-  Call k("MPI_Iallreduce", comm);
+  Call k("MPI_Iallreduce", comm, true);
   Later run(k, request);
+  if (k.ok() && k.c->inter) return inter_reduction(run, k, sendbuf, recvbuf, count, datatype, op, -1, true);
   return allreduce(run, k, sendbuf, recvbuf, count, datatype, op);
 } MESHMP_MPI_END(Iallreduce)
 

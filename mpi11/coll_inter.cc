@@ -16,8 +16,9 @@
 //   straight from its sender to its receiver, as packed bytes.
 // MPI_IN_PLACE is not defined for intercommunicators: MPI_ERR_ARG. Scan and
 // Exscan are not defined on them: MPI_ERR_COMM (coll.cc). Of the nonblocking
-// forms, MPI_Ibarrier and MPI_Ibcast are provided (the same phases as a
-// schedule); the others are MPI_ERR_COMM on an intercommunicator (coll.cc).
+// forms, MPI_Ibarrier and MPI_Ibcast (here) and MPI_Ireduce and
+// MPI_Iallreduce (coll.cc, beside the reductions' operand handling) are
+// provided, the same phases as a schedule; the others are MPI_ERR_COMM.
 #include "mpi11/coll_inter.h"
 
 #include <cstring>

@@ -158,6 +158,37 @@ TEST(IntercommColl, ReduceAndAllreduceCombineTheOtherGroup) {
   free_sides(s);
 }
 
+// The nonblocking forms: MPI_Iallreduce (a strided type) and MPI_Ireduce to
+// a root that is not its group's leader, both in flight at once, completed
+// by a test loop.
+TEST(IntercommColl, IallreduceAndIreduceCombineTheOtherGroup) {
+  if (size() < 2) GTEST_SKIP() << "needs two groups";
+  Sides s = make_sides();
+  const int n = 7;
+  MPI_Datatype every_other;
+  MPI_Type_vector(n, 1, 2, MPI_INT, &every_other);
+  MPI_Type_commit(&every_other);
+  std::vector<int> mine(2 * n), sum(2 * n, -1), max(n, -1);
+  for (int i = 0; i < 2 * n; ++i) mine[i] = value(rank(), i);
+  MPI_Request rq[2];
+  ASSERT_EQ(MPI_Iallreduce(mine.data(), sum.data(), 1, every_other, MPI_SUM, s.inter, &rq[0]), MPI_SUCCESS);
+  // To the low group's last rank: the high group's maximum.
+  const int low_root = s.low_size - 1;
+  ASSERT_EQ(MPI_Ireduce(mine.data(), max.data(), n, MPI_INT, MPI_MAX, root_arg(s, true, low_root), s.inter, &rq[1]),
+            MPI_SUCCESS);
+  MPI_Type_free(&every_other);
+  int done = 0;
+  while (!done) ASSERT_EQ(MPI_Testall(2, rq, &done, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+  for (int i = 0; i < 2 * n; ++i) {
+    int t = 0;
+    for (int r = 0; r < s.rn; ++r) t += value(s.world_of_remote(r), i);
+    EXPECT_EQ(sum[i], i % 2 == 0 ? t : -1) << i;
+  }
+  const bool root = s.low && s.me == low_root;
+  for (int i = 0; i < n; ++i) EXPECT_EQ(max[i], root ? value(size() - 1, i) : -1) << i;
+  free_sides(s);
+}
+
 TEST(IntercommColl, ReduceScatterSpreadsTheOtherGroupsSum) {
   if (size() < 2) GTEST_SKIP() << "needs two groups";
   Sides s = make_sides();
@@ -312,7 +343,9 @@ TEST(IntercommColl, BadArgumentsAndUndefinedOperations) {
   EXPECT_EQ(mpitest::error_class(MPI_Scan(&x, &y, 1, MPI_INT, MPI_SUM, s.inter)), MPI_ERR_COMM);
   EXPECT_EQ(mpitest::error_class(MPI_Exscan(&x, &y, 1, MPI_INT, MPI_SUM, s.inter)), MPI_ERR_COMM);
   MPI_Request rq;
-  EXPECT_EQ(mpitest::error_class(MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_SUM, s.inter, &rq)), MPI_ERR_COMM);
+  EXPECT_EQ(mpitest::error_class(MPI_Iallgather(&x, 1, MPI_INT, &y, 1, MPI_INT, s.inter, &rq)), MPI_ERR_COMM);
+  EXPECT_EQ(mpitest::error_class(MPI_Iallreduce(MPI_IN_PLACE, &y, 1, MPI_INT, MPI_SUM, s.inter, &rq)), MPI_ERR_ARG);
+  EXPECT_EQ(mpitest::error_class(MPI_Ireduce(&x, &y, 1, MPI_INT, MPI_SUM, s.rn, s.inter, &rq)), MPI_ERR_ROOT);
   EXPECT_EQ(mpitest::error_class(MPI_Ibarrier(s.inter, nullptr)), MPI_ERR_REQUEST);
   EXPECT_EQ(mpitest::error_class(MPI_Ibcast(&x, 1, MPI_INT, s.rn, s.inter, &rq)), MPI_ERR_ROOT);
   EXPECT_EQ(mpitest::error_class(MPI_Ibcast(&x, 1, MPI_INT, MPI_ROOT, s.inter, nullptr)), MPI_ERR_REQUEST);
