@@ -14,6 +14,7 @@
 #include <cstring>
 #include <numeric>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "collectives/collectives.h"
@@ -41,8 +42,8 @@ struct Call {
   int err = MPI_SUCCESS;
   // Collectives on intercommunicators (MPI-2.2 §5.2.2) go to
   // coll_inter.cc before a Call is made; what reaches here on one is not
-  // defined there (Scan, Exscan) or not provided (the nonblocking forms
-  // other than MPI_Ibarrier, MPI_Ibcast, MPI_Ireduce and MPI_Iallreduce).
+  // defined there (Scan, Exscan, and their nonblocking forms); the
+  // nonblocking forms of the others are taken where a Call says inter_ok.
   // `inter_ok`: an intercommunicator is taken (the nonblocking reductions
   // on one, below).
   Call(const char* n, MPI_Comm cm, bool inter_ok = false) : name(n), comm(cm) {
@@ -627,11 +628,49 @@ int inter_reduction(Later& run, Call& k, const void* sendbuf, void* recvbuf, int
   return run.finish(k);
 }
 
+// MPI_Ireduce_scatter(_block) on an intercommunicator: each group reduces
+// the whole vector to its leader, the leaders swap the results, and each
+// scatters the other group's over its group, recvcounts[i] to rank i.
+int inter_reduce_scatter(Later& run, Call& k, const void* sendbuf, void* recvbuf, const int* recvcounts,
+                         MPI_Datatype datatype, MPI_Op op) {
+  if (!k.ok() || k.counts(recvcounts, "recvcounts")) return k.err;
+  if (sendbuf == MPI_IN_PLACE || recvbuf == MPI_IN_PLACE)
+    return k.err = raise(k.comm, k.name, MPI_ERR_ARG, "MPI_IN_PLACE, which intercommunicators do not take");
+  const int p = k.c->size(), me = k.c->rank();
+  const int total = std::accumulate(recvcounts, recvcounts + p, 0);
+  Reduction red;
+  Operand o;
+  if (reduction_args(run, k, sendbuf, recvbuf, total, datatype, op, recvcounts[me] > 0, &red, &o)) return k.err;
+  const std::size_t n = static_cast<std::size_t>(total), unit = o.unit();
+  Group g = k.c->group;
+  g.torus.reset();
+  char* w = load_operands(run, o, sendbuf, recvbuf, n);
+  run.reduce(g, w, o.elems(n), o.red->op, 0);
+  char* theirs = run.scratch(kRecv, n * unit);
+  run.s->next();
+  if (me == 0) {
+    run.s->send(k.c->remote[0], w, n * unit);
+    run.s->recv(k.c->remote[0], theirs, n * unit);
+  }
+  std::vector<std::size_t> counts(static_cast<std::size_t>(p)), displs(static_cast<std::size_t>(p));
+  for (int i = 0; i < p; ++i) {
+    counts[i] = static_cast<std::size_t>(recvcounts[i]) * unit;
+    displs[i] = i ? displs[i - 1] + counts[i - 1] : 0;
+  }
+  const std::size_t mine_n = static_cast<std::size_t>(recvcounts[me]);
+  char* mine = run.scratch(kCopy, counts[me]);
+  run.scatterv(g, theirs, counts.data(), displs.data(), mine, counts[me], 0);
+  run.then([o, mine, mine_n, recvbuf] { o.store(mine, mine_n, recvbuf); });
+  return run.finish(k);
+}
+
 // MPI_Reduce_scatter and MPI_Reduce_scatter_block: the whole vector reduced
 // to rank 0, then block i scattered to rank i (§4.10).
 template <typename Run>
 int reduce_scatter(Run& run, Call& k, const void* sendbuf, void* recvbuf, const int* recvcounts, MPI_Datatype datatype,
                    MPI_Op op) {
+  if constexpr (std::is_same_v<Run, Later>)
+    if (k.ok() && k.c->inter) return inter_reduce_scatter(run, k, sendbuf, recvbuf, recvcounts, datatype, op);
   if (!k.ok() || k.counts(recvcounts, "recvcounts")) return k.err;
   const int p = k.c->size(), me = k.c->rank();
   const int total = std::accumulate(recvcounts, recvcounts + p, 0);
@@ -914,54 +953,108 @@ MESHMP_MPI_FN(int, Ibcast, (void* buffer, int count, MPI_Datatype datatype, int 
 } MESHMP_MPI_END(Ibcast)
 
 MESHMP_MPI_FN(int, Igather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)) {
+  int ierr = MPI_SUCCESS;
+  if (CommInfo* ic = inter_comm(comm, "MPI_Igather", &ierr)) {
+    const InterRequest nb{true, request};
+    return inter_gatherv(comm, ic, sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvtype, root, "MPI_Igather", recvcount, nb);
+  }
+  if (ierr) return ierr;
   Call k("MPI_Igather", comm);
   Later run(k, request);
   return gather(run, k, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
 } MESHMP_MPI_END(Igather)
 
 MESHMP_MPI_FN(int, Igatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)) {
+  int ierr = MPI_SUCCESS;
+  if (CommInfo* ic = inter_comm(comm, "MPI_Igatherv", &ierr)) {
+    const InterRequest nb{true, request};
+    return inter_gatherv(comm, ic, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, "MPI_Igatherv", 0, nb);
+  }
+  if (ierr) return ierr;
   Call k("MPI_Igatherv", comm);
   Later run(k, request);
   return gatherv(run, k, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root);
 } MESHMP_MPI_END(Igatherv)
 
 MESHMP_MPI_FN(int, Iscatter, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)) {
+  int ierr = MPI_SUCCESS;
+  if (CommInfo* ic = inter_comm(comm, "MPI_Iscatter", &ierr)) {
+    const InterRequest nb{true, request};
+    return inter_scatterv(comm, ic, sendbuf, nullptr, nullptr, sendtype, recvbuf, recvcount, recvtype, root, "MPI_Iscatter", sendcount, nb);
+  }
+  if (ierr) return ierr;
   Call k("MPI_Iscatter", comm);
   Later run(k, request);
   return scatter(run, k, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root);
 } MESHMP_MPI_END(Iscatter)
 
 MESHMP_MPI_FN(int, Iscatterv, (const void* sendbuf, const int* sendcounts, const int* displs, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request)) {
+  int ierr = MPI_SUCCESS;
+  if (CommInfo* ic = inter_comm(comm, "MPI_Iscatterv", &ierr)) {
+    const InterRequest nb{true, request};
+    return inter_scatterv(comm, ic, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, "MPI_Iscatterv", 0, nb);
+  }
+  if (ierr) return ierr;
   Call k("MPI_Iscatterv", comm);
   Later run(k, request);
   return scatterv(run, k, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
 } MESHMP_MPI_END(Iscatterv)
 
 MESHMP_MPI_FN(int, Iallgatherv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)) {
+  int ierr = MPI_SUCCESS;
+  if (CommInfo* ic = inter_comm(comm, "MPI_Iallgatherv", &ierr)) {
+    const InterRequest nb{true, request};
+    return inter_allgatherv(comm, ic, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, "MPI_Iallgatherv", 0, nb);
+  }
+  if (ierr) return ierr;
   Call k("MPI_Iallgatherv", comm);
   Later run(k, request);
   return allgatherv(run, k, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype);
 } MESHMP_MPI_END(Iallgatherv)
 
 MESHMP_MPI_FN(int, Iallgather, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)) {
+  int ierr = MPI_SUCCESS;
+  if (CommInfo* ic = inter_comm(comm, "MPI_Iallgather", &ierr)) {
+    const InterRequest nb{true, request};
+    return inter_allgatherv(comm, ic, sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvtype, "MPI_Iallgather", recvcount, nb);
+  }
+  if (ierr) return ierr;
   Call k("MPI_Iallgather", comm);
   Later run(k, request);
   return allgather(run, k, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
 } MESHMP_MPI_END(Iallgather)
 
 MESHMP_MPI_FN(int, Ialltoallv, (const void* sendbuf, const int* sendcounts, const int* sdispls, MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* rdispls, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)) {
+  int ierr = MPI_SUCCESS;
+  if (CommInfo* ic = inter_comm(comm, "MPI_Ialltoallv", &ierr)) {
+    const InterRequest nb{true, request};
+    return inter_alltoall(comm, ic, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, "MPI_Ialltoallv", nb);
+  }
+  if (ierr) return ierr;
   Call k("MPI_Ialltoallv", comm);
   Later run(k, request);
   return alltoallv(run, k, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
 } MESHMP_MPI_END(Ialltoallv)
 
 MESHMP_MPI_FN(int, Ialltoall, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request)) {
+  int ierr = MPI_SUCCESS;
+  if (CommInfo* ic = inter_comm(comm, "MPI_Ialltoall", &ierr)) {
+    const InterRequest nb{true, request};
+    return inter_alltoall(comm, ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, "MPI_Ialltoall", nb);
+  }
+  if (ierr) return ierr;
   Call k("MPI_Ialltoall", comm);
   Later run(k, request);
   return alltoall(run, k, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
 } MESHMP_MPI_END(Ialltoall)
 
 MESHMP_MPI_FN(int, Ialltoallw, (const void* sendbuf, const int* sendcounts, const int* sdispls, const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts, const int* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm, MPI_Request* request)) {
+  int ierr = MPI_SUCCESS;
+  if (CommInfo* ic = inter_comm(comm, "MPI_Ialltoallw", &ierr)) {
+    const InterRequest nb{true, request};
+    return inter_alltoallw(comm, ic, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, true, "MPI_Ialltoallw", nb);
+  }
+  if (ierr) return ierr;
   Call k("MPI_Ialltoallw", comm);
   Later run(k, request);
   return alltoallw(run, k, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes);
@@ -982,13 +1075,13 @@ MESHMP_MPI_FN(int, Iallreduce, (const void* sendbuf, void* recvbuf, int count, M
 } MESHMP_MPI_END(Iallreduce)
 
 MESHMP_MPI_FN(int, Ireduce_scatter, (const void* sendbuf, void* recvbuf, const int* recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)) {
-  Call k("MPI_Ireduce_scatter", comm);
+  Call k("MPI_Ireduce_scatter", comm, true);
   Later run(k, request);
   return reduce_scatter(run, k, sendbuf, recvbuf, recvcounts, datatype, op);
 } MESHMP_MPI_END(Ireduce_scatter)
 
 MESHMP_MPI_FN(int, Ireduce_scatter_block, (const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request)) {
-  Call k("MPI_Ireduce_scatter_block", comm);
+  Call k("MPI_Ireduce_scatter_block", comm, true);
   Later run(k, request);
   return reduce_scatter_block(run, k, sendbuf, recvbuf, recvcount, datatype, op);
 } MESHMP_MPI_END(Ireduce_scatter_block)

@@ -15,13 +15,15 @@
 // - gather(v), scatter(v), allgather(v), alltoall(v,w): every block travels
 //   straight from its sender to its receiver, as packed bytes.
 // MPI_IN_PLACE is not defined for intercommunicators: MPI_ERR_ARG. Scan and
-// Exscan are not defined on them: MPI_ERR_COMM (coll.cc). Of the nonblocking
-// forms, MPI_Ibarrier and MPI_Ibcast (here) and MPI_Ireduce and
-// MPI_Iallreduce (coll.cc, beside the reductions' operand handling) are
-// provided, the same phases as a schedule; the others are MPI_ERR_COMM.
+// Exscan (and their nonblocking forms) are not defined on them: MPI_ERR_COMM
+// (coll.cc). The other nonblocking forms (MPI-3.1 §5.12) are the same
+// phases as one schedule: barrier, bcast and the direct family here (the
+// Exchange's messages as a round), the reductions in coll.cc beside their
+// operand handling.
 #include "mpi11/coll_inter.h"
 
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -64,6 +66,8 @@ struct Inter {
   // intercommunicator (its text names the inner call and argument).
   int local_result(int code) { return code == MPI_SUCCESS ? code : (err = report(comm, code)); }
   int fail(int cls, const std::string& what) { return err = raise(comm, name, cls, what); }
+  // An MPI_I... call needs a request to return (MPI_ERR_REQUEST).
+  int request(InterRequest nb) { return nb.nonblocking && !nb.request ? fail(MPI_ERR_REQUEST, "request is NULL") : 0; }
   int finish(mesh::Error e) { return e == mesh::Error::kOk ? MPI_SUCCESS : (err = report(comm, code_of(e, name))); }
 
   // The root argument: MPI_ROOT, MPI_PROC_NULL (in the root's group) or a
@@ -92,45 +96,71 @@ struct Inter {
   }
 };
 
-// `count` instances of a datatype as contiguous bytes: the user's buffer
-// where the type is contiguous, else packed into `keep`.
-const char* bytes_of(const TypeInfo& t, const void* buf, std::size_t count, std::vector<char>* keep) {
-  if (t.contiguous) return data_start(t, buf);
-  keep->resize(count * t.size + 1);
-  pack(t, buf, count, keep->data());
-  return keep->data();
-}
-
 // Messages between the groups, posted at once and completed together:
-// receives land in the user's buffer (contiguous types) or in a block of
-// `staged` that finish() unpacks.
+// receives land in the user's buffer (contiguous types) or in a block that
+// finish() unpacks. Blocking (`nb` off), finish() waits for them; for an
+// MPI_I... call they are one round of a schedule that finish() starts
+// behind the request, and everything they read or fill (packed copies,
+// staged blocks, datatypes) lives as long as it.
 class Exchange {
  public:
-  explicit Exchange(const CommInfo& ic) : ic_(ic), e_(*state().engine) {}
-  ~Exchange() { finish(); }
+  explicit Exchange(const CommInfo& ic, InterRequest nb = {}) : ic_(ic), e_(*state().engine), nb_(nb) {
+    if (nb.nonblocking) s_ = std::make_unique<collectives::Schedule>();
+  }
+  ~Exchange() {
+    if (!s_) wait();
+  }
+  // `count` instances of `type` at buf as contiguous bytes: the user's
+  // buffer where the type is contiguous, else packed here.
+  const char* bytes_of(MPI_Datatype type, const void* buf, std::size_t count) {
+    const TypeInfo& t = *type_info(type);
+    if (t.contiguous) return data_start(t, buf);
+    char* p = s_ ? s_->scratch(count * t.size) : keep_.emplace_back(count * t.size + 1).data();
+    pack(t, buf, count, p);
+    return p;
+  }
   void send(int remote_rank, const void* buf, std::size_t len) {
+    if (s_) return s_->send(ic_.remote[remote_rank], buf, len);
     reqs_.push_back(e_.isend(buf, len, ic_.remote[remote_rank], kInterTag, ic_.group.context, mesh::SendMode::kStandard));
   }
-  void recv(int remote_rank, const TypeInfo& t, void* buf, std::size_t count) {
-    const std::size_t len = count * t.size;
-    if (t.contiguous) {
-      reqs_.push_back(e_.irecv(const_cast<char*>(data_start(t, buf)), len, ic_.remote[remote_rank], kInterTag,
-                               ic_.group.context));
-      return;
+  void recv(int remote_rank, MPI_Datatype type, void* buf, std::size_t count) {
+    const TypeInfo* t = type_info(type);
+    const std::size_t len = count * t->size;
+    const int src = ic_.remote[remote_rank];
+    char* at = t->contiguous ? const_cast<char*>(data_start(*t, buf))
+               : s_        ? s_->scratch(len)
+                           : keep_.emplace_back(len + 1).data();
+    if (!t->contiguous) {
+      if (s_) {  // (the program may free the datatype once the call returns)
+        std::shared_ptr<const TypeInfo> kept = keep_type(type);
+        t = kept.get();
+        s_->hold(std::move(kept));
+      }
+      staged_.push_back({t, buf, count, at, nullptr});
     }
-    staged_.push_back({&t, buf, count, std::vector<char>(len + 1)});
-    reqs_.push_back(e_.irecv(staged_.back().bytes.data(), len, ic_.remote[remote_rank], kInterTag, ic_.group.context));
-    staged_.back().req = reqs_.back();
+    if (s_) return s_->recv(src, at, len);
+    reqs_.push_back(e_.irecv(at, len, src, kInterTag, ic_.group.context));
+    if (!t->contiguous) staged_.back().req = reqs_.back();
   }
-  // Waits for every message; unpacks what was staged. The first error.
-  mesh::Error finish() {
+  // Blocking: waits for every message, unpacks what was staged, and
+  // returns the call's MPI result. Nonblocking: the unpacking as the
+  // schedule's last step, and the schedule started behind the request.
+  int finish(Inter& x) {
+    if (!s_) return x.finish(wait());
+    if (!staged_.empty())
+      s_->then([staged = staged_] {
+        for (const Staged& b : staged) unpack(*b.t, b.bytes, b.count * b.t->size, b.buf, b.count);
+      });
+    return start_collective(x.comm, x.name, std::move(s_), nb_.request);
+  }
+  mesh::Error wait() {
     mesh::Error first = mesh::Error::kOk;
     for (mesh::Request* r : reqs_) {
       mesh::Status st;
       e_.wait(r, &st);
       if (first == mesh::Error::kOk) first = st.error;
-      for (Staged& s : staged_)
-        if (s.req == r && st.error == mesh::Error::kOk) unpack(*s.t, s.bytes.data(), st.bytes, s.buf, s.count);
+      for (Staged& b : staged_)
+        if (b.req == r && st.error == mesh::Error::kOk) unpack(*b.t, b.bytes, st.bytes, b.buf, b.count);
     }
     reqs_.clear();
     staged_.clear();
@@ -142,13 +172,16 @@ class Exchange {
     const TypeInfo* t;
     void* buf;
     std::size_t count;
-    std::vector<char> bytes;
-    mesh::Request* req = nullptr;
+    char* bytes;
+    mesh::Request* req;
   };
   const CommInfo& ic_;
   mesh::Engine& e_;
+  InterRequest nb_;
+  std::unique_ptr<collectives::Schedule> s_;
   std::vector<mesh::Request*> reqs_;
-  std::vector<Staged> staged_;  // (a deque would do; blocks are few)
+  std::vector<Staged> staged_;
+  std::deque<std::vector<char>> keep_;  // packed and staged blocks of a blocking call
 };
 
 // A buffer laid out for `count` instances of `t` (reductions need the
@@ -179,9 +212,9 @@ int inter_barrier(MPI_Comm comm, CommInfo* c) {
   if (x.leader()) {
     char none = 0;
     Exchange ex(*x.ic);
-    ex.recv(0, *type_info(MPI_BYTE), &none, 0);
+    ex.recv(0, MPI_BYTE, &none, 0);
     ex.send(0, &none, 0);
-    if (x.finish(ex.finish())) return x.err;
+    if (ex.finish(x)) return x.err;
   }
   return x.local_result(PMPI_Barrier(x.local));
 }
@@ -193,13 +226,12 @@ int inter_bcast(MPI_Comm comm, CommInfo* c, void* buffer, int count, MPI_Datatyp
   const std::size_t n = static_cast<std::size_t>(count);
   Exchange ex(*x.ic);
   if (root == MPI_ROOT) {  // to the other group's leader
-    std::vector<char> keep;
-    ex.send(0, bytes_of(t, buffer, n, &keep), n * t.size);
-    return x.finish(ex.finish());
+    ex.send(0, ex.bytes_of(type, buffer, n), n * t.size);
+    return ex.finish(x);
   }
   if (x.leader()) {
-    ex.recv(root, t, buffer, n);
-    if (x.finish(ex.finish())) return x.err;
+    ex.recv(root, type, buffer, n);
+    if (ex.finish(x)) return x.err;
   }
   return x.local_result(PMPI_Bcast(buffer, count, type, 0, x.local));
 }
@@ -287,15 +319,14 @@ int inter_reduce(MPI_Comm comm, CommInfo* c, const void* sendbuf, void* recvbuf,
   const std::size_t n = static_cast<std::size_t>(count);
   Exchange ex(*x.ic);
   if (root == MPI_ROOT) {
-    ex.recv(0, t, recvbuf, n);
-    return x.finish(ex.finish());
+    ex.recv(0, type, recvbuf, n);
+    return ex.finish(x);
   }
   Typed sum(t, x.leader() ? n : 0);
   if (reduce_to_leader(x, sendbuf, count, type, op, &sum)) return x.err;
   if (!x.leader()) return MPI_SUCCESS;
-  std::vector<char> keep;
-  ex.send(root, bytes_of(t, sum.base, n, &keep), n * t.size);
-  return x.finish(ex.finish());
+  ex.send(root, ex.bytes_of(type, sum.base, n), n * t.size);
+  return ex.finish(x);
 }
 
 int inter_allreduce(MPI_Comm comm, CommInfo* c, const void* sendbuf, void* recvbuf, int count, MPI_Datatype type,
@@ -307,11 +338,10 @@ int inter_allreduce(MPI_Comm comm, CommInfo* c, const void* sendbuf, void* recvb
   Typed sum(t, x.leader() ? n : 0);
   if (reduce_to_leader(x, sendbuf, count, type, op, &sum)) return x.err;
   if (x.leader()) {
-    std::vector<char> keep;
     Exchange ex(*x.ic);
-    ex.recv(0, t, recvbuf, n);
-    ex.send(0, bytes_of(t, sum.base, n, &keep), n * t.size);
-    if (x.finish(ex.finish())) return x.err;
+    ex.recv(0, type, recvbuf, n);
+    ex.send(0, ex.bytes_of(type, sum.base, n), n * t.size);
+    if (ex.finish(x)) return x.err;
   }
   return x.local_result(PMPI_Bcast(recvbuf, count, type, 0, x.local));
 }
@@ -330,11 +360,10 @@ int inter_reduce_scatter(MPI_Comm comm, CommInfo* c, const void* sendbuf, void* 
   Typed sum(t, x.leader() ? n : 0), theirs(t, x.leader() ? n : 0);
   if (reduce_to_leader(x, sendbuf, total, type, op, &sum)) return x.err;
   if (x.leader()) {
-    std::vector<char> keep;
     Exchange ex(*x.ic);
-    ex.recv(0, t, theirs.base, n);
-    ex.send(0, bytes_of(t, sum.base, n, &keep), n * t.size);
-    if (x.finish(ex.finish())) return x.err;
+    ex.recv(0, type, theirs.base, n);
+    ex.send(0, ex.bytes_of(type, sum.base, n), n * t.size);
+    if (ex.finish(x)) return x.err;
   }
   std::vector<int> displs(static_cast<std::size_t>(p));
   for (int i = 1; i < p; ++i) displs[i] = displs[i - 1] + recvcounts[i - 1];
@@ -356,16 +385,16 @@ int inter_reduce_scatter_block(MPI_Comm comm, CommInfo* c, const void* sendbuf, 
 // The root receives block i from remote rank i; the others send theirs.
 int inter_gatherv(MPI_Comm comm, CommInfo* c, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                   const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root, const char* name,
-                  int recvcount) {
+                  int recvcount, InterRequest nb) {
   Inter x(name, comm, c);
-  if (x.root(root) || root == MPI_PROC_NULL) return x.err;
-  Exchange ex(*x.ic);
+  if (x.request(nb) || x.root(root)) return x.err;
+  Exchange ex(*x.ic, nb);
+  if (root == MPI_PROC_NULL) return ex.finish(x);
   if (root != MPI_ROOT) {
     if (x.data(sendbuf, sendcount, sendtype, "send")) return x.err;
-    const TypeInfo& st = *type_info(sendtype);
-    std::vector<char> keep;
-    ex.send(root, bytes_of(st, sendbuf, static_cast<std::size_t>(sendcount), &keep), sendcount * st.size);
-    return x.finish(ex.finish());
+    const std::size_t n = static_cast<std::size_t>(sendcount);
+    ex.send(root, ex.bytes_of(sendtype, sendbuf, n), n * type_info(sendtype)->size);
+    return ex.finish(x);
   }
   const int rn = x.remote_size();
   if (recvcounts && x.counts(recvcounts, rn, "recvcounts")) return x.err;
@@ -375,60 +404,60 @@ int inter_gatherv(MPI_Comm comm, CommInfo* c, const void* sendbuf, int sendcount
   for (int i = 0; i < rn; ++i) {
     const int cnt = recvcounts ? recvcounts[i] : recvcount;
     const MPI_Aint at = (recvcounts ? displs[i] : static_cast<MPI_Aint>(i) * recvcount) * rt.extent();
-    ex.recv(i, rt, static_cast<char*>(recvbuf) + at, static_cast<std::size_t>(cnt));
+    ex.recv(i, recvtype, static_cast<char*>(recvbuf) + at, static_cast<std::size_t>(cnt));
   }
-  return x.finish(ex.finish());
+  return ex.finish(x);
 }
 
 // The root sends block i to remote rank i; the others receive theirs.
 int inter_scatterv(MPI_Comm comm, CommInfo* c, const void* sendbuf, const int* sendcounts, const int* displs,
                    MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                   const char* name, int sendcount) {
+                   const char* name, int sendcount, InterRequest nb) {
   Inter x(name, comm, c);
-  if (x.root(root) || root == MPI_PROC_NULL) return x.err;
-  Exchange ex(*x.ic);
+  if (x.request(nb) || x.root(root)) return x.err;
+  Exchange ex(*x.ic, nb);
+  if (root == MPI_PROC_NULL) return ex.finish(x);
   if (root != MPI_ROOT) {
     if (x.data(recvbuf, recvcount, recvtype, "recv")) return x.err;
-    ex.recv(root, *type_info(recvtype), recvbuf, static_cast<std::size_t>(recvcount));
-    return x.finish(ex.finish());
+    ex.recv(root, recvtype, recvbuf, static_cast<std::size_t>(recvcount));
+    return ex.finish(x);
   }
   const int rn = x.remote_size();
   if (sendcounts && x.counts(sendcounts, rn, "sendcounts")) return x.err;
   if (sendcounts && !displs) return x.fail(MPI_ERR_ARG, "displs is NULL");
   if (x.data(sendbuf, sendcounts ? 0 : sendcount, sendtype, "send")) return x.err;
   const TypeInfo& st = *type_info(sendtype);
-  std::vector<std::vector<char>> keep(static_cast<std::size_t>(rn));
   for (int i = 0; i < rn; ++i) {
     const int cnt = sendcounts ? sendcounts[i] : sendcount;
     const MPI_Aint at = (sendcounts ? displs[i] : static_cast<MPI_Aint>(i) * sendcount) * st.extent();
     const std::size_t n = static_cast<std::size_t>(cnt);
-    ex.send(i, bytes_of(st, static_cast<const char*>(sendbuf) + at, n, &keep[i]), n * st.size);
+    ex.send(i, ex.bytes_of(sendtype, static_cast<const char*>(sendbuf) + at, n), n * st.size);
   }
-  return x.finish(ex.finish());
+  return ex.finish(x);
 }
 
 // Every process sends its own block to every remote process, and receives
 // remote rank i's block at its place.
 int inter_allgatherv(MPI_Comm comm, CommInfo* c, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                      void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype, const char* name,
-                     int recvcount) {
+                     int recvcount, InterRequest nb) {
   Inter x(name, comm, c);
+  if (x.request(nb)) return x.err;
   const int rn = x.remote_size();
   if (x.data(sendbuf, sendcount, sendtype, "send")) return x.err;
   if (recvcounts && x.counts(recvcounts, rn, "recvcounts")) return x.err;
   if (recvcounts && !displs) return x.fail(MPI_ERR_ARG, "displs is NULL");
   if (x.data(recvbuf, recvcounts ? 0 : recvcount, recvtype, "recv")) return x.err;
   const TypeInfo &st = *type_info(sendtype), &rt = *type_info(recvtype);
-  std::vector<char> keep;
-  const char* mine = bytes_of(st, sendbuf, static_cast<std::size_t>(sendcount), &keep);
-  Exchange ex(*x.ic);
+  Exchange ex(*x.ic, nb);
+  const char* mine = ex.bytes_of(sendtype, sendbuf, static_cast<std::size_t>(sendcount));
   for (int i = 0; i < rn; ++i) {
     const int cnt = recvcounts ? recvcounts[i] : recvcount;
     const MPI_Aint at = (recvcounts ? displs[i] : static_cast<MPI_Aint>(i) * recvcount) * rt.extent();
-    ex.recv(i, rt, static_cast<char*>(recvbuf) + at, static_cast<std::size_t>(cnt));
+    ex.recv(i, recvtype, static_cast<char*>(recvbuf) + at, static_cast<std::size_t>(cnt));
   }
   for (int i = 0; i < rn; ++i) ex.send(i, mine, sendcount * st.size);
-  return x.finish(ex.finish());
+  return ex.finish(x);
 }
 
 // Block j of the send buffer goes to remote rank j; remote rank i's block
@@ -436,8 +465,9 @@ int inter_allgatherv(MPI_Comm comm, CommInfo* c, const void* sendbuf, int sendco
 // displacements in bytes), or one for all (displacements in extents).
 int inter_alltoallw(MPI_Comm comm, CommInfo* c, const void* sendbuf, const int* sendcounts, const int* sdispls,
                     const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts, const int* rdispls,
-                    const MPI_Datatype* recvtypes, bool byte_displs, const char* name) {
+                    const MPI_Datatype* recvtypes, bool byte_displs, const char* name, InterRequest nb) {
   Inter x(name, comm, c);
+  if (x.request(nb)) return x.err;
   const int rn = x.remote_size();
   if (x.counts(sendcounts, rn, "sendcounts") || x.counts(recvcounts, rn, "recvcounts")) return x.err;
   if (!sdispls || !rdispls || !sendtypes || !recvtypes)
@@ -448,40 +478,39 @@ int inter_alltoallw(MPI_Comm comm, CommInfo* c, const void* sendbuf, const int* 
         x.data(recvbuf, recvcounts[i], recvtypes[i], ("recv" + at + " ").c_str()))
       return x.err;
   }
-  Exchange ex(*x.ic);
+  Exchange ex(*x.ic, nb);
   for (int i = 0; i < rn; ++i) {
     const TypeInfo& rt = *type_info(recvtypes[i]);
     const MPI_Aint at = byte_displs ? rdispls[i] : rdispls[i] * rt.extent();
-    ex.recv(i, rt, static_cast<char*>(recvbuf) + at, static_cast<std::size_t>(recvcounts[i]));
+    ex.recv(i, recvtypes[i], static_cast<char*>(recvbuf) + at, static_cast<std::size_t>(recvcounts[i]));
   }
-  std::vector<std::vector<char>> keep(static_cast<std::size_t>(rn));
   for (int i = 0; i < rn; ++i) {
     const TypeInfo& st = *type_info(sendtypes[i]);
     const MPI_Aint at = byte_displs ? sdispls[i] : sdispls[i] * st.extent();
     const std::size_t n = static_cast<std::size_t>(sendcounts[i]);
-    ex.send(i, bytes_of(st, static_cast<const char*>(sendbuf) + at, n, &keep[i]), n * st.size);
+    ex.send(i, ex.bytes_of(sendtypes[i], static_cast<const char*>(sendbuf) + at, n), n * st.size);
   }
-  return x.finish(ex.finish());
+  return ex.finish(x);
 }
 
 int inter_alltoall(MPI_Comm comm, CommInfo* c, const void* sendbuf, const int* sendcounts, const int* sdispls,
                    MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* rdispls,
-                   MPI_Datatype recvtype, const char* name) {
+                   MPI_Datatype recvtype, const char* name, InterRequest nb) {
   const std::size_t rn = c->remote.size();
   const std::vector<MPI_Datatype> st(rn, sendtype), rt(rn, recvtype);
   return inter_alltoallw(comm, c, sendbuf, sendcounts, sdispls, st.data(), recvbuf, recvcounts, rdispls, rt.data(),
-                         false, name);
+                         false, name, nb);
 }
 
 int inter_alltoall(MPI_Comm comm, CommInfo* c, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                   void* recvbuf, int recvcount, MPI_Datatype recvtype) {
-  const char* name = "MPI_Alltoall";
+                   void* recvbuf, int recvcount, MPI_Datatype recvtype, const char* name, InterRequest nb) {
   const int rn = static_cast<int>(c->remote.size());
   if (sendcount < 0 || recvcount < 0)
     return raise(comm, name, MPI_ERR_COUNT, std::string(sendcount < 0 ? "sendcount" : "recvcount") + " is negative");
   std::vector<int> sc(rn, sendcount), rc(rn, recvcount), sd(rn), rd(rn);
   for (int i = 0; i < rn; ++i) sd[i] = i * sendcount, rd[i] = i * recvcount;
-  return inter_alltoall(comm, c, sendbuf, sc.data(), sd.data(), sendtype, recvbuf, rc.data(), rd.data(), recvtype, name);
+  return inter_alltoall(comm, c, sendbuf, sc.data(), sd.data(), sendtype, recvbuf, rc.data(), rd.data(), recvtype, name,
+                        nb);
 }
 
 }  // namespace meshmp::mpi

@@ -11,6 +11,14 @@ namespace meshmp::mpi {
 
 struct CommInfo;
 
+/// Where a call's request goes: none for the blocking calls; an MPI_I...
+/// call (MPI-3.1 §5.12) passes its own (NULL: MPI_ERR_REQUEST), and the
+/// call's messages become a schedule that progresses in any MPI call.
+struct InterRequest {
+  bool nonblocking = false;
+  MPI_Request* request = nullptr;
+};
+
 bool is_intercomm(MPI_Comm comm);
 int inter_barrier(MPI_Comm comm, CommInfo* c);
 int inter_bcast(MPI_Comm comm, CommInfo* c, void* buffer, int count, MPI_Datatype type, int root);
@@ -29,22 +37,23 @@ int inter_reduce_scatter_block(MPI_Comm comm, CommInfo* c, const void* sendbuf, 
                                MPI_Datatype type, MPI_Op op);
 int inter_gatherv(MPI_Comm comm, CommInfo* c, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                   const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root, const char* name,
-                  int recvcount = 0);
+                  int recvcount = 0, InterRequest nb = {});
 int inter_scatterv(MPI_Comm comm, CommInfo* c, const void* sendbuf, const int* sendcounts, const int* displs,
                    MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                   const char* name, int sendcount = 0);
+                   const char* name, int sendcount = 0, InterRequest nb = {});
 int inter_allgatherv(MPI_Comm comm, CommInfo* c, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                      void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype, const char* name,
-                     int recvcount = 0);
+                     int recvcount = 0, InterRequest nb = {});
 /// Alltoall(v) too: one type per block, displacements in bytes
 /// (`byte_displs`, alltoallw) or in the block type's extents.
 int inter_alltoallw(MPI_Comm comm, CommInfo* c, const void* sendbuf, const int* sendcounts, const int* sdispls,
                     const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts, const int* rdispls,
-                    const MPI_Datatype* recvtypes, bool byte_displs, const char* name);
+                    const MPI_Datatype* recvtypes, bool byte_displs, const char* name, InterRequest nb = {});
 int inter_alltoall(MPI_Comm comm, CommInfo* c, const void* sendbuf, const int* sendcounts, const int* sdispls,
                    MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* rdispls,
-                   MPI_Datatype recvtype, const char* name);
+                   MPI_Datatype recvtype, const char* name, InterRequest nb = {});
 int inter_alltoall(MPI_Comm comm, CommInfo* c, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                   void* recvbuf, int recvcount, MPI_Datatype recvtype);
+                   void* recvbuf, int recvcount, MPI_Datatype recvtype, const char* name = "MPI_Alltoall",
+                   InterRequest nb = {});
 
 }  // namespace meshmp::mpi

@@ -189,7 +189,26 @@ TEST(IntercommColl, IallreduceAndIreduceCombineTheOtherGroup) {
   free_sides(s);
 }
 
-TEST(IntercommColl, ReduceScatterSpreadsTheOtherGroupsSum) {
+// The data-moving collectives' tests run twice: blocking, and as the
+// MPI_I... form completed by a test loop (MPI-3.1 §5.12) with the same
+// arguments and expectations.
+bool g_nonblocking = false;
+MPI_Request g_request = MPI_REQUEST_NULL;
+int completed(int started) {
+  if (started != MPI_SUCCESS) return started;
+  int done = 0;
+  while (!done)
+    if (int e = MPI_Test(&g_request, &done, MPI_STATUS_IGNORE)) return e;
+  return MPI_SUCCESS;
+}
+struct NonblockingForms {
+  NonblockingForms() { g_nonblocking = true; }
+  ~NonblockingForms() { g_nonblocking = false; }
+};
+#define COLL(BLOCKING, NONBLOCKING, ...) \
+  (g_nonblocking ? completed(MPI_##NONBLOCKING(__VA_ARGS__, &g_request)) : MPI_##BLOCKING(__VA_ARGS__))
+
+void reduce_scatter_case() {
   if (size() < 2) GTEST_SKIP() << "needs two groups";
   Sides s = make_sides();
   // Both groups reduce `total` elements: the low group in blocks of
@@ -203,7 +222,7 @@ TEST(IntercommColl, ReduceScatterSpreadsTheOtherGroupsSum) {
   }
   std::vector<int> mine(total), out(counts[s.me], -1);
   for (int i = 0; i < total; ++i) mine[i] = value(rank(), i);
-  ASSERT_EQ(MPI_Reduce_scatter(mine.data(), out.data(), counts.data(), MPI_INT, MPI_SUM, s.inter), MPI_SUCCESS);
+  ASSERT_EQ(COLL(Reduce_scatter, Ireduce_scatter, mine.data(), out.data(), counts.data(), MPI_INT, MPI_SUM, s.inter), MPI_SUCCESS);
   const int first = std::accumulate(counts.begin(), counts.begin() + s.me, 0);
   for (int k = 0; k < counts[s.me]; ++k) {
     int t = 0;
@@ -213,7 +232,7 @@ TEST(IntercommColl, ReduceScatterSpreadsTheOtherGroupsSum) {
   // Block form: recvcount * local size elements, the same total both sides.
   const int rc = total / s.n;
   std::vector<int> blk(rc, -1);
-  ASSERT_EQ(MPI_Reduce_scatter_block(mine.data(), blk.data(), rc, MPI_INT, MPI_SUM, s.inter), MPI_SUCCESS);
+  ASSERT_EQ(COLL(Reduce_scatter_block, Ireduce_scatter_block, mine.data(), blk.data(), rc, MPI_INT, MPI_SUM, s.inter), MPI_SUCCESS);
   for (int k = 0; k < rc; ++k) {
     int t = 0;
     for (int r = 0; r < s.rn; ++r) t += value(s.world_of_remote(r), s.me * rc + k);
@@ -222,14 +241,21 @@ TEST(IntercommColl, ReduceScatterSpreadsTheOtherGroupsSum) {
   free_sides(s);
 }
 
-TEST(IntercommColl, GatherAndScatterBetweenARootAndTheOtherGroup) {
+TEST(IntercommColl, ReduceScatterSpreadsTheOtherGroupsSum) { reduce_scatter_case(); }
+
+TEST(IntercommColl, ReduceScatterSpreadsTheOtherGroupsSumNonblocking) {
+  const NonblockingForms on;
+  reduce_scatter_case();
+}
+
+void gather_scatter_case() {
   if (size() < 2) GTEST_SKIP() << "needs two groups";
   Sides s = make_sides();
   const int b = 5;
   // Gather to the low group's rank 0 from every high process.
   std::vector<int> mine(b), all(b * s.rn + 1, -1);
   for (int i = 0; i < b; ++i) mine[i] = value(rank(), i);
-  ASSERT_EQ(MPI_Gather(mine.data(), b, MPI_INT, all.data(), b, MPI_INT, root_arg(s, true, 0), s.inter), MPI_SUCCESS);
+  ASSERT_EQ(COLL(Gather, Igather, mine.data(), b, MPI_INT, all.data(), b, MPI_INT, root_arg(s, true, 0), s.inter), MPI_SUCCESS);
   const bool root = s.low && s.me == 0;
   for (int r = 0; r < s.rn; ++r)
     for (int i = 0; i < b; ++i) EXPECT_EQ(all[r * b + i], root ? value(s.world_of_remote(r), i) : -1);
@@ -241,7 +267,7 @@ TEST(IntercommColl, GatherAndScatterBetweenARootAndTheOtherGroup) {
   for (int r = s.rn - 1; r >= 0; --r) counts[r] = r + 1, displs[r] = at, at += r + 1;
   std::vector<int> v(at + 1, -1);
   const int my_count = s.me + 1;
-  ASSERT_EQ(MPI_Gatherv(mine.data(), my_count > b ? b : my_count, MPI_INT, v.data(), counts.data(), displs.data(),
+  ASSERT_EQ(COLL(Gatherv, Igatherv, mine.data(), my_count > b ? b : my_count, MPI_INT, v.data(), counts.data(), displs.data(),
                         MPI_INT, root_arg(s, false, 0), s.inter),
             MPI_SUCCESS);
   const bool vroot = !s.low && s.me == 0;
@@ -253,7 +279,7 @@ TEST(IntercommColl, GatherAndScatterBetweenARootAndTheOtherGroup) {
   const int sroot = s.low ? s.rn - 1 : s.n - 1;
   std::vector<int> src(b * s.rn), got(b, -1);
   for (int i = 0; i < b * s.rn; ++i) src[i] = value(rank(), i);
-  ASSERT_EQ(MPI_Scatter(src.data(), b, MPI_INT, got.data(), b, MPI_INT, root_arg(s, false, sroot), s.inter),
+  ASSERT_EQ(COLL(Scatter, Iscatter, src.data(), b, MPI_INT, got.data(), b, MPI_INT, root_arg(s, false, sroot), s.inter),
             MPI_SUCCESS);
   if (s.low)
     for (int i = 0; i < b; ++i) EXPECT_EQ(got[i], value(s.world_of_remote(sroot), s.me * b + i));
@@ -262,7 +288,7 @@ TEST(IntercommColl, GatherAndScatterBetweenARootAndTheOtherGroup) {
   for (int r = 0; r < s.rn; ++r) sc[r] = r % 3, sd[r] = 2 * r;
   for (std::size_t i = 0; i < src2.size(); ++i) src2[i] = value(rank(), static_cast<int>(i));
   std::vector<int> got2(3, -1);
-  ASSERT_EQ(MPI_Scatterv(src2.data(), sc.data(), sd.data(), MPI_INT, got2.data(), s.me % 3, MPI_INT,
+  ASSERT_EQ(COLL(Scatterv, Iscatterv, src2.data(), sc.data(), sd.data(), MPI_INT, got2.data(), s.me % 3, MPI_INT,
                          root_arg(s, true, 0), s.inter),
             MPI_SUCCESS);
   if (!s.low)
@@ -270,14 +296,21 @@ TEST(IntercommColl, GatherAndScatterBetweenARootAndTheOtherGroup) {
   free_sides(s);
 }
 
-TEST(IntercommColl, AllgatherAndAlltoallExchangeWithEveryRemoteProcess) {
+TEST(IntercommColl, GatherAndScatterBetweenARootAndTheOtherGroup) { gather_scatter_case(); }
+
+TEST(IntercommColl, GatherAndScatterBetweenARootAndTheOtherGroupNonblocking) {
+  const NonblockingForms on;
+  gather_scatter_case();
+}
+
+void allgather_alltoall_case() {
   if (size() < 2) GTEST_SKIP() << "needs two groups";
   Sides s = make_sides();
   // The groups send different amounts (allowed): low 3 ints, high 2.
   const int mine_n = s.low ? 3 : 2, theirs_n = s.low ? 2 : 3;
   std::vector<int> mine(mine_n), all(theirs_n * s.rn, -1);
   for (int i = 0; i < mine_n; ++i) mine[i] = value(rank(), i);
-  ASSERT_EQ(MPI_Allgather(mine.data(), mine_n, MPI_INT, all.data(), theirs_n, MPI_INT, s.inter), MPI_SUCCESS);
+  ASSERT_EQ(COLL(Allgather, Iallgather, mine.data(), mine_n, MPI_INT, all.data(), theirs_n, MPI_INT, s.inter), MPI_SUCCESS);
   for (int r = 0; r < s.rn; ++r)
     for (int i = 0; i < theirs_n; ++i) EXPECT_EQ(all[r * theirs_n + i], value(s.world_of_remote(r), i));
   // Allgatherv with a strided receive type: remote rank r's ints every other slot.
@@ -288,7 +321,7 @@ TEST(IntercommColl, AllgatherAndAlltoallExchangeWithEveryRemoteProcess) {
   MPI_Type_commit(&resized);
   std::vector<int> counts(s.rn, 1), displs(s.rn), spread(2 * theirs_n * s.rn, -1);
   for (int r = 0; r < s.rn; ++r) displs[r] = s.rn - 1 - r;  // reversed
-  ASSERT_EQ(MPI_Allgatherv(mine.data(), mine_n, MPI_INT, spread.data(), counts.data(), displs.data(), resized, s.inter),
+  ASSERT_EQ(COLL(Allgatherv, Iallgatherv, mine.data(), mine_n, MPI_INT, spread.data(), counts.data(), displs.data(), resized, s.inter),
             MPI_SUCCESS);
   for (int r = 0; r < s.rn; ++r)
     for (int i = 0; i < 2 * theirs_n; ++i)
@@ -298,7 +331,7 @@ TEST(IntercommColl, AllgatherAndAlltoallExchangeWithEveryRemoteProcess) {
   // Alltoall: block r (2 ints) to remote rank r, tagged with both ends.
   std::vector<int> out(2 * s.rn), in(2 * s.rn, -1);
   for (int r = 0; r < s.rn; ++r) out[2 * r] = rank(), out[2 * r + 1] = s.world_of_remote(r);
-  ASSERT_EQ(MPI_Alltoall(out.data(), 2, MPI_INT, in.data(), 2, MPI_INT, s.inter), MPI_SUCCESS);
+  ASSERT_EQ(COLL(Alltoall, Ialltoall, out.data(), 2, MPI_INT, in.data(), 2, MPI_INT, s.inter), MPI_SUCCESS);
   for (int r = 0; r < s.rn; ++r) {
     EXPECT_EQ(in[2 * r], s.world_of_remote(r));
     EXPECT_EQ(in[2 * r + 1], rank());
@@ -313,7 +346,7 @@ TEST(IntercommColl, AllgatherAndAlltoallExchangeWithEveryRemoteProcess) {
   std::vector<int> vout(sat + 1), vin(rat + 1, -1);
   for (int r = 0; r < s.rn; ++r)
     for (int i = 0; i < sc[r]; ++i) vout[sd[r] + i] = value(rank(), 10 * r + i);
-  ASSERT_EQ(MPI_Alltoallv(vout.data(), sc.data(), sd.data(), MPI_INT, vin.data(), rc.data(), rd.data(), MPI_INT,
+  ASSERT_EQ(COLL(Alltoallv, Ialltoallv, vout.data(), sc.data(), sd.data(), MPI_INT, vin.data(), rc.data(), rd.data(), MPI_INT,
                           s.inter),
             MPI_SUCCESS);
   for (int r = 0; r < s.rn; ++r)
@@ -324,11 +357,18 @@ TEST(IntercommColl, AllgatherAndAlltoallExchangeWithEveryRemoteProcess) {
   std::vector<int> ones(s.rn, 1), bytes(s.rn);
   std::vector<MPI_Datatype> types(s.rn, MPI_DOUBLE);
   for (int r = 0; r < s.rn; ++r) dout[r] = rank() + 0.5 * r, bytes[r] = r * static_cast<int>(sizeof(double));
-  ASSERT_EQ(MPI_Alltoallw(dout.data(), ones.data(), bytes.data(), types.data(), din.data(), ones.data(), bytes.data(),
+  ASSERT_EQ(COLL(Alltoallw, Ialltoallw, dout.data(), ones.data(), bytes.data(), types.data(), din.data(), ones.data(), bytes.data(),
                           types.data(), s.inter),
             MPI_SUCCESS);
   for (int r = 0; r < s.rn; ++r) EXPECT_EQ(din[r], s.world_of_remote(r) + 0.5 * s.me);
   free_sides(s);
+}
+
+TEST(IntercommColl, AllgatherAndAlltoallExchangeWithEveryRemoteProcess) { allgather_alltoall_case(); }
+
+TEST(IntercommColl, AllgatherAndAlltoallExchangeWithEveryRemoteProcessNonblocking) {
+  const NonblockingForms on;
+  allgather_alltoall_case();
 }
 
 TEST(IntercommColl, BadArgumentsAndUndefinedOperations) {
@@ -343,7 +383,9 @@ TEST(IntercommColl, BadArgumentsAndUndefinedOperations) {
   EXPECT_EQ(mpitest::error_class(MPI_Scan(&x, &y, 1, MPI_INT, MPI_SUM, s.inter)), MPI_ERR_COMM);
   EXPECT_EQ(mpitest::error_class(MPI_Exscan(&x, &y, 1, MPI_INT, MPI_SUM, s.inter)), MPI_ERR_COMM);
   MPI_Request rq;
-  EXPECT_EQ(mpitest::error_class(MPI_Iallgather(&x, 1, MPI_INT, &y, 1, MPI_INT, s.inter, &rq)), MPI_ERR_COMM);
+  EXPECT_EQ(mpitest::error_class(MPI_Iscan(&x, &y, 1, MPI_INT, MPI_SUM, s.inter, &rq)), MPI_ERR_COMM);
+  EXPECT_EQ(mpitest::error_class(MPI_Iallgather(&x, 1, MPI_INT, &y, 1, MPI_INT, s.inter, nullptr)), MPI_ERR_REQUEST);
+  EXPECT_EQ(mpitest::error_class(MPI_Igather(&x, 1, MPI_INT, &y, 1, MPI_INT, s.rn, s.inter, &rq)), MPI_ERR_ROOT);
   EXPECT_EQ(mpitest::error_class(MPI_Iallreduce(MPI_IN_PLACE, &y, 1, MPI_INT, MPI_SUM, s.inter, &rq)), MPI_ERR_ARG);
   EXPECT_EQ(mpitest::error_class(MPI_Ireduce(&x, &y, 1, MPI_INT, MPI_SUM, s.rn, s.inter, &rq)), MPI_ERR_ROOT);
   EXPECT_EQ(mpitest::error_class(MPI_Ibarrier(s.inter, nullptr)), MPI_ERR_REQUEST);
