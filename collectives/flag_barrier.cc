@@ -60,7 +60,9 @@ void doubling_partners(const Members& d, std::vector<int>* out) {
   for (int k = 1; k < p; k <<= 1) out->push_back(d.m[i ^ k]);
 }
 
-State& state_for(const Group& g, mesh::BarrierChoice how) {
+// This communicator's state for `how`, set up at its first such barrier;
+// nullptr with *err set if a partner failed during the set-up.
+State* state_for(const Group& g, mesh::BarrierChoice how, Error* err) {
   mesh::Engine& e = *g.engine;
   const std::uint32_t releases = e.context_ids().releases(g.context);
   for (auto it = t_states.begin(); it != t_states.end();) {
@@ -70,7 +72,7 @@ State& state_for(const Group& g, mesh::BarrierChoice how) {
       continue;
     }
     if (s.context == g.context && s.how == how && s.ranks == g.ranks) {
-      if (s.releases == releases) return s;
+      if (s.releases == releases) return &s;
       e.close_flag_window(s.window);  // the communicator it was made for is gone
       it = t_states.erase(it);
       continue;
@@ -106,7 +108,7 @@ State& state_for(const Group& g, mesh::BarrierChoice how) {
   // i leaves from this rank's line i (Engine::write_flag).
   const int lines = kArrive + static_cast<int>(s->host.m.size());
   s->window = e.open_flag_window(lines);
-  if (s->window < 0) throw std::bad_alloc();
+  if (s->window < 0) throw std::bad_alloc();  // (not even ordinary memory)
   // Each partner learns where to write: one message each way, on the
   // collective context (non-overtaking keeps it behind the collectives before).
   constexpr int kSetupTag = 0;
@@ -121,13 +123,17 @@ State& state_for(const Group& g, mesh::BarrierChoice how) {
   std::vector<mesh::Status> sts(reqs.size());
   e.waitall(reqs.size(), reqs.data(), sts.data());
   for (std::size_t k = 0; k < partners.size(); ++k) {
-    if (sts[2 * k].error != Error::kOk || sts[2 * k].bytes != sizeof theirs[k])
-      throw std::runtime_error("the barrier's set-up with rank " + std::to_string(g.ranks[partners[k]]) +
-                               " failed (" + mesh::error_name(sts[2 * k].error) + ")");
+    Error st = sts[2 * k].error != Error::kOk ? sts[2 * k].error : sts[2 * k + 1].error;
+    if (st == Error::kOk && sts[2 * k].bytes != sizeof theirs[k]) st = Error::kProtocol;  // not a window's target
+    if (st != Error::kOk) {
+      *err = st;
+      e.close_flag_window(s->window);
+      return nullptr;
+    }
     e.set_flag_target(s->window, g.ranks[partners[k]], theirs[k]);
   }
   t_states.push_back(std::move(s));
-  return *t_states.back();
+  return t_states.back().get();
 }
 
 class Flags {
@@ -174,14 +180,16 @@ Error flag_barrier(const Group& g, mesh::BarrierChoice how) {
   if (g.size() == 1) return Error::kOk;
   if (how != mesh::BarrierChoice::kRdma && how != mesh::BarrierChoice::kFlat)
     throw std::logic_error("flag_barrier: not a flag-window barrier");
-  State& s = state_for(g, how);
-  Flags f(g, s);
-  const Members& h = s.host;
+  Error err = Error::kOk;
+  State* s = state_for(g, how, &err);
+  if (!s) return err;
+  Flags f(g, *s);
+  const Members& h = s->host;
   // The flat tree's arrivals on this host ...
   if (h.me > 0) f.write(h.m[0], kArrive + h.me);
   for (int j = 1; h.me == 0 && j < static_cast<int>(h.m.size()); ++j) f.wait(kArrive + j, h.m[j]);
   // ... recursive doubling among all members or the hosts' first ...
-  recursive_doubling(f, s.doubling);
+  recursive_doubling(f, s->doubling);
   // ... and the flat tree's release.
   for (int j = 1; h.me == 0 && j < static_cast<int>(h.m.size()); ++j) f.write(h.m[j], kRelease);
   if (h.me > 0) f.wait(kRelease, h.m[0]);

@@ -10,6 +10,8 @@
 //   barrier-watch RANK  as kill-watch, but the others are in a barrier over
 //                       flag windows (recursive doubling, issue 31) that
 //                       RANK never enters
+//   barrier-setup-watch RANK  the same, RANK gone before the first such
+//                       barrier (the others fail in the windows' set-up)
 //   bye RANK            RANK finalizes at once; the others wait for a message
 //                       from it (its BYE must fail that wait)
 //   late-finalize RANK  RANK sleeps 3 s before it finalizes, the others
@@ -150,7 +152,8 @@ int main(int argc, char** argv) {
   if (argc < 2) return 2;
   const std::string mode = argv[1];
   // Before init: qmprun's SIGTERM may follow the victim's death at once.
-  if (mode == "kill-watch" || mode == "bcast-watch" || mode == "barrier-watch") ::signal(SIGTERM, SIG_IGN);
+  if (mode == "kill-watch" || mode == "bcast-watch" || mode == "barrier-watch" || mode == "barrier-setup-watch")
+    ::signal(SIGTERM, SIG_IGN);
   const std::string secret = env_or_empty("MESHMP_SECRET"), job = env_or_empty("MESHMP_JOB"),
                     sock = env_or_empty("MESHMP_BOOTSTRAP");
   Engine& e = Engine::init();
@@ -176,14 +179,14 @@ int main(int argc, char** argv) {
     const meshmp::mesh::Error err = e.smp_broadcast(buf, sizeof buf, false, &root_bytes);
     std::fprintf(stderr, "rank %d: broadcast from %d ended: %s\n", e.rank(), who, meshmp::mesh::error_name(err));
     return err == meshmp::mesh::Error::kPeerDead ? 3 : 4;
-  } else if (mode == "barrier-watch" && argc == 3) {
+  } else if ((mode == "barrier-watch" || mode == "barrier-setup-watch") && argc == 3) {
     const int who = std::atoi(argv[2]);
     meshmp::collectives::Group g;
     g.engine = &e;
     g.context = 1001;
     g.me = e.rank();
     for (int r = 0; r < e.size(); ++r) g.ranks.push_back(r);
-    for (int i = 0; i < 100; ++i)  // (the windows set up, the partners known)
+    for (int i = 0; i < (mode == "barrier-watch" ? 100 : 0); ++i)  // (the windows set up, the partners known)
       if (meshmp::collectives::flag_barrier(g, meshmp::mesh::BarrierChoice::kRdma) != meshmp::mesh::Error::kOk) return 5;
     if (e.rank() == who) ::raise(SIGKILL);
     const meshmp::mesh::Error err = meshmp::collectives::flag_barrier(g, meshmp::mesh::BarrierChoice::kRdma);

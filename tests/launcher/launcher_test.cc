@@ -228,6 +228,12 @@ TEST(Qmprun, RanksInAFlagBarrierWithoutADeadRankSeeAnError) {
   EXPECT_NE(r.err.find("rank 0: barrier without 2 ended: peer or link gone"), std::string::npos) << r.err;
   EXPECT_LT(r.seconds, 5.0);
   EXPECT_EQ(count_probes(), 0);
+  // Gone before the first one: the windows' set-up fails instead.
+  r = run({"-n", "4", "--geometry", "4", g_probe, "barrier-setup-watch", "2"});
+  EXPECT_EQ(r.status, 128 + SIGKILL);
+  EXPECT_NE(r.err.find("rank 0: barrier without 2 ended: peer or link gone"), std::string::npos) << r.err;
+  EXPECT_LT(r.seconds, 5.0);
+  EXPECT_EQ(count_probes(), 0);
 }
 
 // MESHMP_BARRIER names a barrier or stops the start.

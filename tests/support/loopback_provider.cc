@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstring>
 #include <deque>
+#include <set>
 #include <stdexcept>
 #include <thread>
 #include <tuple>
@@ -34,6 +35,7 @@ struct LoopbackFabric::Shared {
   std::vector<std::uint32_t> doorbell;
   std::map<std::tuple<int, int, int>, std::unique_ptr<Pipe>> pipes;  // (from, to, index)
   std::map<std::tuple<int, int, int>, int> joined;                    // sides that made their Link
+  std::set<std::tuple<int, int, int>> made;                           // (rank, peer, index) of each Link made
   std::vector<std::vector<int>> connect_requests;                     // by rank: peers that connected
   std::vector<std::string> log;
   PutMode mode = PutMode::kImmediate;
@@ -80,6 +82,7 @@ class LoopbackLink final : public mesh::Link {
     send_ = &s_->pipe(me, peer, index);
     recv_ = &s_->pipe(peer, me, index);
     ++s_->joined[{std::min(me, peer), std::max(me, peer), index}];
+    s_->made.insert({me, peer, index});
   }
   int peer() const override { return peer_; }
   int index() const override { return index_; }
@@ -202,9 +205,9 @@ class LoopbackProvider final : public mesh::Provider {
     {
       std::lock_guard<std::mutex> g(s_->mu);
       from.swap(s_->connect_requests[me_]);
-      // Both connected at once: this rank's own connect() joined the
-      // requester's link, so the request needs no second one.
-      std::erase_if(from, [&](int p) { return s_->joined[{std::min(me_, p), std::max(me_, p), 0}] >= 2; });
+      // Both connected at once: this rank's own connect() made its side of
+      // the link, so the request needs no second one.
+      std::erase_if(from, [&](int p) { return s_->made.count({me_, p, 0}) != 0; });
     }
     for (int p : from) incoming->push_back(link(p, 0));
   }

@@ -47,9 +47,10 @@ TEST(FlagWindow, AWriteLandsInItsLineOfThePeersWindowOnly) {
     ASSERT_EQ(e.wait_flag(w, 2, 5, left), Error::kOk);
     EXPECT_EQ(e.read_flag(w, 2), 5u);
     for (int i : {0, 1, 3}) EXPECT_EQ(e.read_flag(w, i), 0u) << i;
+    sync.arrive_and_wait();  // (every rank has looked before anyone writes again)
     // Larger numbers later; a wait for an older one is over at once.
-    ASSERT_EQ(e.write_flag(w, right, 3, 1u << 40), Error::kOk);
-    ASSERT_EQ(e.wait_flag(w, 3, 1u << 40, left), Error::kOk);
+    ASSERT_EQ(e.write_flag(w, right, 3, std::uint64_t{1} << 40), Error::kOk);
+    ASSERT_EQ(e.wait_flag(w, 3, std::uint64_t{1} << 40, left), Error::kOk);
     EXPECT_EQ(e.wait_flag(w, 2, 4, left), Error::kOk);
     // Mistakes: an index beyond the peer's window, a peer with no target,
     // a window that is not open.
