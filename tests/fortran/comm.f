@@ -2,7 +2,8 @@
 ! (MPI-1.1 §5): MPI_COMM_SPLIT into even and odd ranks, group algebra and
 ! rank translation, MPI_COMM_CREATE, MPI_COMM_COMPARE, an intercommunicator
 ! between the halves (of different sizes on an odd count) with traffic
-! across it and MPI_INTERCOMM_MERGE, attribute copy and delete callbacks
+! across it (blocking and nonblocking collectives too) and
+! MPI_INTERCOMM_MERGE, attribute copy and delete callbacks
 ! written in Fortran and counted exactly, MPI_TAG_UB, and names;
 ! MPI_COMM_SPLIT_TYPE and MPI_GET_LIBRARY_VERSION.
       PROGRAM COMM
@@ -12,7 +13,7 @@
       INTEGER WGRP, EGRP, OGRP, UGRP, GRP, NEWC, DUPC, RES, SZ
       INTEGER RANKS(16), OUT(16), RANGES(3, 1)
       INTEGER INTER, MERGED, RSIZE, PEERV, KEY, VAL, TAGUB
-      INTEGER ISUM, IWANT, IROOT
+      INTEGER ISUM, IWANT, IROOT, REQ
       LOGICAL FLAG
       CHARACTER*(MPI_MAX_OBJECT_NAME) NAME
       CHARACTER*(MPI_MAX_LIBRARY_VERSION_STRING) LIBV
@@ -109,6 +110,19 @@
           CALL CHECK(VAL .EQ. -1, 'intercomm bcast (not a receiver)',
      &         NBAD)
         END IF
+!       The nonblocking forms (MPI-3.1 5.12) on it: MPI_IALLREDUCE of
+!       twice the world rank, completed by a test loop, and MPI_IBARRIER.
+        VAL = 2 * RANK
+        CALL MPI_IALLREDUCE(VAL, ISUM, 1, MPI_INTEGER, MPI_SUM, INTER,
+     &       REQ, IERR)
+        FLAG = .FALSE.
+        DO WHILE (.NOT. FLAG)
+          CALL MPI_TEST(REQ, FLAG, MPI_STATUS_IGNORE, IERR)
+        END DO
+        CALL CHECK(ISUM .EQ. 2 * IWANT, 'intercomm iallreduce', NBAD)
+        CALL MPI_IBARRIER(INTER, REQ, IERR)
+        CALL MPI_WAIT(REQ, MPI_STATUS_IGNORE, IERR)
+        CALL CHECK(IERR .EQ. MPI_SUCCESS, 'intercomm ibarrier', NBAD)
         CALL MPI_INTERCOMM_MERGE(INTER, MOD(RANK, 2) .EQ. 1, MERGED,
      &       IERR)
         CALL MPI_COMM_RANK(MERGED, I, IERR)
