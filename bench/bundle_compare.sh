@@ -4,8 +4,10 @@
 # MPI point-to-point and collectives (../shared/bench-16core/p2p.c, coll.c),
 # the QMP collectives (bench/qmp_collectives.c) and the QMP neighbour gather
 # (bench/qmp_gather.c), the halo exchange by MPI_Neighbor_alltoall
-# (bench/mpi_neighbor.c) and the first collectives after start and after an
-# idle second (bench/mpi_warmup.c, 16 ranks), interleaved, the order
+# (bench/mpi_neighbor.c), the first collectives after start and after an
+# idle second (bench/mpi_warmup.c, 16 ranks), and MPI_Barrier alone on 8
+# and 16 ranks (bench/mpi_personalized.c; the new meshmp under
+# MESHMP_BARRIER=rdma and =combine, issue 31), interleaved, the order
 # rotating per round, every rank pinned to its own core.
 # Here (the 2-core machine):
 #   bazel run -c opt //:install -- --prefix /tmp/mm_new
@@ -43,6 +45,13 @@ if [ "${1:-}" = add ]; then
     -L/usr/lib/x86_64-linux-gnu/openmpi/lib -lmpi
   cc -O2 -I/usr/lib/x86_64-linux-gnu/openmpi/include "$here/bench/mpi_warmup.c" -o "$dc/bin/warm_ompi" \
     -L/usr/lib/x86_64-linux-gnu/openmpi/lib -lmpi
+  # MPI_Barrier alone: the new meshmp (MESHMP_BARRIER chooses) and Open MPI.
+  rm -f "$dc/bin/bar_meshmp_old"
+  cc -O2 -I"$new/include" "$here/bench/mpi_personalized.c" -o "$dc/bin/bar_meshmp" "$new/lib/libmeshmp.a" \
+    -static-libstdc++ -static-libgcc -lstdc++ -lm -lrt -lpthread -lunistring -lsodium \
+    -L/usr/lib/x86_64-linux-gnu/pmix2/lib -lpmix
+  cc -O2 -I/usr/lib/x86_64-linux-gnu/openmpi/include "$here/bench/mpi_personalized.c" -o "$dc/bin/bar_ompi" \
+    -L/usr/lib/x86_64-linux-gnu/openmpi/lib -lmpi
   strip "$dc"/bin/* 2>/dev/null || true
   cp "$0" "$here/bench/bundle_pin.sh" "$dc/"
   exit 0
@@ -74,6 +83,9 @@ run_lib() {  # lib round
     for n in 8 16; do rec "R=$r lib=usqcd cfg=gather n=$n" om $n x "$B/gather_usqcd" 2000; done
     [ -x "$B/nbr_ompi" ] && rec "R=$r lib=ompi cfg=nbr n=8" om 8 x "$B/nbr_ompi" 1
     [ -x "$B/warm_ompi" ] && rec "R=$r lib=ompi cfg=warm n=16" om 16 x "$B/warm_ompi"
+    for n in 8 16; do for b in rdma combine; do  # (under each cfg, so the summary pairs them)
+      [ -x "$B/bar_ompi" ] && rec "R=$r lib=ompi cfg=bar_$b n=$n" om $n x "$B/bar_ompi" 5000 barrier
+    done; done
   else
     for n in 16 8; do rec "R=$r lib=$l cfg=coll n=$n" mm $n "" "$B/coll_meshmp$sfx" 1; done
     rec "R=$r lib=$l cfg=p2p n=2" mm 2 "" "$B/p2p_meshmp$sfx" 1
@@ -81,6 +93,9 @@ run_lib() {  # lib round
     for n in 8 16; do rec "R=$r lib=$l cfg=gather n=$n" mm $n "$(geo $n)" "$B/gather_meshmp$sfx" 2000; done
     [ -x "$B/nbr_meshmp$sfx" ] && rec "R=$r lib=$l cfg=nbr n=8" mm 8 "$(geo 8)" "$B/nbr_meshmp$sfx" 1
     [ -x "$B/warm_meshmp$sfx" ] && rec "R=$r lib=$l cfg=warm n=16" mm 16 "" "$B/warm_meshmp$sfx"
+    for n in 8 16; do for b in rdma combine; do
+      [ -x "$B/bar_meshmp$sfx" ] && MESHMP_BARRIER=$b rec "R=$r lib=$l cfg=bar_$b n=$n" mm $n "" "$B/bar_meshmp$sfx" 5000 barrier
+    done; done
   fi
 }
 orders=("new old ref" "ref new old" "old ref new")
