@@ -35,22 +35,21 @@ if [ "${1:-}" = add ]; then
   done
   cc -O2 -I/usr/lib/x86_64-linux-gnu/openmpi/include -I"$anchor/include" "$here/bench/qmp_collectives.c" \
     "$anchor/lib/libqmp.a" -o "$dc/bin/qmpcoll_usqcd" -L/usr/lib/x86_64-linux-gnu/openmpi/lib -lmpi
-  # The halo exchange by neighbourhood collective (MPI-3): the new meshmp
-  # and Open MPI only (an old meshmp may not have MPI_Neighbor_alltoall).
-  rm -f "$dc/bin/nbr_meshmp_old"
-  cc -O2 -I"$new/include" "$here/bench/mpi_neighbor.c" -o "$dc/bin/nbr_meshmp" "$new/lib/libmeshmp.a" \
-    -static-libstdc++ -static-libgcc -lstdc++ -lm -lrt -lpthread -lunistring -lsodium \
-    -L/usr/lib/x86_64-linux-gnu/pmix2/lib -lpmix
-  cc -O2 -I/usr/lib/x86_64-linux-gnu/openmpi/include "$here/bench/mpi_neighbor.c" -o "$dc/bin/nbr_ompi" \
-    -L/usr/lib/x86_64-linux-gnu/openmpi/lib -lmpi
+  # A program for the new meshmp only and for Open MPI: new_and_ompi SOURCE NAME.
+  new_and_ompi() {
+    rm -f "$dc/bin/${2}_meshmp_old"
+    cc -O2 -I"$new/include" "$1" -o "$dc/bin/${2}_meshmp" "$new/lib/libmeshmp.a" \
+      -static-libstdc++ -static-libgcc -lstdc++ -lm -lrt -lpthread -lunistring -lsodium \
+      -L/usr/lib/x86_64-linux-gnu/pmix2/lib -lpmix
+    cc -O2 -I/usr/lib/x86_64-linux-gnu/openmpi/include "$1" -o "$dc/bin/${2}_ompi" \
+      -L/usr/lib/x86_64-linux-gnu/openmpi/lib -lmpi
+  }
+  # The halo exchange by neighbourhood collective (MPI-3; an old meshmp may
+  # not have MPI_Neighbor_alltoall).
+  new_and_ompi "$here/bench/mpi_neighbor.c" nbr
+  # MPI_Barrier alone: MESHMP_BARRIER chooses the new meshmp's.
+  new_and_ompi "$here/bench/mpi_personalized.c" bar
   cc -O2 -I/usr/lib/x86_64-linux-gnu/openmpi/include "$here/bench/mpi_warmup.c" -o "$dc/bin/warm_ompi" \
-    -L/usr/lib/x86_64-linux-gnu/openmpi/lib -lmpi
-  # MPI_Barrier alone: the new meshmp (MESHMP_BARRIER chooses) and Open MPI.
-  rm -f "$dc/bin/bar_meshmp_old"
-  cc -O2 -I"$new/include" "$here/bench/mpi_personalized.c" -o "$dc/bin/bar_meshmp" "$new/lib/libmeshmp.a" \
-    -static-libstdc++ -static-libgcc -lstdc++ -lm -lrt -lpthread -lunistring -lsodium \
-    -L/usr/lib/x86_64-linux-gnu/pmix2/lib -lpmix
-  cc -O2 -I/usr/lib/x86_64-linux-gnu/openmpi/include "$here/bench/mpi_personalized.c" -o "$dc/bin/bar_ompi" \
     -L/usr/lib/x86_64-linux-gnu/openmpi/lib -lmpi
   strip "$dc"/bin/* 2>/dev/null || true
   cp "$0" "$here/bench/bundle_pin.sh" "$dc/"

@@ -581,6 +581,12 @@ int allreduce(Run& run, Call& k, const void* sendbuf, void* recvbuf, int count, 
   return run.finish(k);
 }
 
+// MPI_IN_PLACE is not defined on intercommunicators: MPI_ERR_ARG.
+int in_place_on_inter(Call& k, const void* sendbuf, const void* recvbuf) {
+  if (sendbuf != MPI_IN_PLACE && recvbuf != MPI_IN_PLACE) return MPI_SUCCESS;
+  return k.err = raise(k.comm, k.name, MPI_ERR_ARG, "MPI_IN_PLACE, which intercommunicators do not take");
+}
+
 // MPI_Ireduce and MPI_Iallreduce on an intercommunicator (MPI-3.1 §5.12 of
 // MPI-2.2 §5.9.1/§5.9.6's intercommunicator case): each group reduces its
 // operands to its leader (local rank 0), which sends the result to the
@@ -596,8 +602,7 @@ int inter_reduction(Later& run, Call& k, const void* sendbuf, void* recvbuf, int
   if (!all && root != MPI_ROOT && root != MPI_PROC_NULL && (root < 0 || root >= remote))
     return k.err = raise(k.comm, k.name, MPI_ERR_ROOT, "root = " + std::to_string(root) + " is neither MPI_ROOT, "
                          "MPI_PROC_NULL nor a rank of the remote group (size " + std::to_string(remote) + ")");
-  if (sendbuf == MPI_IN_PLACE || recvbuf == MPI_IN_PLACE)
-    return k.err = raise(k.comm, k.name, MPI_ERR_ARG, "MPI_IN_PLACE, which intercommunicators do not take");
+  if (in_place_on_inter(k, sendbuf, recvbuf)) return k.err;
   if (!all && root == MPI_PROC_NULL) return run.finish(k);
   const bool receives = all || root == MPI_ROOT, sends = all || root != MPI_ROOT;
   Reduction red;
@@ -605,8 +610,7 @@ int inter_reduction(Later& run, Call& k, const void* sendbuf, void* recvbuf, int
   if (reduction_args(run, k, sends ? sendbuf : recvbuf, recvbuf, count, datatype, op, receives, &red, &o))
     return k.err;
   const std::size_t n = static_cast<std::size_t>(count), bytes = n * o.unit();
-  Group g = k.c->group;
-  g.torus.reset();
+  const Group g = inter_local_group(*k.c);
   const bool leader = g.me == 0;
   char* w = nullptr;
   if (sends) {
@@ -634,16 +638,14 @@ int inter_reduction(Later& run, Call& k, const void* sendbuf, void* recvbuf, int
 int inter_reduce_scatter(Later& run, Call& k, const void* sendbuf, void* recvbuf, const int* recvcounts,
                          MPI_Datatype datatype, MPI_Op op) {
   if (!k.ok() || k.counts(recvcounts, "recvcounts")) return k.err;
-  if (sendbuf == MPI_IN_PLACE || recvbuf == MPI_IN_PLACE)
-    return k.err = raise(k.comm, k.name, MPI_ERR_ARG, "MPI_IN_PLACE, which intercommunicators do not take");
+  if (in_place_on_inter(k, sendbuf, recvbuf)) return k.err;
   const int p = k.c->size(), me = k.c->rank();
   const int total = std::accumulate(recvcounts, recvcounts + p, 0);
   Reduction red;
   Operand o;
   if (reduction_args(run, k, sendbuf, recvbuf, total, datatype, op, recvcounts[me] > 0, &red, &o)) return k.err;
   const std::size_t n = static_cast<std::size_t>(total), unit = o.unit();
-  Group g = k.c->group;
-  g.torus.reset();
+  const Group g = inter_local_group(*k.c);
   char* w = load_operands(run, o, sendbuf, recvbuf, n);
   run.reduce(g, w, o.elems(n), o.red->op, 0);
   char* theirs = run.scratch(kRecv, n * unit);

@@ -242,18 +242,16 @@ int inter_bcast(MPI_Comm comm, CommInfo* c, void* buffer, int count, MPI_Datatyp
 // the local phases go between members of one group, the message between the
 // groups to a rank of the other, so no receive matches the wrong message.
 
-namespace {
-collectives::Group local_group(const CommInfo& ic) {
+collectives::Group inter_local_group(const CommInfo& ic) {
   collectives::Group g = ic.group;
   g.torus.reset();  // (the schedules' binomial trees and dissemination)
   return g;
 }
-}  // namespace
 
 int inter_ibarrier(MPI_Comm comm, CommInfo* c, MPI_Request* request) {
   if (!request) return raise(comm, "MPI_Ibarrier", MPI_ERR_REQUEST, "request is NULL");
   auto s = std::make_unique<collectives::Schedule>();
-  const collectives::Group g = local_group(*c);
+  const collectives::Group g = inter_local_group(*c);
   collectives::add_barrier(*s, g);
   if (g.me == 0) {
     s->next();
@@ -289,7 +287,7 @@ int inter_ibcast(MPI_Comm comm, CommInfo* c, void* buffer, int count, MPI_Dataty
       s->send(c->remote[0], src, bytes);
     } else {
       char* dst = t->contiguous ? const_cast<char*>(data_start(*t, buffer)) : s->scratch(bytes);
-      const collectives::Group g = local_group(*x.ic);
+      const collectives::Group g = inter_local_group(*x.ic);
       if (g.me == 0) {
         s->next();
         s->recv(x.ic->remote[root], dst, bytes);

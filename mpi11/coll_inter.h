@@ -5,6 +5,7 @@
 // block `recvcount`/`sendcount` elements, at i * that many extents).
 #pragma once
 
+#include "collectives/group.h"
 #include "mpi11/mpi.h"
 
 namespace meshmp::mpi {
@@ -20,6 +21,9 @@ struct InterRequest {
 };
 
 bool is_intercomm(MPI_Comm comm);
+/// An intercommunicator's local group for the nonblocking forms' schedules
+/// (no torus: their binomial trees and dissemination).
+collectives::Group inter_local_group(const CommInfo& ic);
 int inter_barrier(MPI_Comm comm, CommInfo* c);
 int inter_bcast(MPI_Comm comm, CommInfo* c, void* buffer, int count, MPI_Datatype type, int root);
 /// The nonblocking forms (MPI-3.1 §5.12) of barrier and bcast: the same

@@ -59,31 +59,41 @@ TEST(IntercommColl, BarrierLetsNoOneLeaveBeforeTheOtherGroupEntered) {
   free_sides(s);
 }
 
+// Two broadcasts: low group's rank 0 to the high group, 50 contiguous ints;
+// the high group's last rank to the low group, every other int of 2 x 30.
+struct BcastCase {
+  const Sides& s;
+  const int high_root, high_root_world;
+  std::vector<int> buf = std::vector<int>(50, -1), v = std::vector<int>(60, -1);
+  MPI_Datatype strided = MPI_DATATYPE_NULL;
+  explicit BcastCase(const Sides& sides)
+      : s(sides), high_root(size() - s.low_size - 1), high_root_world(s.low_size + high_root) {
+    if (rank() == 0)
+      for (int i = 0; i < 50; ++i) buf[i] = value(0, i);
+    if (rank() == high_root_world)
+      for (int i = 0; i < 60; ++i) v[i] = value(high_root_world, i);
+    MPI_Type_vector(30, 1, 2, MPI_INT, &strided);
+    MPI_Type_commit(&strided);
+  }
+  int low_root() const { return root_arg(s, true, 0); }
+  int high_root_arg() const { return root_arg(s, false, high_root); }
+  void check() const {
+    for (int i = 0; i < 50; ++i) EXPECT_EQ(buf[i], s.low && rank() != 0 ? -1 : value(0, i)) << i;
+    for (int i = 0; i < 60; ++i) {
+      const bool sent = rank() == high_root_world || (s.low && i % 2 == 0);
+      EXPECT_EQ(v[i], sent ? value(high_root_world, i) : -1) << i;
+    }
+  }
+};
+
 TEST(IntercommColl, BcastFromEitherGroupWithAStridedType) {
   if (size() < 2) GTEST_SKIP() << "needs two groups";
   Sides s = make_sides();
-  // Low group's rank 0 to the high group, contiguous.
-  std::vector<int> buf(50, -1);
-  const int root_world = 0;
-  if (rank() == root_world)
-    for (int i = 0; i < 50; ++i) buf[i] = value(root_world, i);
-  ASSERT_EQ(MPI_Bcast(buf.data(), 50, MPI_INT, root_arg(s, true, 0), s.inter), MPI_SUCCESS);
-  for (int i = 0; i < 50; ++i)
-    EXPECT_EQ(buf[i], s.low && rank() != root_world ? -1 : value(root_world, i)) << i;
-  // The high group's last rank to the low group: every other int of 2 x 30.
-  MPI_Datatype strided;
-  MPI_Type_vector(30, 1, 2, MPI_INT, &strided);
-  MPI_Type_commit(&strided);
-  const int high_root = size() - s.low_size - 1, high_root_world = s.low_size + high_root;
-  std::vector<int> v(60, -1);
-  if (rank() == high_root_world)
-    for (int i = 0; i < 60; ++i) v[i] = value(high_root_world, i);
-  ASSERT_EQ(MPI_Bcast(v.data(), 1, strided, root_arg(s, false, high_root), s.inter), MPI_SUCCESS);
-  for (int i = 0; i < 60; ++i) {
-    const bool sent = rank() == high_root_world || (s.low && i % 2 == 0);
-    EXPECT_EQ(v[i], sent ? value(high_root_world, i) : -1) << i;
-  }
-  MPI_Type_free(&strided);
+  BcastCase c(s);
+  ASSERT_EQ(MPI_Bcast(c.buf.data(), 50, MPI_INT, c.low_root(), s.inter), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Bcast(c.v.data(), 1, c.strided, c.high_root_arg(), s.inter), MPI_SUCCESS);
+  MPI_Type_free(&c.strided);
+  c.check();
   free_sides(s);
 }
 
@@ -108,31 +118,17 @@ TEST(IntercommColl, IbarrierAndIbcastCompleteByTestLoopsBesidePointToPoint) {
     MPI_Waitall(2, pr, MPI_STATUSES_IGNORE);
     if (s.me == 0) EXPECT_EQ(pong, s.world_of_remote(0));
   });
-  // Low rank 0 to the high group, contiguous; the high group's last rank to
-  // the low group, every other int.
-  std::vector<int> buf(50, -1);
-  if (rank() == 0)
-    for (int i = 0; i < 50; ++i) buf[i] = value(0, i);
-  MPI_Request r1;
-  ASSERT_EQ(MPI_Ibcast(buf.data(), 50, MPI_INT, root_arg(s, true, 0), s.inter, &r1), MPI_SUCCESS);
-  MPI_Datatype strided;
-  MPI_Type_vector(30, 1, 2, MPI_INT, &strided);
-  MPI_Type_commit(&strided);
-  const int high_root = size() - s.low_size - 1, high_root_world = s.low_size + high_root;
-  std::vector<int> v(60, -1);
-  if (rank() == high_root_world)
-    for (int i = 0; i < 60; ++i) v[i] = value(high_root_world, i);
-  MPI_Request r2;
-  ASSERT_EQ(MPI_Ibcast(v.data(), 1, strided, root_arg(s, false, high_root), s.inter, &r2), MPI_SUCCESS);
-  MPI_Type_free(&strided);  // (the operation keeps its own reference)
+  // Both broadcasts in flight at once, the strided type freed meanwhile
+  // (the operation keeps its own reference).
+  BcastCase c(s);
+  MPI_Request r[2];
+  ASSERT_EQ(MPI_Ibcast(c.buf.data(), 50, MPI_INT, c.low_root(), s.inter, &r[0]), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Ibcast(c.v.data(), 1, c.strided, c.high_root_arg(), s.inter, &r[1]), MPI_SUCCESS);
+  MPI_Type_free(&c.strided);
   int done = 0;
-  while (!done) ASSERT_EQ(MPI_Test(&r2, &done, MPI_STATUS_IGNORE), MPI_SUCCESS);
-  ASSERT_EQ(MPI_Wait(&r1, MPI_STATUS_IGNORE), MPI_SUCCESS);
-  for (int i = 0; i < 50; ++i) EXPECT_EQ(buf[i], s.low && rank() != 0 ? -1 : value(0, i)) << i;
-  for (int i = 0; i < 60; ++i) {
-    const bool sent = rank() == high_root_world || (s.low && i % 2 == 0);
-    EXPECT_EQ(v[i], sent ? value(high_root_world, i) : -1) << i;
-  }
+  while (!done) ASSERT_EQ(MPI_Test(&r[1], &done, MPI_STATUS_IGNORE), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Wait(&r[0], MPI_STATUS_IGNORE), MPI_SUCCESS);
+  c.check();
   free_sides(s);
 }
 
