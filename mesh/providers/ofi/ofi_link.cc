@@ -5,6 +5,7 @@
 #include <rdma/fi_eq.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
+#include <sys/socket.h>
 
 #include <cstddef>
 #include <cstring>
@@ -55,16 +56,28 @@ OfiLink::~OfiLink() {
 }
 
 void OfiLink::open(fi_info* info) {
+  // Over libfabric's tcp the CQ waits on a list of descriptors
+  // (FI_WAIT_POLLFD), elsewhere on one descriptor (FI_WAIT_FD). On tcp the
+  // one descriptor is an epoll of libfabric's own that holds the
+  // endpoint's socket: its progress then polls through epoll_wait, and
+  // every segment reaching a socket registered in an epoll runs the epoll's
+  // callback in the sender's softirq. With the list its progress polls as
+  // fi_pingpong's does (poll(2)), and the socket joins an epoll (the
+  // provider's) only while the rank is armed to sleep. 8-byte ping-pong on
+  // the 2-core VM, pinned, interleaved: 6.31-6.75 µs with FI_WAIT_FD,
+  // 5.70-6.12 with FI_WAIT_POLLFD, fi_pingpong 5.98-6.49.
   fi_cq_attr ca{};
   ca.size = 4 * slots_ + 64;
   ca.format = FI_CQ_FORMAT_MSG;
-  ca.wait_obj = FI_WAIT_FD;
+  ca.wait_obj = p_->socket_wait() ? FI_WAIT_POLLFD : FI_WAIT_FD;
+  cq_pollfd_ = ca.wait_obj == FI_WAIT_POLLFD;
   if (int rc = fi_endpoint(p_->domain(), info, &ep_, this)) throw ofi::error("fi_endpoint", rc);
   if (int rc = fi_cq_open(p_->domain(), &ca, &cq_, nullptr)) throw ofi::error("fi_cq_open", rc);
   if (int rc = fi_ep_bind(ep_, &cq_->fid, FI_TRANSMIT | FI_RECV)) throw ofi::error("fi_ep_bind (CQ)", rc);
   if (int rc = fi_ep_bind(ep_, &p_->eq()->fid, 0)) throw ofi::error("fi_ep_bind (EQ)", rc);
   if (int rc = fi_enable(ep_)) throw ofi::error("fi_enable", rc);
-  if (int rc = fi_control(&cq_->fid, FI_GETWAIT, &cq_fd_)) throw ofi::error("fi_control(FI_GETWAIT) on a CQ", rc);
+  if (!cq_pollfd_)
+    if (int rc = fi_control(&cq_->fid, FI_GETWAIT, &cq_fd_)) throw ofi::error("fi_control(FI_GETWAIT) on a CQ", rc);
   p_->link_opened(this);
   for (std::uint32_t i = 0; i < slots_; ++i)
     if (!post_recv(i)) throw std::runtime_error("ofi: cannot post the receive slots of " + describe());
@@ -226,6 +239,39 @@ bool OfiLink::drain(bool* emptied) {
   }
 }
 
+void OfiLink::wait_fds(std::vector<pollfd>* out) const {
+  if (!cq_) return;
+  if (!cq_pollfd_) {
+    if (cq_fd_ >= 0) out->push_back({cq_fd_, POLLIN, 0});
+    return;
+  }
+  // fi_control says how many descriptors there are when the array is too
+  // small (-FI_ETOOSMALL). Of the list only the sockets that carry the
+  // fabric's bytes are kept: the rest are libfabric's signal sockets
+  // (AF_UNIX), written only inside this thread's own calls into libfabric
+  // (progress is manual, socket_wait()) and not all of them reset by
+  // fi_trywait (a byte that says the list changed stays): in an epoll
+  // they would keep an idle rank awake.
+  for (int tries = 0; tries < 4; ++tries) {
+    fi_wait_pollfd w{};
+    w.nfds = pollfds_.size();
+    w.fd = pollfds_.data();
+    const int rc = fi_control(&cq_->fid, FI_GETWAIT, &w);
+    if (rc == -FI_ETOOSMALL) {
+      pollfds_.resize(w.nfds + 4);
+      continue;
+    }
+    if (rc != 0) return;
+    for (std::size_t i = 0; i < w.nfds; ++i) {
+      int domain = 0;
+      socklen_t len = sizeof domain;
+      if (::getsockopt(pollfds_[i].fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 && domain == AF_UNIX) continue;
+      out->push_back(pollfds_[i]);
+    }
+    return;
+  }
+}
+
 void OfiLink::beat(std::chrono::steady_clock::time_point now) {
   if (state_ != State::kUp || !ep_) return;
   const auto timeout = std::chrono::milliseconds(p_->timeout_ms());
@@ -258,8 +304,9 @@ FrameHeader* OfiLink::begin_send(char** payload) {
     if (drain()) continue;
     fid* f = &cq_->fid;
     if (fi_trywait(p_->fabric(), &f, 1) == FI_SUCCESS) {
-      pollfd pf{cq_fd_, POLLIN, 0};
-      ::poll(&pf, 1, 1);
+      std::vector<pollfd> fds;
+      wait_fds(&fds);
+      ::poll(fds.data(), fds.size(), 1);
     }
   }
   cur_send_ = send_free_.empty() ? 0 : send_free_.back();

@@ -17,6 +17,7 @@
 
 #include <rdma/fabric.h>
 #include <rdma/fi_domain.h>
+#include <poll.h>
 #include <rdma/fi_endpoint.h>
 
 #include <chrono>
@@ -66,8 +67,12 @@ class OfiLink final : public Link {
 
   State state() const { return state_; }
   fid_ep* endpoint() const { return ep_; }
-  int cq_fd() const { return cq_fd_; }
   fid_cq* cq() const { return cq_; }
+  /// The descriptors that signal this link's CQ, as poll(2) entries: the
+  /// CQ's own descriptor (FI_WAIT_FD), or the sockets and signal descriptor
+  /// libfabric lists (FI_WAIT_POLLFD, preferred where the provider has it:
+  /// open()). Appended to *out; none once the endpoint is closed.
+  void wait_fds(std::vector<pollfd>* out) const;
   /// Reads this link's completions (receives, sends, writes, errors); true
   /// if there were any. Sets *emptied where its last read left the queue empty.
   bool drain(bool* emptied = nullptr);
@@ -138,7 +143,9 @@ class OfiLink final : public Link {
 
   fid_ep* ep_ = nullptr;
   fid_cq* cq_ = nullptr;
-  int cq_fd_ = -1;
+  int cq_fd_ = -1;         // FI_WAIT_FD's descriptor; -1 with FI_WAIT_POLLFD
+  bool cq_pollfd_ = false;  // the CQ waits on a list of descriptors (FI_WAIT_POLLFD)
+  mutable std::vector<pollfd> pollfds_;  // wait_fds()'s buffer for that list
 
   std::unique_ptr<char[]> recv_area_, send_area_;
   fid_mr* recv_mr_ = nullptr;

@@ -6,6 +6,7 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
 #include <sodium.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
@@ -101,6 +102,7 @@ OfiProvider::OfiProvider(const ProviderSetup& s)
   prov_key_ = (mode & FI_MR_PROV_KEY) != 0;
   local_mr_ = (mode & FI_MR_LOCAL) != 0;
   pins_ = ofi::is_hardware(prov);
+  socket_wait_ = prov == "tcp";
   // Hardware RDMA writes a rendezvous without the CPU: eager to the
   // engine's limit. Over libfabric's tcp a write is bytes on a socket too,
   // and the rendezvous's round trip costs more than the copy it saves.
@@ -379,21 +381,28 @@ void OfiProvider::on_connreq(fi_info* info, const void* data, std::size_t len) {
 }
 
 void OfiProvider::link_opened(OfiLink* l) {
-  if (armed_) watch(l->cq_fd());
+  if (armed_) watch(l);
 }
 
 void OfiProvider::link_closing(OfiLink* l) {
-  const int fd = l->cq_fd();
-  auto it = std::find(armed_fds_.begin(), armed_fds_.end(), fd);
-  if (fd < 0 || it == armed_fds_.end()) return;
-  ::epoll_ctl(epfd_, EPOLL_CTL_DEL, fd, nullptr);
-  armed_fds_.erase(it);
+  std::vector<pollfd> fds;
+  l->wait_fds(&fds);
+  for (const pollfd& p : fds) {
+    auto it = std::find(armed_fds_.begin(), armed_fds_.end(), p.fd);
+    if (it == armed_fds_.end()) continue;
+    ::epoll_ctl(epfd_, EPOLL_CTL_DEL, p.fd, nullptr);
+    armed_fds_.erase(it);
+  }
 }
 
-void OfiProvider::watch(int fd) {
-  epoll_event ev{};
-  ev.events = EPOLLIN;
-  if (fd >= 0 && ::epoll_ctl(epfd_, EPOLL_CTL_ADD, fd, &ev) == 0) armed_fds_.push_back(fd);
+void OfiProvider::watch(const OfiLink* l) {
+  std::vector<pollfd> fds;
+  l->wait_fds(&fds);
+  for (const pollfd& p : fds) {
+    epoll_event ev{};
+    ev.events = ((p.events & POLLIN) ? EPOLLIN : 0u) | ((p.events & POLLOUT) ? EPOLLOUT : 0u);
+    if (p.fd >= 0 && ::epoll_ctl(epfd_, EPOLL_CTL_ADD, p.fd, &ev) == 0) armed_fds_.push_back(p.fd);
+  }
 }
 
 void OfiProvider::link_gone(OfiLink* l) { book_.gone(l); }
@@ -433,12 +442,11 @@ void OfiProvider::heartbeat() {
 // fi_trywait on the EQ and every CQ: FI_SUCCESS means their descriptors
 // will signal what comes next; -FI_EAGAIN that something is there already,
 // so the wait descriptor is kicked and the sleep ends at once. The CQs'
-// descriptors join epfd_ only now: each is an epoll of libfabric's own
-// (its sockets and its signal pipe), and while one sits in epfd_ (and epfd_
-// in the engine's epoll) every arrival and every completion signal wakes
-// the chain of nested epolls in the sender's softirq, on the critical path
-// of a spinning rank's messages. (Adding after fi_trywait loses nothing:
-// epoll_ctl reports a descriptor already readable.)
+// descriptors (OfiLink::wait_fds) join epfd_ only now: while one sits in
+// epfd_ (and epfd_ in the engine's epoll) every arrival and every
+// completion signal wakes the epolls in the sender's softirq, on the
+// critical path of a spinning rank's messages. (Adding after fi_trywait
+// loses nothing: epoll_ctl reports a descriptor already readable.)
 std::uint32_t OfiProvider::arm() {
   armed_ = true;
   heartbeat();  // an idle rank wakes at least every 100 ms: its links still beat
@@ -455,7 +463,7 @@ std::uint32_t OfiProvider::arm() {
     }
   }
   if (n) pending |= fi_trywait(fabric_, fids, static_cast<int>(n)) != FI_SUCCESS;
-  for (OfiLink* l : book_.live) watch(l->cq_fd());
+  for (OfiLink* l : book_.live) watch(l);
   if (pending) {
     const std::uint64_t one = 1;
     (void)!::write(kick_fd_, &one, sizeof one);

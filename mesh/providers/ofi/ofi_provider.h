@@ -134,6 +134,11 @@ class OfiProvider final : public Provider, public MemoryDomain {
   /// 660 -> 280 us, 4 MiB 1110 -> 555 us; 256 KiB pieces are slower, 1 MiB
   /// ones no faster than whole writes).
   std::size_t write_piece() const { return pins_ ? 0 : kWritePiece; }
+  /// libfabric's tcp provider: its progress runs in the caller's thread over
+  /// the endpoints' sockets, so a CQ may wait on a list of descriptors
+  /// (FI_WAIT_POLLFD) and a rank sleeps on the sockets in it (OfiLink::open,
+  /// OfiLink::wait_fds).
+  bool socket_wait() const { return socket_wait_; }
   static constexpr std::size_t kWritePiece = std::size_t{512} << 10;
   int rank() const { return s_.rank; }
   int timeout_ms() const { return s_.timeout_ms; }
@@ -188,13 +193,13 @@ class OfiProvider final : public Provider, public MemoryDomain {
   fid_eq* eq_ = nullptr;
   fid_pep* pep_ = nullptr;
   int epfd_ = -1, eq_fd_ = -1, kick_fd_ = -1;
-  // The CQ descriptors in epfd_: only between arm() and disarm(), so that a
-  // spinning rank's arrivals wake no nested epoll (see arm()).
+  // The CQs' descriptors in epfd_: only between arm() and disarm(), so that
+  // a spinning rank's arrivals wake no epoll (see arm()).
   std::vector<int> armed_fds_;
   bool armed_ = false;
-  void watch(int fd);
+  void watch(const OfiLink* l);
   std::size_t inject_ = 0;
-  bool prov_key_ = false, local_mr_ = false, rma_ = true, pins_ = false;
+  bool prov_key_ = false, local_mr_ = false, rma_ = true, pins_ = false, socket_wait_ = false;
   std::size_t payload_ = 0;  // bytes per slot of its links (ProviderCaps::eager_limit)
   tcp::TcpCard mine_;
   std::vector<PeerCard> cards_;
