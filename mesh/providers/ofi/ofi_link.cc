@@ -304,9 +304,9 @@ FrameHeader* OfiLink::begin_send(char** payload) {
     if (drain()) continue;
     fid* f = &cq_->fid;
     if (fi_trywait(p_->fabric(), &f, 1) == FI_SUCCESS) {
-      std::vector<pollfd> fds;
-      wait_fds(&fds);
-      ::poll(fds.data(), fds.size(), 1);
+      send_wait_.clear();
+      wait_fds(&send_wait_);
+      ::poll(send_wait_.data(), send_wait_.size(), 1);
     }
   }
   cur_send_ = send_free_.empty() ? 0 : send_free_.back();

@@ -146,6 +146,7 @@ class OfiLink final : public Link {
   int cq_fd_ = -1;         // FI_WAIT_FD's descriptor; -1 with FI_WAIT_POLLFD
   bool cq_pollfd_ = false;  // the CQ waits on a list of descriptors (FI_WAIT_POLLFD)
   mutable std::vector<pollfd> pollfds_;  // wait_fds()'s buffer for that list
+  std::vector<pollfd> send_wait_;        // begin_send's: what it blocks on while every send buffer is out
 
   std::unique_ptr<char[]> recv_area_, send_area_;
   fid_mr* recv_mr_ = nullptr;
