@@ -69,9 +69,10 @@ class OfiLink final : public Link {
   fid_ep* endpoint() const { return ep_; }
   fid_cq* cq() const { return cq_; }
   /// The descriptors that signal this link's CQ, as poll(2) entries: the
-  /// CQ's own descriptor (FI_WAIT_FD), or the sockets and signal descriptor
-  /// libfabric lists (FI_WAIT_POLLFD, preferred where the provider has it:
-  /// open()). Appended to *out; none once the endpoint is closed.
+  /// CQ's own descriptor (FI_WAIT_FD), or over libfabric's tcp
+  /// (FI_WAIT_POLLFD, open()) the sockets in the list libfabric gives,
+  /// without its signal sockets. Appended to *out; none once the endpoint
+  /// is closed.
   void wait_fds(std::vector<pollfd>* out) const;
   /// Reads this link's completions (receives, sends, writes, errors); true
   /// if there were any. Sets *emptied where its last read left the queue empty.

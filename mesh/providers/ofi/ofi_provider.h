@@ -28,8 +28,10 @@
 // freed and reallocated at the same address is never written through a
 // stale registration.
 //
-// Every CQ and the EQ wait on a descriptor (FI_WAIT_FD); the provider's
-// epoll over them is its wait_fd(), blocked on beside shm and tcp.
+// The EQ waits on a descriptor (FI_WAIT_FD), each CQ on one too or, over
+// libfabric's tcp, on its endpoint's socket (FI_WAIT_POLLFD, OfiLink::open);
+// the provider's epoll over them is its wait_fd(), blocked on beside shm and
+// tcp. The CQs' descriptors join it only while the rank is armed to sleep.
 //
 // A peer that dies closes its connections (FI_SHUTDOWN, or a CQ error);
 // a cable cut or a host that vanished says nothing. So each link sends a
