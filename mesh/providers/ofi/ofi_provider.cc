@@ -510,8 +510,20 @@ fid_mr* OfiProvider::register_memory(const void* p, std::size_t len, std::uint64
   return nullptr;
 }
 
+const OfiProvider::Allocation* OfiProvider::allocation_of(const void* p, std::size_t len) const {
+  const auto b = reinterpret_cast<std::uintptr_t>(p);
+  auto it = allocations_.upper_bound(b);
+  if (it == allocations_.begin()) return nullptr;
+  --it;
+  return b - it->first < it->second.bytes && len <= it->second.bytes - (b - it->first) ? &it->second : nullptr;
+}
+
 bool OfiProvider::readable(const void* p, std::size_t len) const {
   if (pins_) return true;  // registration checks it
+  // Memory this provider allocated (QMP_MEM_COMMS, MPI_Alloc_mem, flag
+  // windows) is mapped while it is allocated: no mincore, a system call,
+  // on each of its writes (a flag write of the rdma barrier).
+  if (allocation_of(p, len)) return true;
   const auto start = reinterpret_cast<std::uintptr_t>(p) & ~(kPage - 1);
   const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(p) + len;
   unsigned char vec[1024];
@@ -550,14 +562,9 @@ RegistrationCache& OfiProvider::peer_cache(int peer) {
 std::uint64_t OfiProvider::remote_key(const void* buf, std::size_t len, std::uint32_t nonce, int peer) {
   const std::uint64_t none = (std::uint64_t{nonce} << 32) | kNoKey;
   if (!rma_ || len == 0 || peer < 0 || peer >= s_.nranks) return none;
-  const auto b = reinterpret_cast<std::uintptr_t>(buf);
-  auto it = allocations_.upper_bound(b);
-  if (it != allocations_.begin()) {
-    --it;
-    if (b - it->first < it->second.bytes && len <= it->second.bytes - (b - it->first)) {
-      const std::uint64_t k = fi_mr_key(it->second.mr);
-      return k < kNoKey ? (std::uint64_t{nonce} << 32) | k : none;
-    }
+  if (const Allocation* a = allocation_of(buf, len)) {
+    const std::uint64_t k = fi_mr_key(a->mr);
+    return k < kNoKey ? (std::uint64_t{nonce} << 32) | k : none;
   }
   if (!readable(buf, len)) return none;
   RegistrationCache& cache = peer_cache(peer);

@@ -155,7 +155,8 @@ class OfiProvider final : public Provider, public MemoryDomain {
   void beats_unsupported(const std::string& why);
   /// Whether [p, p+len) is mapped memory (mincore), where the provider
   /// would only find out by failing the connection (tcp: a send from an
-  /// unmapped buffer); true where registration checks it (hardware).
+  /// unmapped buffer); true where registration checks it (hardware) and
+  /// for memory this provider allocated.
   bool readable(const void* p, std::size_t len) const;
   /// Registers [p, p+len) with `access`; nullptr if libfabric refuses.
   /// Throws nothing.
@@ -226,6 +227,8 @@ class OfiProvider final : public Provider, public MemoryDomain {
     fid_mr* mr = nullptr;
   };
   std::map<std::uintptr_t, Allocation> allocations_;
+  /// The allocation holding all of [p, p+len), or nullptr.
+  const Allocation* allocation_of(const void* p, std::size_t len) const;
   Usage usage_;
 };
 
