@@ -64,8 +64,8 @@ void OfiLink::open(fi_info* info) {
   // callback in the sender's softirq. With the list its progress polls as
   // fi_pingpong's does (poll(2)), and the socket joins an epoll (the
   // provider's) only while the rank is armed to sleep. 8-byte ping-pong on
-  // the 2-core VM, pinned, interleaved: 6.31-6.75 µs with FI_WAIT_FD,
-  // 5.70-6.12 with FI_WAIT_POLLFD, fi_pingpong 5.98-6.49.
+  // the 2-core VM, pinned, six interleaved runs: 4.97-5.20 µs with
+  // FI_WAIT_FD, 4.31-4.63 with FI_WAIT_POLLFD, fi_pingpong 4.14-4.37.
   fi_cq_attr ca{};
   ca.size = 4 * slots_ + 64;
   ca.format = FI_CQ_FORMAT_MSG;

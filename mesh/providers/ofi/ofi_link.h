@@ -15,9 +15,9 @@
 // comes out of the CQ as a PutCompletion. Nothing copies the payload.
 #pragma once
 
+#include <poll.h>
 #include <rdma/fabric.h>
 #include <rdma/fi_domain.h>
-#include <poll.h>
 #include <rdma/fi_endpoint.h>
 
 #include <chrono>
