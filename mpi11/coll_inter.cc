@@ -269,32 +269,27 @@ int inter_ibcast(MPI_Comm comm, CommInfo* c, void* buffer, int count, MPI_Dataty
   Inter x("MPI_Ibcast", comm, c);
   if (!request) return x.fail(MPI_ERR_REQUEST, "request is NULL");
   if (x.root(root)) return x.err;
+  if (root != MPI_PROC_NULL && x.data(buffer, count, type, "")) return x.err;
+  const auto n = static_cast<std::size_t>(count);
+  if (root == MPI_ROOT) {  // to the other group's leader, as inter_bcast
+    Exchange ex(*x.ic, InterRequest{true, request});
+    ex.send(0, ex.bytes_of(type, buffer, n), n * type_info(type)->size);
+    return ex.finish(x);
+  }
   auto s = std::make_unique<collectives::Schedule>();
   if (root != MPI_PROC_NULL) {
-    if (x.data(buffer, count, type, "")) return x.err;
     std::shared_ptr<const TypeInfo> kept = keep_type(type);
     const TypeInfo* t = kept.get();
     s->hold(std::move(kept));
-    const auto n = static_cast<std::size_t>(count);
     const std::size_t bytes = n * t->size;
-    if (root == MPI_ROOT) {  // to the other group's leader
-      const char* src = data_start(*t, buffer);
-      if (!t->contiguous) {
-        char* packed = s->scratch(bytes);
-        pack(*t, buffer, n, packed);
-        src = packed;
-      }
-      s->send(c->remote[0], src, bytes);
-    } else {
-      char* dst = t->contiguous ? const_cast<char*>(data_start(*t, buffer)) : s->scratch(bytes);
-      const collectives::Group g = inter_local_group(*x.ic);
-      if (g.me == 0) {
-        s->next();
-        s->recv(x.ic->remote[root], dst, bytes);
-      }
-      collectives::add_broadcast(*s, g, dst, bytes, 0);
-      if (!t->contiguous) s->then([t, dst, bytes, buffer, n] { unpack(*t, dst, bytes, buffer, n); });
+    char* dst = t->contiguous ? const_cast<char*>(data_start(*t, buffer)) : s->scratch(bytes);
+    const collectives::Group g = inter_local_group(*x.ic);
+    if (g.me == 0) {
+      s->next();
+      s->recv(x.ic->remote[root], dst, bytes);
     }
+    collectives::add_broadcast(*s, g, dst, bytes, 0);
+    if (!t->contiguous) s->then([t, dst, bytes, buffer, n] { unpack(*t, dst, bytes, buffer, n); });
   }
   return start_collective(comm, "MPI_Ibcast", std::move(s), request);
 }

@@ -173,8 +173,7 @@ void Engine::close_flag_window(int w) {
   // Writes still in flight read their source lines: wait for them. Where a
   // peer has failed, its puts may never complete: the memory is left as it is.
   bool failed = false;
-  for (const auto& [peer, t] : fw.targets) failed |= peer != rank_ && im.peers[peer].failed != Error::kOk;
-  im.block_until([&] {
+  im.block_until([&] {  // (checks before it first waits)
     for (const auto& [peer, t] : fw.targets) failed |= peer != rank_ && im.peers[peer].failed != Error::kOk;
     return failed || std::all_of(fw.busy.begin(), fw.busy.end(), [](std::uint32_t b) { return b == 0; });
   });

@@ -201,39 +201,33 @@ TEST(Qmprun, KilledRankEndsTheJobWithinFiveSecondsAndLeavesNothing) {
   EXPECT_EQ(count_shm(), shm_before);
 }
 
+// A 4-rank ring where job_probe's `mode` kills rank `victim` while the
+// others wait on it: their wait ends with `said` (the engine's liveness
+// check, 100 ms, comes before qmprun's SIGKILL one second after the death),
+// the job ends by the victim's signal within 5 s, and no rank is left.
+void expect_survivors_see(const char* mode, const char* victim, const std::string& said) {
+  Result r = run({"-n", "4", "--geometry", "4", g_probe, mode, victim});
+  EXPECT_EQ(r.status, 128 + SIGKILL) << mode;
+  EXPECT_NE(r.err.find(said), std::string::npos) << mode << ": " << r.err;
+  EXPECT_LT(r.seconds, 5.0) << mode;
+  EXPECT_EQ(count_probes(), 0) << mode;
+}
+
 TEST(Qmprun, BlockedRanksSeeTheDeadPeerAsAnErrorNotAHang) {
-  Result r = run({"-n", "4", "--geometry", "4", g_probe, "kill-watch", "2"});
-  EXPECT_EQ(r.status, 128 + SIGKILL);
-  // The survivors' receives from rank 2 fail within the engine's liveness
-  // check (100 ms), before qmprun's SIGKILL one second after rank 2 died.
-  EXPECT_NE(r.err.find("receive from 2 ended: peer or link gone"), std::string::npos) << r.err;
-  EXPECT_LT(r.seconds, 5.0);
-  EXPECT_EQ(count_probes(), 0);
+  expect_survivors_see("kill-watch", "2", "receive from 2 ended: peer or link gone");
 }
 
 // The same for ranks waiting in a shared-memory broadcast whose root died
 // before writing it.
 TEST(Qmprun, RanksWaitingOnADeadBroadcastRootSeeAnError) {
-  Result r = run({"-n", "4", "--geometry", "4", g_probe, "bcast-watch", "0"});
-  EXPECT_EQ(r.status, 128 + SIGKILL);
-  EXPECT_NE(r.err.find("broadcast from 0 ended: peer or link gone"), std::string::npos) << r.err;
-  EXPECT_LT(r.seconds, 5.0);
-  EXPECT_EQ(count_probes(), 0);
+  expect_survivors_see("bcast-watch", "0", "broadcast from 0 ended: peer or link gone");
 }
 
-// ... and for ranks waiting for flags in a barrier over flag windows.
+// ... and for ranks waiting for flags in a barrier over flag windows, and
+// (gone before the first one) in the windows' set-up.
 TEST(Qmprun, RanksInAFlagBarrierWithoutADeadRankSeeAnError) {
-  Result r = run({"-n", "4", "--geometry", "4", g_probe, "barrier-watch", "2"});
-  EXPECT_EQ(r.status, 128 + SIGKILL);
-  EXPECT_NE(r.err.find("rank 0: barrier without 2 ended: peer or link gone"), std::string::npos) << r.err;
-  EXPECT_LT(r.seconds, 5.0);
-  EXPECT_EQ(count_probes(), 0);
-  // Gone before the first one: the windows' set-up fails instead.
-  r = run({"-n", "4", "--geometry", "4", g_probe, "barrier-setup-watch", "2"});
-  EXPECT_EQ(r.status, 128 + SIGKILL);
-  EXPECT_NE(r.err.find("rank 0: barrier without 2 ended: peer or link gone"), std::string::npos) << r.err;
-  EXPECT_LT(r.seconds, 5.0);
-  EXPECT_EQ(count_probes(), 0);
+  expect_survivors_see("barrier-watch", "2", "rank 0: barrier without 2 ended: peer or link gone");
+  expect_survivors_see("barrier-setup-watch", "2", "rank 0: barrier without 2 ended: peer or link gone");
 }
 
 // MESHMP_BARRIER names a barrier or stops the start.
