@@ -3,7 +3,8 @@
 //
 // Input: a LinkView (i32 my_rank, i32 peer_rank, u64 expected_seq,
 // u32 max_payload, u32 max_credits; 24 bytes) followed by a 72-byte
-// FrameHeader. Whatever check_header() accepts must satisfy every
+// FrameHeader, and optionally the view's routing (i32 nranks, i32 max_hops:
+// 8 bytes more; without them, no routing). Whatever check_header() accepts must satisfy every
 // property the engine relies on afterwards; a header it accepts that breaks
 // one is a crash.
 #include <cstdint>
@@ -39,7 +40,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FrameHeader h;
   std::memcpy(&raw, data, sizeof raw);
   std::memcpy(&h, data + sizeof raw, sizeof h);
-  const LinkView v{raw.my_rank, raw.peer_rank, raw.expected_seq, raw.max_payload, raw.max_credits};
+  LinkView v{raw.my_rank, raw.peer_rank, raw.expected_seq, raw.max_payload, raw.max_credits};
+  if (size >= sizeof(RawView) + sizeof(FrameHeader) + 8) {
+    std::memcpy(&v.nranks, data + sizeof raw + sizeof h, 4);
+    std::memcpy(&v.max_hops, data + sizeof raw + sizeof h + 4, 4);
+  }
 
   const meshmp::mesh::WireFault fault = meshmp::mesh::check_header(h, v);
   if (fault) {  // rejected: fine, if it says why
@@ -52,9 +57,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (h.version != meshmp::mesh::kWireVersion) broken("wire version");
   if (std::strcmp(frame_type_name(type), "?") == 0) broken("frame type is a known one");
   if (h.seq != v.expected_seq) broken("sequence number");
-  if (h.src != v.peer_rank || h.dst != v.my_rank) broken("source and destination ranks");
-  if (h.hops != 0) broken("no forwarded frame");
-  if (h.reserved) broken("the reserved byte is 0");
+  if (v.max_hops == 0) {
+    if (h.src != v.peer_rank || h.dst != v.my_rank) broken("source and destination ranks");
+    if (h.hops != 0) broken("no forwarded frame");
+    if (h.e2e_credits) broken("no end-to-end credits");
+  } else {
+    if (h.src < 0 || h.src >= v.nranks || h.src == v.my_rank) broken("source is another rank of the job");
+    if (h.dst < 0 || h.dst >= v.nranks) broken("destination is a rank of the job");
+    if (h.hops == 0 && h.src != v.peer_rank) broken("a frame not forwarded comes from the link's peer");
+    if (h.hops + 1 + (h.dst != v.my_rank) > v.max_hops) broken("links crossed within the diameter");
+    if (type == FrameType::kBye && h.dst != v.my_rank) broken("BYE is not forwarded");
+    if (h.e2e_credits && h.hops == 0 && h.dst == v.my_rank) broken("a neighbour's own frame has no end-to-end credits");
+  }
   if (h.credits > v.max_credits) broken("credits <= slots");
   if ((type == FrameType::kEager || type == FrameType::kData) && h.length > v.max_payload)
     broken("EAGER/DATA payload fits a slot");
@@ -62,9 +76,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (h.length > meshmp::mesh::kMaxMessageBytes && type != FrameType::kEager && type != FrameType::kData)
     broken("message length <= 2^47");
   if ((type == FrameType::kCredit || type == FrameType::kCancel || type == FrameType::kSyncAck ||
-       type == FrameType::kBye) &&
+       type == FrameType::kBye || type == FrameType::kFlag) &&
       h.length != 0)
-    broken("CREDIT/CANCEL/SYNC_ACK/BYE carry no length");
+    broken("CREDIT/CANCEL/SYNC_ACK/BYE/FLAG carry no length");
   if (type == FrameType::kCancelAck && h.length > 1) broken("CANCEL_ACK length is 0 or 1");
   return 0;
 }

@@ -19,24 +19,36 @@ def view(my=1, peer=0, seq=5, payload=16384, credits=32):
     return struct.pack("<iiQII", my, peer, seq, payload, credits)
 
 
-def header(ftype, length=0, tag=0, flags=0, credits=0, src=0, dst=1, ctx=0, seq=5, version=2, hops=0):
+def header(ftype, length=0, tag=0, flags=0, credits=0, src=0, dst=1, ctx=0, seq=5, version=3, hops=0, e2e=0):
     # link part: version, type, flags, credits, seq; end-to-end part: src,
-    # dst, tag, context (u16), hops, reserved, length, send_id, recv_id,
+    # dst, tag, context (u16), hops, e2e_credits, length, send_id, recv_id,
     # addr, key (mesh/wire.h, 72 bytes)
-    return struct.pack("<BBHIQiiiHBxQQQQQ", version, ftype, flags, credits, seq, src, dst, tag, ctx, hops,
+    return struct.pack("<BBHIQiiiHBBQQQQQ", version, ftype, flags, credits, seq, src, dst, tag, ctx, hops, e2e,
                        length, 1, 2, 0x1000, 7)
+
+
+# The view's routing (nranks, max_hops): the forwarding agent (issue 31).
+def routing(nranks=64, max_hops=6):
+    return struct.pack("<ii", nranks, max_hops)
 
 
 put("frame_header", "eager_ok", view() + header(1, length=100, tag=3))
 put("frame_header", "rts_2e62", view() + header(2, length=1 << 62, tag=3))
 put("frame_header", "eager_negative_tag", view() + header(1, length=8, tag=-5))
-put("frame_header", "bad_type", view() + header(11))
+put("frame_header", "bad_type", view() + header(13))
 put("frame_header", "cts_ok", view() + header(3, length=1 << 20))
 put("frame_header", "credit_with_payload", view() + header(5, length=4))
 put("frame_header", "cancel_ack", view() + header(10, length=1))
 put("frame_header", "old_seq", view() + header(4, seq=4))
 put("frame_header", "version_1", view() + header(1, length=100, tag=3, version=1))
+put("frame_header", "version_2", view() + header(1, length=100, tag=3, version=2))
 put("frame_header", "forwarded", view() + header(1, length=100, tag=3, hops=2))
+put("frame_header", "routed_for_me", view() + header(1, length=100, tag=3, src=40, hops=2, e2e=3) + routing())
+put("frame_header", "routed_to_forward", view() + header(6, length=100, src=0, dst=9, e2e=16) + routing())
+put("frame_header", "routed_too_far", view() + header(2, length=1 << 20, src=40, dst=9, hops=5) + routing())
+put("frame_header", "routed_credit", view() + header(5, src=40, hops=1, e2e=32) + routing())
+put("frame_header", "flag", view() + header(12) + routing())
+put("frame_header", "bye_forwarded", view() + header(11, dst=9) + routing())
 # Found by the fuzzer (as a one-part header of wire version 1): a SYNC_ACK
 # carrying a length was accepted.
 put("frame_header", "sync_ack-with-length", view() + header(7, length=1 << 57))

@@ -251,12 +251,26 @@ bool Engine::cancel(Request* r) {
     if (!u) return false;
     im.discard(static_cast<Unexpected*>(u));
   } else if (r->state == State::kQueued) {
-    // Still in the send queue: it never left.
-    LinkState* ls = im.peers[r->peer].links.empty() ? nullptr : im.peers[r->peer].links[0];
-    PendingFrame* f = ls ? ls->sendq.front() : nullptr;
-    while (f && f->req != r) f = f->next;
+    // Still in a send queue: it never left. (A routed peer's: waiting for
+    // an end-to-end credit, or in its next hop's link.)
+    PeerState& ps = im.peers[r->peer];
+    Fifo<PendingFrame>* q = nullptr;
+    PendingFrame* f = nullptr;
+    for (Fifo<PendingFrame>* cand : {ps.routed() ? &ps.routed_q : nullptr,
+                                     ps.links.empty() && !ps.routed() ? nullptr : &im.route(r->peer)->sendq}) {
+      for (f = cand ? cand->front() : nullptr; f && (f->req != r || f->relayed); f = f->next) {
+      }
+      if (f) {
+        q = cand;
+        break;
+      }
+    }
     if (!f) return false;
-    ls->sendq.erase(f);
+    if (q != &ps.routed_q && ps.routed()) {  // it had its end-to-end credit, and may carry some back
+      ++ps.e2e_tokens;
+      ps.e2e_owed += f->h.e2e_credits;
+    }
+    q->erase(f);
     im.release_frame(f);
   } else if (r->mode != SendMode::kReady && (r->state == State::kWaitAck || r->state == State::kWaitCts)) {
     // It left: ask the receiver to retract it. The answer (CANCEL_ACK)

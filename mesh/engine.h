@@ -35,6 +35,9 @@ struct LinkStats {
   std::uint64_t rdma_writes = 0, data_frames = 0;
   std::uint64_t ready_writes = 0;     ///< channel sends written on a RECV_READY (no RTS/CTS)
   std::uint64_t registered_writes = 0;  ///< RDMA writes into registered memory (a memcpy, no system call)
+  std::uint64_t relayed = 0;          ///< other ranks' frames this rank forwarded on this link (routed.cc)
+  std::uint64_t relay_dropped = 0;    ///< ... that came on this link for a rank this one no longer reaches
+  std::uint64_t relay_queued_max = 0; ///< most relayed frames waiting at once in this link's send queue
 };
 
 /// Which barrier MPI_Barrier and QMP_barrier take (MESHMP_BARRIER;

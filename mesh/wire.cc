@@ -17,6 +17,7 @@ const char* frame_type_name(FrameType t) {
     case FrameType::kCancel: return "CANCEL";
     case FrameType::kCancelAck: return "CANCEL_ACK";
     case FrameType::kBye: return "BYE";
+    case FrameType::kFlag: return "FLAG";
     default: return "?";
   }
 }
@@ -43,11 +44,23 @@ WireFault check_end_to_end(const FrameHeader& h, const LinkView& v) {
   auto fault = [&](WireFault::Kind k, std::int64_t got, std::int64_t want = 0) {
     return WireFault{k, h.type, static_cast<std::uint64_t>(got), static_cast<std::uint64_t>(want)};
   };
-  if (h.hops != 0) return fault(WireFault::kHops, h.hops);
-  if (h.src != v.peer_rank) return fault(WireFault::kSource, h.src, v.peer_rank);
-  if (h.dst != v.my_rank) return fault(WireFault::kDestination, h.dst, v.my_rank);
-  if (h.reserved) return fault(WireFault::kReserved, h.reserved);
   const auto type = static_cast<FrameType>(h.type);
+  if (v.max_hops == 0) {  // no routing: only the peer's own frames, for this rank
+    if (h.hops != 0) return fault(WireFault::kHops, h.hops);
+    if (h.src != v.peer_rank) return fault(WireFault::kSource, h.src, v.peer_rank);
+    if (h.dst != v.my_rank) return fault(WireFault::kDestination, h.dst, v.my_rank);
+    if (h.e2e_credits) return fault(WireFault::kEndToEndCredits, h.e2e_credits);
+  } else {
+    if (h.src < 0 || h.src >= v.nranks || h.src == v.my_rank || (h.hops == 0 && h.src != v.peer_rank))
+      return fault(WireFault::kSource, h.src, v.peer_rank);
+    if (h.dst < 0 || h.dst >= v.nranks || (type == FrameType::kBye && h.dst != v.my_rank))
+      return fault(WireFault::kDestination, h.dst, v.my_rank);
+    // Links crossed: hops + 1 so far, one more to forward it.
+    const int crossed = h.hops + 1 + (h.dst != v.my_rank);
+    if (crossed > v.max_hops) return fault(WireFault::kHops, h.hops, v.max_hops);
+    if (h.e2e_credits && h.hops == 0 && h.dst == v.my_rank)  // a neighbour's own frame: link credits only
+      return fault(WireFault::kEndToEndCredits, h.e2e_credits);
+  }
   if ((type == FrameType::kEager || type == FrameType::kData) && h.length > v.max_payload)
     return WireFault{WireFault::kPayload, h.type, h.length, v.max_payload};
   if ((type == FrameType::kEager || type == FrameType::kRts) && h.tag < 0) return fault(WireFault::kNegativeTag, h.tag);
@@ -56,7 +69,7 @@ WireFault check_end_to_end(const FrameHeader& h, const LinkView& v) {
       h.length > kMaxMessageBytes)
     return WireFault{WireFault::kTooLong, h.type, h.length, kMaxMessageBytes};
   if ((type == FrameType::kCredit || type == FrameType::kCancel || type == FrameType::kSyncAck ||
-       type == FrameType::kBye) &&
+       type == FrameType::kBye || type == FrameType::kFlag) &&
       h.length != 0)
     return WireFault{WireFault::kUnexpectedPayload, h.type, h.length, 0};
   if (type == FrameType::kCancelAck && h.length > 1) return WireFault{WireFault::kCancelAckLength, h.type, h.length, 1};
@@ -75,10 +88,12 @@ std::string describe(const WireFault& f) {
     case WireFault::kSeq: return "seq " + got + ", expected " + want;
     case WireFault::kCredits: return "credits " + got + " > " + want + " slots";
     case WireFault::kFlags: return "unknown flags " + got;
-    case WireFault::kHops: return "a forwarded frame (" + got + " hops), but no rank forwards yet";
+    case WireFault::kHops:
+      return f.want ? "a frame of " + got + " hops would cross more links than the torus diameter, " + want
+                    : "a forwarded frame (" + got + " hops), but no rank forwards here";
     case WireFault::kSource: return "source rank " + sgot + " on the link to rank " + swant;
     case WireFault::kDestination: return "destination rank " + sgot + ", this is rank " + swant;
-    case WireFault::kReserved: return "reserved header byte " + got + " is not 0";
+    case WireFault::kEndToEndCredits: return "end-to-end credits " + got + " on a neighbour's own frame";
     case WireFault::kPayload: return type + " payload " + got + " > slot size " + want;
     case WireFault::kNegativeTag: return type + " with tag " + sgot + " (tags on the wire are >= 0)";
     case WireFault::kTooLong: return type + " of " + got + " bytes (more than 2^47)";

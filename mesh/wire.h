@@ -9,7 +9,8 @@
 namespace meshmp::mesh {
 
 /// 2: the header split into a per-link and an end-to-end part, with a hop count.
-inline constexpr std::uint8_t kWireVersion = 2;
+/// 3: routed frames (the forwarding agent): end-to-end credits, FLAG frames.
+inline constexpr std::uint8_t kWireVersion = 3;
 
 /// Frame types. Eager/RTS/CTS/DONE follow MP_Lite's OP_SEND, OP_RDMAW_RTS,
 /// OP_RDMAW_CTS, OP_RDMAW_DONE (seed 000 §3.4); CREDIT returns tokens
@@ -29,6 +30,7 @@ enum class FrameType : std::uint8_t {
   kCancel = 9,     ///< the sender cancels a message that has left (send_id): retract it if unmatched
   kCancelAck = 10, ///< the answer: length 1 if it was retracted, 0 if it had matched
   kBye = 11,       ///< the sender finalizes: sent last on each of its links to the receiver
+  kFlag = 12,      ///< a flag write to a routed peer (Engine::write_flag): window `tag`, flag `addr`, value `send_id`
   kEnd  // one past the last valid type
 };
 
@@ -73,7 +75,8 @@ struct FrameHeader {
   std::int32_t tag;
   std::uint16_t context;   ///< communicator context id (mesh/context_ids.h: below 4096)
   std::uint8_t hops;       ///< links crossed before the last one (0: sent by the link's peer itself)
-  std::uint8_t reserved;   ///< 0
+  std::uint8_t e2e_credits;  ///< routed frames: end-to-end credits returned to `dst` (the forwarding
+                             ///< agent, mesh/engine/routed.cc); 0 between neighbours
   std::uint64_t length;    ///< EAGER/DATA: payload bytes in this frame; RTS: message bytes;
                            ///< CTS: bytes granted; DONE: bytes written
   std::uint64_t send_id;   ///< sender's request id (RTS/CTS/DONE/DATA/SYNC_ACK)
@@ -94,6 +97,11 @@ struct LinkView {
   std::uint64_t expected_seq;
   std::size_t max_payload;  ///< payload bytes a slot holds
   std::uint32_t max_credits;
+  /// Where ranks forward (the forwarding agent): the job's ranks and the
+  /// links a routed frame may cross, the torus diameter. 0: no routing --
+  /// every frame comes from the link's peer and is for this rank.
+  int nranks = 0;
+  int max_hops = 0;
 };
 
 /// The first bad field of a header, found without building any text (the
@@ -102,7 +110,7 @@ struct LinkView {
 struct WireFault {
   enum Kind : std::uint8_t {
     kNone, kVersion, kType, kSeq, kCredits, kFlags,          // the link part
-    kHops, kSource, kDestination, kReserved, kPayload,       // the end-to-end part
+    kHops, kSource, kDestination, kEndToEndCredits, kPayload,       // the end-to-end part
     kNegativeTag, kTooLong, kUnexpectedPayload, kCancelAckLength,
   };
   Kind kind = kNone;
@@ -114,9 +122,13 @@ struct WireFault {
 /// The per-link part: version, a type the engine handles, the sequence
 /// number this link expects, credits within its slots, known flags.
 WireFault check_link_part(const FrameHeader& h, const LinkView& v);
-/// The end-to-end part: addressed to this rank from the link's peer (no
-/// forwarded frame, hops = 0, while meshmp does not route), zero reserved
-/// bytes, tag in range, lengths that fit the type.
+/// The end-to-end part. Without routing (v.max_hops == 0): addressed to this
+/// rank from the link's peer, hops 0, no end-to-end credits. With it: source
+/// and destination are ranks of the job, not this one as a source; a frame
+/// with hops 0 comes from the link's peer; one this rank forwards can still
+/// cross a link within the diameter (hops + 2 <= max_hops), one for this rank
+/// has crossed at most the diameter; BYE is for the link's peer only.
+/// Always: tag in range, lengths that fit the type.
 WireFault check_end_to_end(const FrameHeader& h, const LinkView& v);
 /// Both parts, the link part first: no fault if `h` is acceptable here.
 inline WireFault check_header(const FrameHeader& h, const LinkView& v) {

@@ -11,6 +11,7 @@
 //   self_send.cc     messages to this rank
 //   cancel.cc        MPI_Cancel's side of the protocol (MPI-1.1 §3.8)
 //   flag_windows.cc  one-sided flag windows: 8-byte puts and waits on them (seed 002 §3)
+//   routed.cc        the forwarding agent: routed peers, relaying, end-to-end credits (seed 003 §5.1)
 //   failure.cc       dead and misbehaving peers (ARCHITECTURE.md §7)
 //   progress.cc      one round of progress over every provider and link
 //   wire_up.cc       Engine::init/create/finalize, the address vector and the neighbour links
@@ -164,8 +165,18 @@ struct RecvChannel {
 struct PendingFrame {
   FrameHeader h{};
   Request* req = nullptr;  // EAGER payload / DATA source
+  bool relayed = false;    // another rank's frame this rank forwards: its payload is `relay`
+  std::vector<char> relay; // (kept across reuse of the frame: no allocation once it has grown)
   PendingFrame* prev = nullptr;
   PendingFrame* next = nullptr;
+};
+
+// A routed frame for this rank that its handler could not take yet (the
+// unexpected buffer is full): it waits here, not in the link's slot, so that
+// the link keeps carrying other ranks' frames (routed.cc).
+struct HeldFrame {
+  FrameHeader h{};
+  std::vector<char> payload;
 };
 
 struct Unexpected : UnexpectedMsg {
@@ -190,6 +201,7 @@ struct LinkState {
   std::deque<Request*> put_queue;      // puts (a send's stripe on this link) to do, in order:
                                        // queued by a frame handler, or that found no resource
   std::uint32_t puts_in_flight = 0;    // puts that returned kInProgress, not yet completed
+  std::uint64_t relay_queued = 0;      // relayed frames in sendq (routed.cc; stats.relay_queued_max)
 };
 
 // One entry of the address vector: how this rank reaches a peer.
@@ -202,12 +214,19 @@ struct PeerState {
   std::size_t byes = 0;           // BYE frames from it: finalized once every link brought one
   bool said_finalized = false;    // the launcher said it is in finalize (Bootstrap::take_finalized)
   std::size_t eager_limit = 0;    // messages shorter go eager (EngineOptions, ProviderCaps::eager_limit)
+  // A routed peer (the forwarding agent, routed.cc): a rank on a mesh fabric
+  // no cable reaches, whose frames go through the neighbour `next_hop`.
+  int next_hop = -1;
+  bool routed() const { return next_hop >= 0; }
+  std::uint32_t e2e_tokens = 0;    // frames to it this rank may still have on their way (end-to-end credits)
+  std::uint32_t e2e_owed = 0;      // its frames this rank took, whose credits are not yet returned
+  Fifo<PendingFrame> routed_q;     // frames to it waiting for an end-to-end credit, in order
+  std::deque<HeldFrame> held;      // its frames that came and wait for room (in order)
 };
 
 struct Engine::Impl {
   Engine& e;
   std::unique_ptr<Bootstrap> boot;
-  bool unrouted_noted = false;  // the mesh-fabric notice of route() was given
   bool unreachable_noted = false;  // ... and the one of a send no link can carry
   std::vector<std::unique_ptr<Provider>> providers;
   // The providers that serve some peer (set by wire_up from the address
@@ -318,7 +337,8 @@ struct Engine::Impl {
   // from that peer only (r->reg_domain forgets it when r completes).
   std::uint64_t registration_key(Request* r, const char* buf, std::size_t len, int peer);
   MemoryDomain* domain_of(int peer) const {
-    return peers[peer].provider ? peers[peer].provider->memory_domain() : nullptr;
+    // (a routed peer puts nothing: its rendezvous data streams, routed.cc)
+    return peers[peer].provider && !peers[peer].routed() ? peers[peer].provider->memory_domain() : nullptr;
   }
 
   // ---- links.cc: send queue, tokens, credits, polling
@@ -329,6 +349,7 @@ struct Engine::Impl {
   // for a peer no link reaches (peers[p].failed = kUnreachable, wire_up).
   LinkState* route(int peer) {
     PeerState& ps = peers[peer];
+    if (ps.next_hop >= 0) [[unlikely]] return peers[ps.next_hop].links[0];
     if (ps.links.empty()) connect_on_demand(peer);
     return ps.links[0];
   }
@@ -340,6 +361,19 @@ struct Engine::Impl {
     h.src = e.rank_;
     h.dst = peer;
     return h;
+  }
+
+  // The DONE after send s's DATA frames: all `granted` bytes came through
+  // the slots; the message's length, for the receiver's truncation check.
+  FrameHeader streamed_done(const Request* s) const {
+    FrameHeader d = make_header(FrameType::kDone, s->peer);
+    d.flags = kFlagStreamed;
+    d.length = s->granted;
+    d.addr = s->len;
+    d.send_id = s->id;
+    d.recv_id = s->remote_id;
+    d.key = s->remote_key;
+    return d;
   }
 
   // Writes one frame into the link's next slot; the caller checked a token.
@@ -364,7 +398,11 @@ struct Engine::Impl {
   // token is free; otherwise queues it (FIFO keeps MPI order).
   static bool writable_now(const LinkState& ls) { return ls.up && ls.sendq.empty() && ls.ledger.can_send_data(); }
 
-  void send_or_queue(LinkState& ls, const FrameHeader& h, Request* req);
+  void send_or_queue(LinkState& ls, const FrameHeader& h, Request* req) {
+    if (h.dst != ls.peer) [[unlikely]] return send_routed(h, req);
+    send_on_link(ls, h, req);
+  }
+  void send_on_link(LinkState& ls, const FrameHeader& h, Request* req);
   std::uint64_t write_eager_now(int peer, const void* buf, std::size_t len, int tag, std::uint32_t context);
   bool emit(LinkState& ls, const FrameHeader& h, Request* req);
   bool flush(LinkState& ls);
@@ -452,6 +490,35 @@ struct Engine::Impl {
   bool on_cancel(LinkState&, const FrameHeader& h, const char*);
   bool on_cancel_ack(LinkState&, const FrameHeader& h, const char*);
 
+  // ---- routed.cc: the forwarding agent (seed 003 §5.1)
+  int max_hops = 0;           // the torus diameter where ranks forward (wire_up), else 0
+  std::size_t held_frames = 0;  // routed frames for this rank waiting in some PeerState::held
+  bool e2e_flush = false;     // return end-to-end credits at once (finalize)
+  // End-to-end credits per routed pair: frames a source may have on their
+  // way to one destination, so a relay holds at most this many of each
+  // pair's frames (seed 003 §5.1's tokens, end to end). Fits e2e_credits.
+  static constexpr std::uint32_t kE2eCredits = 32;
+  // The context of finalize's neighbour barrier (quiesce_routes): above every
+  // communicator's and their nonblocking collectives' (context_ids.h).
+  static constexpr std::uint32_t kFinalizeContext = 8192;
+  void setup_routes(const std::vector<int>& neighbours);
+  void send_routed(const FrameHeader& h, Request* req);
+  bool pump_routed(int peer);
+  void start_streaming(Request* s);
+  void relay_frame(LinkState& in, const FrameHeader& h, const char* payload);
+  bool take_routed(LinkState& ls, const FrameHeader& h, const char* payload);
+  bool retry_held();
+  void return_e2e_credits(int peer);
+  bool return_all_e2e_credits();
+  bool routed_quiet() const;
+  void quiesce_routes();
+  void fail_routes_through(int neighbour, Error why);
+  static std::size_t payload_bytes(const FrameHeader& h) {
+    const auto t = static_cast<FrameType>(h.type);
+    return t == FrameType::kEager || t == FrameType::kData ? h.length : 0;
+  }
+  bool on_flag(LinkState&, const FrameHeader& h, const char*);
+
   // ---- failure.cc
   void fail_peer(int peer, Error why, const std::string& msg, bool tell_peer = true);
   int fail_requests_of(int peer, Error why);
@@ -511,6 +578,9 @@ struct Engine::Impl {
         }
         continue;
       }
+      // About to sleep: the end-to-end credits this rank owes go first, so
+      // that no routed sender waits on a sleeping rank (routed.cc).
+      if (max_hops && return_all_e2e_credits()) continue;
       if (!waiter) {
         if (wait_epoll >= 0) sleep_in_epoll();
         else ::usleep(1000);

@@ -16,12 +16,30 @@ void Engine::Impl::fail_peer(int peer, Error why, const std::string& msg, bool t
   peers[peer].why = msg;
   std::fprintf(stderr, "meshmp: rank %d: rank %d: %s (%s); its requests fail\n", e.rank_, peer,
                msg.c_str(), error_name(why));
-  if (why == Error::kProtocol && tell_peer) peers[peer].provider->report_closed(peer);
-  for (LinkState* ls : peers[peer].links) {
+  PeerState& ps = peers[peer];
+  if (why == Error::kProtocol && tell_peer && !ps.routed()) ps.provider->report_closed(peer);
+  for (LinkState* ls : ps.links) {
     while (PendingFrame* f = ls->sendq.pop_front()) release_frame(f);
     ls->put_queue.clear();
+    ls->relay_queued = 0;
+  }
+  if (ps.routed()) {
+    // Its frames still here: those waiting for credits, those in the next
+    // hop's queue (which name its requests), those held for room.
+    while (PendingFrame* f = ps.routed_q.pop_front()) release_frame(f);
+    for (LinkState* ls : peers[ps.next_hop].links)
+      for (PendingFrame *f = ls->sendq.front(), *next; f; f = next) {
+        next = f->next;
+        if (!f->relayed && f->h.dst == peer) {
+          ls->sendq.erase(f);
+          release_frame(f);
+        }
+      }
+    held_frames -= ps.held.size();
+    ps.held.clear();
   }
   fail_requests_of(peer, why);
+  if (max_hops && !ps.routed()) fail_routes_through(peer, why);
 }
 
 // Fails every unfinished request that involves `peer` with `why`; returns

@@ -98,6 +98,14 @@ Error Engine::write_flag(int w, int peer, int index, std::uint64_t seq) {
   }
   PeerState& ps = im.peers[peer];
   if (ps.failed != Error::kOk) return ps.failed;
+  if (ps.routed()) {
+    // No cable to it: a FLAG frame through the forwarding agent (routed.cc).
+    FrameHeader h = im.make_header(FrameType::kFlag, peer);
+    h.addr = at;
+    h.send_id = seq;
+    im.send_routed(h, nullptr);
+    return ps.failed;
+  }
   LinkState* ls = im.route(peer);
   // A source line still read by a put in flight is rewritten only with the
   // value it holds (one release to many peers), else once the put completed.

@@ -9,20 +9,9 @@
 namespace meshmp::mesh {
 
 // A link to a peer that is not a torus neighbour, on first use (seed 004
-// §3). On a mesh fabric that is not how the cables run unless the network
-// routes it (tcp: the kernels, along SDF routes): else say so once.
-void Engine::Impl::connect_on_demand(int peer) {
-  PeerState& ps = peers[peer];
-  if (!e.opt_.mesh_fabric_config.empty() && !unrouted_noted && !ps.provider->caps().routed) {
-    unrouted_noted = true;
-    std::fprintf(stderr,
-                 "meshmp: rank %d: %s has fabric = \"mesh\", but rank %d is not a torus neighbour: its traffic "
-                 "(and any other rank's that is not a neighbour) takes a direct %s link instead "
-                 "of being routed through neighbours, which meshmp does not do yet\n",
-                 e.rank_, e.opt_.mesh_fabric_config.c_str(), peer, ps.provider->name());
-  }
-  add_link(ps.provider->connect(peer));
-}
+// §3). On a mesh fabric only where the network routes it (tcp: the kernels,
+// along SDF routes); elsewhere such a peer is routed (routed.cc).
+void Engine::Impl::connect_on_demand(int peer) { add_link(peers[peer].provider->connect(peer)); }
 
 LinkState* Engine::Impl::add_link(std::unique_ptr<Link> link) {
   auto ls = std::make_unique<LinkState>();
@@ -36,7 +25,7 @@ LinkState* Engine::Impl::add_link(std::unique_ptr<Link> link) {
   return p;
 }
 
-void Engine::Impl::send_or_queue(LinkState& ls, const FrameHeader& h, Request* req) {
+void Engine::Impl::send_on_link(LinkState& ls, const FrameHeader& h, Request* req) {
   if (writable_now(ls)) {
     if (emit(ls, h, req)) return;
   }
@@ -52,6 +41,7 @@ void Engine::Impl::send_or_queue(LinkState& ls, const FrameHeader& h, Request* r
 // written) otherwise.
 std::uint64_t Engine::Impl::write_eager_now(int peer, const void* buf, std::size_t len, int tag,
                                             std::uint32_t context) {
+  if (peers[peer].routed()) return 0;  // (the request's way: end-to-end credits, routed.cc)
   LinkState& ls = *route(peer);
   if (!writable_now(ls) || len > ls.max_payload) return 0;
   FrameHeader h = make_header(FrameType::kEager, peer);
@@ -82,6 +72,14 @@ bool Engine::Impl::emit(LinkState& ls, const FrameHeader& h, Request* req) {
     return true;
   }
   if (type == FrameType::kData) {
+    if (h.length) [[unlikely]] {
+      // One piece of a stream to a routed peer, cut when it got its
+      // end-to-end credit (pump_routed): the last piece ends the send.
+      write_frame(ls, h, req->buf + h.addr, h.length);
+      ++ls.stats.data_frames;
+      if (h.addr + h.length == req->granted) complete(req);
+      return true;
+    }
     if (req->offset < req->granted) {
       FrameHeader d = h;
       std::size_t n = std::min(req->granted - req->offset, ls.max_payload);
@@ -95,14 +93,7 @@ bool Engine::Impl::emit(LinkState& ls, const FrameHeader& h, Request* req) {
     // This stream is finished; when every stream is, DONE tells the
     // receiver how much came (DATA may arrive after it on another link).
     if (--req->data_streams == 0) {
-      FrameHeader d = make_header(FrameType::kDone, req->peer);
-      d.flags = kFlagStreamed;
-      d.length = req->granted;
-      d.addr = req->len;
-      d.send_id = req->id;
-      d.recv_id = req->remote_id;
-      d.key = req->remote_key;
-      send_or_queue(*route(req->peer), d, nullptr);
+      send_or_queue(*route(req->peer), streamed_done(req), nullptr);
       complete(req);
     }
     return true;
@@ -115,7 +106,11 @@ bool Engine::Impl::flush(LinkState& ls) {
   bool any = false;
   while (!ls.sendq.empty() && ls.ledger.can_send_data()) {
     PendingFrame* f = ls.sendq.front();
-    if (!emit(ls, f->h, f->req)) {
+    if (f->relayed) {
+      write_frame(ls, f->h, f->relay.data(), f->relay.size());
+      ++ls.stats.relayed;
+      --ls.relay_queued;
+    } else if (!emit(ls, f->h, f->req)) {
       any = true;
       continue;
     }
@@ -143,7 +138,7 @@ bool Engine::Impl::poll_link(LinkState& ls) {
     ~PollEnd() { flag = false; }
   } poll_end{polling};
   for (int budget = 0; budget < 64 && ls.link->peek(&h, &payload); ++budget) {
-    LinkView view{e.rank_, peer, ls.link->recv_seq(), ls.max_payload, ls.ledger.slots()};
+    LinkView view{e.rank_, peer, ls.link->recv_seq(), ls.max_payload, ls.ledger.slots(), e.size_, max_hops};
     const WireFault fault = check_header(h, view);
     // A frame left waiting (unexpected buffer full) is peeked again later:
     // apply its credits only once.
@@ -158,7 +153,11 @@ bool Engine::Impl::poll_link(LinkState& ls) {
                     (fault ? describe(fault) : std::string("returned more credits than it holds")));
       return true;
     }
-    if (!handle_frame(ls, h, payload)) break;  // stays in its slot until there is room
+    if (h.dst != e.rank_ || h.hops) [[unlikely]] {
+      take_routed(ls, h, payload);  // forwarded, taken or held: never left in the slot
+    } else if (!handle_frame(ls, h, payload)) {
+      break;  // stays in its slot until there is room
+    }
     ++ls.stats.frames_received;
     ls.link->release();
     ls.ledger.slot_freed();

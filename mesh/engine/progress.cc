@@ -33,6 +33,7 @@ bool Engine::Impl::progress() {
   // idle wait sleeps only after one). By index: answering a frame may
   // connect to a new peer and append to `links` (the LinkStates never
   // move); a new link is polled from the next pass on.
+  if (held_frames) [[unlikely]] any |= retry_held();
   const std::uint64_t before = completions;
   const std::size_t n = links.size();
   for (std::size_t k = 0; k < n; ++k) {

@@ -63,8 +63,9 @@ void Engine::Impl::write_granted(LinkState& ls, Request* s, std::size_t granted,
   s->stripe_len[0] = granted;
   s->stripe_len[1] = 0;
   if (granted == 0) return finish_put(ls, s, PutStatus::kDone);
-  s->state = State::kPutting;
   const PeerState& ps = peers[s->peer];
+  if (ps.routed()) return start_streaming(s);  // (a put would land in the next hop: routed.cc)
+  s->state = State::kPutting;
   if (granted >= kStripeMin && ps.links.size() == 2 && ps.links[1]->up && ps.provider->caps().stripe) {
     // Channel bonding (seed 000 §3.10): half on each link to the peer.
     s->striped = true;
@@ -133,14 +134,7 @@ void Engine::Impl::finish_put(LinkState& ls, Request* s, PutStatus st) {
     fail_peer(peer, st == PutStatus::kPeerGone ? Error::kPeerDead : Error::kProtocol,
               ls.link->describe() + ": a stripe's put failed (" + put_status_name(st) + ")");
   } else if (st == PutStatus::kUnsupported) {
-    s->state = State::kStreaming;
-    s->offset = 0;
-    FrameHeader d = make_header(FrameType::kData, peer);
-    d.send_id = s->id;
-    d.recv_id = s->remote_id;
-    d.key = s->remote_key;
-    s->data_streams = static_cast<int>(peers[peer].links.size());
-    for (LinkState* l : peers[peer].links) send_or_queue(*l, d, s);
+    start_streaming(s);
   } else if (st == PutStatus::kPeerGone) {
     fail_peer(peer, Error::kPeerDead, "process is gone");
   } else if (st == PutStatus::kBadLocal) {

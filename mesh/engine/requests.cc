@@ -12,7 +12,11 @@ PendingFrame* Engine::Impl::alloc_frame() {
     frame_pool_storage.push_back(std::make_unique<PendingFrame>());
     f = frame_pool_storage.back().get();
   }
-  *f = PendingFrame{};
+  f->h = FrameHeader{};
+  f->req = nullptr;
+  f->relayed = false;
+  f->relay.clear();  // (its capacity stays: a relay's frames need no allocation once warm)
+  f->prev = f->next = nullptr;
   return f;
 }
 

@@ -79,6 +79,12 @@ void Engine::Impl::wire_up() {
       throw std::runtime_error("no provider reaches rank " + std::to_string(p));
     peers[p].failed = Error::kUnreachable;
   }
+  // The forwarding agent's routed peers (routed.cc), on a mesh fabric.
+  if (!e.opt_.mesh_fabric_config.empty()) {
+    std::vector<int> neighbours;
+    for (const Want& w : wants) neighbours.push_back(w.peer);
+    setup_routes(neighbours);
+  }
   for (int p = 0; p < e.size_; ++p)
     if (p != e.rank_ && peers[p].provider &&
         std::find(in_use.begin(), in_use.end(), peers[p].provider) == in_use.end())
@@ -196,14 +202,16 @@ void Engine::Impl::print_stats() {
     std::fprintf(stderr,
                  "meshmp stats: rank %d %s: frames sent %llu received %llu, eager %llu, "
                  "rendezvous %llu, bytes %llu, token stalls %llu, credit frames %llu, "
-                 "rdma writes %llu (%llu on RECV_READY, %llu into registered memory), data frames %llu\n",
+                 "rdma writes %llu (%llu on RECV_READY, %llu into registered memory), data frames %llu, "
+                 "relayed %llu (dropped %llu, at most %llu queued)\n",
                  e.rank_, ls->link->describe().c_str(), (unsigned long long)s.frames_sent,
                  (unsigned long long)s.frames_received, (unsigned long long)s.eager_sent,
                  (unsigned long long)s.rendezvous_sent, (unsigned long long)s.bytes_sent,
                  (unsigned long long)s.token_stalls, (unsigned long long)s.credit_frames,
                  (unsigned long long)s.rdma_writes, (unsigned long long)s.ready_writes,
                  (unsigned long long)s.registered_writes,
-                 (unsigned long long)s.data_frames);
+                 (unsigned long long)s.data_frames, (unsigned long long)s.relayed,
+                 (unsigned long long)s.relay_dropped, (unsigned long long)s.relay_queued_max);
   }
 }
 
@@ -361,6 +369,7 @@ void Engine::shutdown() {
     return true;
   };
   im.block_until(drained);
+  if (im.max_hops) im.quiesce_routes();
   im.say_bye();
   im.block_until(drained);
   for (Provider* pv : im.in_use) pv->finalizing();

@@ -62,8 +62,8 @@ TEST(WireHeader, RejectsEachBadField) {
       {[](FrameHeader& h) { h.dst = 6; }, "destination rank 6"},
       {[](FrameHeader& h) { h.credits = 33; }, "credits 33 > 32"},
       {[](FrameHeader& h) { h.flags = 0x80; }, "unknown flags"},
-      {[](FrameHeader& h) { h.hops = 1; }, "a forwarded frame (1 hops)"},
-      {[](FrameHeader& h) { h.reserved = 1; }, "reserved header byte 1"},
+      {[](FrameHeader& h) { h.hops = 1; }, "a forwarded frame (1 hops), but no rank forwards here"},
+      {[](FrameHeader& h) { h.e2e_credits = 1; }, "end-to-end credits 1 on a neighbour's own frame"},
       {[](FrameHeader& h) { h.length = 16385; }, "EAGER payload 16385 > slot size 16384"},
       {[](FrameHeader& h) {
          h.type = static_cast<std::uint8_t>(FrameType::kData);
@@ -116,6 +116,44 @@ TEST(WireHeader, TheLinkPartAndTheEndToEndPartAreValidatedApart) {
   EXPECT_EQ(std::memcmp(reinterpret_cast<const char*>(&a) + kLinkPartBytes,
                         reinterpret_cast<const char*>(&b) + kLinkPartBytes, sizeof a - kLinkPartBytes),
             0);
+}
+
+// With the forwarding agent (issue 31): rank 5 of 64 on a torus 6 links
+// across, its link to rank 3. Routed frames come from any other rank and go
+// to any rank, within the diameter.
+TEST(WireHeader, RoutedFramesAreCheckedAgainstTheJobAndTheDiameter) {
+  LinkView v = kView;
+  v.nranks = 64;
+  v.max_hops = 6;
+  auto check = [&](void (*mutate)(FrameHeader&)) {
+    FrameHeader h = good_header();
+    mutate(h);
+    return describe(check_header(h, v));
+  };
+  // Accepted: the peer's own frame; one it forwards from rank 40 (2 links
+  // so far); one to forward on to rank 9, carrying end-to-end credits.
+  EXPECT_EQ(check([](FrameHeader&) {}), "");
+  EXPECT_EQ(check([](FrameHeader& h) { h.src = 40, h.hops = 1; }), "");
+  EXPECT_EQ(check([](FrameHeader& h) { h.dst = 9, h.e2e_credits = 16; }), "");
+  EXPECT_EQ(check([](FrameHeader& h) { h.src = 40, h.hops = 5; }), "");  // its 6th link ends here
+  // Refused, each naming the field.
+  EXPECT_NE(check([](FrameHeader& h) { h.src = 40, h.hops = 6; }).find("more links than the torus diameter, 6"),
+            std::string::npos);
+  EXPECT_NE(check([](FrameHeader& h) { h.dst = 9, h.src = 40, h.hops = 5; }).find("torus diameter"),
+            std::string::npos);  // forwarding it would make 7
+  EXPECT_NE(check([](FrameHeader& h) { h.dst = 64; }).find("destination rank 64"), std::string::npos);
+  EXPECT_NE(check([](FrameHeader& h) { h.dst = -1; }).find("destination rank -1"), std::string::npos);
+  EXPECT_NE(check([](FrameHeader& h) { h.src = 64, h.hops = 1; }).find("source rank 64"), std::string::npos);
+  EXPECT_NE(check([](FrameHeader& h) { h.src = 5, h.hops = 1; }).find("source rank 5"), std::string::npos);
+  EXPECT_NE(check([](FrameHeader& h) { h.src = 40; }).find("source rank 40 on the link to rank 3"),
+            std::string::npos);  // not forwarded, so from the peer
+  EXPECT_NE(check([](FrameHeader& h) {
+              h.type = static_cast<std::uint8_t>(FrameType::kBye);
+              h.length = 0;
+              h.dst = 9;
+            }).find("destination rank 9"),
+            std::string::npos);
+  EXPECT_NE(check([](FrameHeader& h) { h.e2e_credits = 1; }).find("end-to-end credits 1"), std::string::npos);
 }
 
 // ---- credits ------------------------------------------------------------------

@@ -1,0 +1,319 @@
+// The forwarding agent (issue 31; seed 003 §5.1: "chooses the direction that
+// has the smallest number of remaining steps for a packet", switched below
+// the application; ARCHITECTURE.md §4). On a mesh fabric whose links no
+// kernel switches (shm's emulation of a mesh, RDMA cables over ofi), a rank
+// that is not a torus neighbour is a *routed peer*: its frames go, whole and
+// in order, into the link of the Shortest-Direction-First next hop
+// (routing/sdf.h, the table kernel_forwarder uses) with `dst` set. A relay
+// takes a frame whose `dst` is not itself off its slot at once and hands it,
+// hops counted, to its own next hop -- never matching it, never leaving it
+// in the slot (a slot held for another rank would tie the links' tokens
+// into the cycles a torus has).
+//
+// What a relay may hold is bounded end to end: a source has at most
+// kE2eCredits frames on their way to each routed peer; the destination
+// returns a credit for each frame it takes (in `e2e_credits` of any frame
+// going back, or in a routed CREDIT). So every queue on the way -- the
+// relays' send queues, and the destination's held frames when its
+// unexpected buffer is full -- holds at most that many of one pair's frames.
+// Per-pair order holds: one path, FIFO queues at every hop.
+//
+// Rendezvous to a routed peer streams: after the CTS, the payload follows
+// in slot-sized DATA frames, each taking one end-to-end credit (a put
+// through a relay would write into the relay's memory). Flag writes go as
+// FLAG frames. Finalize waits until this rank's frames have all been taken
+// (every credit back), then for every rank to get there, over neighbour
+// links only, so that no rank leaves while another still needs it to relay
+// (Engine::shutdown).
+#include <atomic>
+#include <cstdio>
+
+#include "mesh/engine/engine_impl.h"
+#include "routing/sdf.h"
+
+namespace meshmp::mesh {
+
+// The routed peers: on a mesh fabric, every rank that is not a neighbour
+// and that no provider reaches through routing of its own (tcp or
+// libfabric's tcp over kernel routes, caps().routed, where both ends have a
+// node address). Every rank forwards (max_hops) where the torus is more
+// than one hop across: a relay need not have routed peers of its own.
+void Engine::Impl::setup_routes(const std::vector<int>& neighbours) {
+  const Torus& t = e.torus_;
+  int diameter = 0;
+  for (int a = 0; a < t.ndims(); ++a) diameter += t.periodic()[a] ? t.dims()[a] / 2 : t.dims()[a] - 1;
+  if (diameter < 2 || neighbours.empty()) return;
+  max_hops = diameter;
+  for (int p = 0; p < e.size_; ++p) {
+    if (p == e.rank_ || std::find(neighbours.begin(), neighbours.end(), p) != neighbours.end()) continue;
+    PeerState& ps = peers[p];
+    if (ps.provider && ps.provider->caps().routed) continue;  // the network switches it
+    const int hop = t.neighbour(e.rank_, *routing::sdf_next_hop(t, e.rank_, p));
+    ps.next_hop = hop;
+    ps.e2e_tokens = kE2eCredits;
+    ps.failed = Error::kOk;  // (not kUnreachable: the agent reaches it)
+    if (!ps.provider) ps.provider = peers[hop].provider;  // (its liveness checks; locality stays)
+    ps.eager_limit = peers[hop].eager_limit;
+  }
+}
+
+// A frame from this rank to a routed peer: it goes when the peer has an
+// end-to-end credit for it and nothing queued before it does. Explicit
+// end-to-end CREDITs take none (at most two are on their way per pair: each
+// returns half the credits or, in finalize, the rest).
+void Engine::Impl::send_routed(const FrameHeader& h, Request* req) {
+  PeerState& ps = peers[h.dst];
+  if (ps.failed != Error::kOk) return;
+  if (h.type == static_cast<std::uint8_t>(FrameType::kCredit)) return send_on_link(*route(h.dst), h, nullptr);
+  PendingFrame* f = alloc_frame();
+  f->h = h;
+  f->req = req;
+  ps.routed_q.push_back(f);
+  pump_routed(h.dst);
+}
+
+// Hands the peer's queued frames to its next hop's link while it has
+// end-to-end credits; a DATA stream is cut into slot-sized pieces here, one
+// credit each, and becomes its DONE once the last piece is cut.
+bool Engine::Impl::pump_routed(int peer) {
+  PeerState& ps = peers[peer];
+  LinkState& ls = *route(peer);
+  bool any = false;
+  while (!ps.routed_q.empty() && ps.e2e_tokens > 0) {
+    PendingFrame* f = ps.routed_q.front();
+    FrameHeader h = f->h;
+    Request* req = f->req;
+    const bool stream = h.type == static_cast<std::uint8_t>(FrameType::kData);
+    if (stream) {
+      h.addr = req->offset;
+      h.length = std::min(req->granted - req->offset, ls.max_payload);
+      req->offset += h.length;
+      if (req->offset >= req->granted) {
+        // The stream's entry becomes its DONE, built now: the last piece
+        // may complete the send (emit) before the DONE leaves.
+        f->h = streamed_done(req);
+        f->req = nullptr;
+      }
+    } else {
+      ps.routed_q.erase(f);
+      release_frame(f);
+    }
+    --ps.e2e_tokens;
+    const std::uint32_t give = std::min<std::uint32_t>(ps.e2e_owed, 255);
+    ps.e2e_owed -= give;
+    h.e2e_credits = static_cast<std::uint8_t>(give);
+    send_on_link(ls, h, req);
+    any = true;
+  }
+  return any;
+}
+
+// Rendezvous data to a routed peer, or over links that cannot put: DATA
+// frames through the slots (of every link to a neighbour: channel bonding,
+// seed 000 §3.10), then DONE.
+void Engine::Impl::start_streaming(Request* s) {
+  const int peer = s->peer;
+  s->state = State::kStreaming;
+  s->offset = 0;
+  FrameHeader d = make_header(FrameType::kData, peer);
+  d.send_id = s->id;
+  d.recv_id = s->remote_id;
+  d.key = s->remote_key;
+  if (peers[peer].routed()) {
+    s->data_streams = 1;
+    return send_routed(d, s);
+  }
+  s->data_streams = static_cast<int>(peers[peer].links.size());
+  for (LinkState* l : peers[peer].links) send_on_link(*l, d, s);
+}
+
+// Another rank's frame: on to this rank's next hop towards `dst`, at once
+// if that link can take it, else copied into its send queue (the slot is
+// freed either way). A destination this rank cannot reach any more (its
+// link failed) loses the frame; its source learns of the failure from its
+// own links or liveness checks.
+void Engine::Impl::relay_frame(LinkState& in, const FrameHeader& h, const char* payload) {
+  const PeerState& ds = peers[h.dst];
+  const int hop = ds.routed() ? ds.next_hop : h.dst;
+  LinkState* out = peers[hop].links.empty() ? nullptr : peers[hop].links[0];
+  const std::size_t n = payload_bytes(h);
+  if (!out || peers[hop].failed != Error::kOk || n > out->max_payload) {
+    ++in.stats.relay_dropped;
+    return;
+  }
+  FrameHeader f = h;
+  ++f.hops;
+  if (writable_now(*out)) {
+    write_frame(*out, f, payload, n);
+    ++out->stats.relayed;
+    return;
+  }
+  PendingFrame* pf = alloc_frame();
+  pf->h = f;
+  pf->relayed = true;
+  pf->relay.assign(payload, payload + n);
+  out->sendq.push_back(pf);
+  out->stats.relay_queued_max = std::max(out->stats.relay_queued_max, ++out->relay_queued);
+}
+
+// A routed frame off link `ls`: forwarded, or -- for this rank -- its
+// end-to-end credits applied and the frame handled, or held behind those of
+// its source still waiting. Never left in the slot.
+bool Engine::Impl::take_routed(LinkState& ls, const FrameHeader& h, const char* payload) {
+  if (h.dst != e.rank_) {
+    relay_frame(ls, h, payload);
+    return true;
+  }
+  const int src = h.src;
+  PeerState& ps = peers[src];
+  if (!ps.routed()) {
+    fail_peer(ls.peer, Error::kProtocol,
+              ls.link->describe() + ": rejected frame: a forwarded frame from rank " + std::to_string(src) +
+                  ", a neighbour");
+    return true;
+  }
+  if (ps.failed != Error::kOk) return true;
+  if (h.e2e_credits) {
+    if (h.e2e_credits > kE2eCredits - ps.e2e_tokens) {
+      fail_peer(src, Error::kProtocol, "returned more end-to-end credits than it holds", false);
+      return true;
+    }
+    ps.e2e_tokens += h.e2e_credits;
+    pump_routed(src);
+  }
+  if (h.type == static_cast<std::uint8_t>(FrameType::kCredit)) return true;
+  if (ps.held.empty() && handle_frame(*route(src), h, payload)) {
+    if (++ps.e2e_owed >= kE2eCredits / 2 || e2e_flush) return_e2e_credits(src);
+    return true;
+  }
+  if (ps.held.size() >= kE2eCredits) {  // more than its credits allow
+    fail_peer(src, Error::kProtocol, "sent more routed frames than its end-to-end credits allow", false);
+    return true;
+  }
+  ps.held.push_back(HeldFrame{h, std::vector<char>(payload, payload + payload_bytes(h))});
+  ++held_frames;
+  return true;
+}
+
+// Held routed frames, each source's in order, while their handlers take them.
+bool Engine::Impl::retry_held() {
+  bool any = false;
+  for (int p = 0; p < e.size_ && held_frames; ++p) {
+    PeerState& ps = peers[p];
+    while (!ps.held.empty() && ps.failed == Error::kOk) {
+      HeldFrame& f = ps.held.front();
+      if (!handle_frame(*route(p), f.h, f.payload.data())) break;
+      ps.held.pop_front();
+      --held_frames;
+      any = true;
+      if (++ps.e2e_owed >= kE2eCredits / 2 || e2e_flush) return_e2e_credits(p);
+    }
+  }
+  return any;
+}
+
+// The credits owed to routed peer `peer`, in a routed CREDIT of their own.
+void Engine::Impl::return_e2e_credits(int peer) {
+  PeerState& ps = peers[peer];
+  if (ps.e2e_owed == 0 || ps.failed != Error::kOk) return;
+  FrameHeader h = make_header(FrameType::kCredit, peer);
+  const std::uint32_t give = std::min<std::uint32_t>(ps.e2e_owed, 255);
+  ps.e2e_owed -= give;
+  h.e2e_credits = static_cast<std::uint8_t>(give);
+  send_on_link(*route(peer), h, nullptr);
+}
+
+// Before sleeping, and in finalize: every credit owed, so that a source
+// waiting for credits (a stream, its finalize) never waits on a rank that
+// sleeps. Returns whether it sent any.
+bool Engine::Impl::return_all_e2e_credits() {
+  bool any = false;
+  for (int p = 0; p < e.size_; ++p)
+    if (peers[p].e2e_owed && peers[p].failed == Error::kOk) {
+      return_e2e_credits(p);
+      any = true;
+    }
+  return any;
+}
+
+// Whether every frame this rank sent to a routed peer has been taken there
+// (all its credits back) and nothing waits to go, for the peers still alive.
+bool Engine::Impl::routed_quiet() const {
+  for (const PeerState& ps : peers)
+    if (ps.routed() && ps.failed == Error::kOk &&
+        (ps.e2e_tokens != kE2eCredits || !ps.routed_q.empty() || !ps.held.empty() || ps.e2e_owed))
+      return false;
+  return true;
+}
+
+// Finalize where ranks forward (Engine::shutdown, before the BYEs): no rank
+// may leave while another's frames may still need it as a relay.
+//  1. Every frame this rank sent to a routed peer is taken there (all
+//     end-to-end credits back), and it owes none: credits go back at once
+//     from now on, and what comes goes to the unexpected queue whatever its
+//     limit (nothing here will receive it; a held frame would keep its
+//     source waiting).
+//  2. It says it is finalizing: a routed peer blocked in a receive from it
+//     then fails that receive (check_liveness) -- nothing more will come.
+//  3. A barrier over neighbour links only (never relayed): along each axis
+//     in turn, dims - 1 rounds of a 0-byte message to each neighbour on the
+//     axis, so every rank has heard that every rank finished step 1. Past
+//     it no routed frame is on its way anywhere, and only neighbour frames
+//     -- the BYEs -- follow.
+void Engine::Impl::quiesce_routes() {
+  e2e_flush = true;
+  ++probing;
+  block_until([&] {
+    return_all_e2e_credits();
+    for (auto& ls : links)
+      if (!ls->sendq.empty() && peers[ls->peer].failed == Error::kOk) return false;
+    return routed_quiet();
+  });
+  for (Provider* pv : in_use) pv->finalizing();
+  const Torus& t = e.torus_;
+  int round = 0;
+  for (int a = 0; a < t.ndims(); ++a) {
+    std::vector<int> axis;
+    for (int sign : {+1, -1}) {
+      const int p = t.neighbour(e.rank_, a, sign);
+      if (p >= 0 && p != e.rank_ && std::find(axis.begin(), axis.end(), p) == axis.end()) axis.push_back(p);
+    }
+    for (int r = 1; r < t.dims()[a]; ++r, ++round) {
+      std::vector<Request*> reqs;
+      for (int p : axis) {
+        reqs.push_back(e.irecv(nullptr, 0, p, round, kFinalizeContext));
+        reqs.push_back(e.isend(nullptr, 0, p, round, kFinalizeContext));
+      }
+      e.waitall(reqs.size(), reqs.data(), nullptr);
+    }
+  }
+  --probing;
+}
+
+// Neighbour `n` failed: the routed peers whose next hop it is are cut off
+// (there is no detour: see docs/routing.md), and fail now.
+void Engine::Impl::fail_routes_through(int n, Error why) {
+  for (int p = 0; p < e.size_; ++p)
+    if (peers[p].next_hop == n && peers[p].failed == Error::kOk)
+      fail_peer(p, why, "its route runs through rank " + std::to_string(n) + ", which failed: " + peers[n].why,
+                false);
+}
+
+// A flag write from a routed peer (Engine::write_flag): `addr` is a flag of
+// one of this rank's open windows, `send_id` its new value.
+bool Engine::Impl::on_flag(LinkState&, const FrameHeader& h, const char*) {
+  for (const auto& fw : flag_windows) {
+    if (!fw) continue;
+    const auto base = reinterpret_cast<std::uint64_t>(fw->mem);
+    const std::uint64_t off = h.addr - base;
+    if (h.addr < base || off >= static_cast<std::uint64_t>(fw->n) * FlagWindow::kLine || off % FlagWindow::kLine)
+      continue;
+    std::atomic_ref<std::uint64_t>(*reinterpret_cast<std::uint64_t*>(h.addr)).store(h.send_id,
+                                                                                     std::memory_order_release);
+    return true;
+  }
+  fail_peer(h.src, Error::kProtocol, "FLAG for no flag of an open window");
+  return true;
+}
+
+}  // namespace meshmp::mesh
