@@ -19,8 +19,8 @@ enum class Error : std::uint8_t {
   kTruncate,   ///< message longer than the receive buffer (MPI_ERR_TRUNCATE)
   kPeerDead,   ///< the peer process exited or was killed, or the link to it broke (tcp: reset, timeout)
   kProtocol,   ///< the peer sent malformed frames; the link was closed
-  kUnreachable,  ///< no link reaches the peer: on a mesh fabric it is not a torus neighbour and
-                 ///< no provider can link to it directly (no routing yet)
+  kUnreachable,  ///< no link reaches the peer. Kept for the error tables above; a mesh fabric's
+                 ///< non-neighbours are routed (mesh/engine/routed.cc), so the engine no longer gives it
 };
 const char* error_name(Error e);
 

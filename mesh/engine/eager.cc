@@ -72,7 +72,6 @@ void Engine::Impl::start_send(Request* r) {
   r->status.bytes = r->len;
   if (r->peer == e.rank_) return start_self_send(r);
   if (peers[r->peer].failed != Error::kOk) {
-    if (peers[r->peer].failed == Error::kUnreachable) note_unreachable(r->peer);
     r->status.error = peers[r->peer].failed;
     return complete(r);
   }

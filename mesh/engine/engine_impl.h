@@ -227,7 +227,6 @@ struct PeerState {
 struct Engine::Impl {
   Engine& e;
   std::unique_ptr<Bootstrap> boot;
-  bool unreachable_noted = false;  // ... and the one of a send no link can carry
   std::vector<std::unique_ptr<Provider>> providers;
   // The providers that serve some peer (set by wire_up from the address
   // vector): only these are polled. One that serves nobody -- tcp in a
@@ -501,7 +500,13 @@ struct Engine::Impl {
   // The context of finalize's neighbour barrier (quiesce_routes): above every
   // communicator's and their nonblocking collectives' (context_ids.h).
   static constexpr std::uint32_t kFinalizeContext = 8192;
-  void setup_routes(const std::vector<int>& neighbours);
+  bool setup_routes(const std::vector<int>& neighbours);
+  // Links on the longest SDF route: the bound on a routed frame's hops.
+  static int torus_diameter(const Torus& t) {
+    int d = 0;
+    for (int a = 0; a < t.ndims(); ++a) d += t.periodic()[a] ? t.dims()[a] / 2 : t.dims()[a] - 1;
+    return d;
+  }
   void send_routed(const FrameHeader& h, Request* req);
   bool pump_routed(int peer);
   void start_streaming(Request* s);
@@ -513,6 +518,7 @@ struct Engine::Impl {
   bool routed_quiet() const;
   void quiesce_routes();
   void fail_routes_through(int neighbour, Error why);
+  void drop_routed_frames(int peer);
   static std::size_t payload_bytes(const FrameHeader& h) {
     const auto t = static_cast<FrameType>(h.type);
     return t == FrameType::kEager || t == FrameType::kData ? h.length : 0;
@@ -538,7 +544,6 @@ struct Engine::Impl {
   void check_liveness();
   // The launcher's word that ranks entered finalize (Bootstrap::take_finalized).
   [[gnu::cold, gnu::noinline]] void take_launcher_notices();
-  void note_unreachable(int peer);
 
   // ---- progress.cc (and the idle wait, a template, here)
   bool progress();

@@ -23,21 +23,7 @@ void Engine::Impl::fail_peer(int peer, Error why, const std::string& msg, bool t
     ls->put_queue.clear();
     ls->relay_queued = 0;
   }
-  if (ps.routed()) {
-    // Its frames still here: those waiting for credits, those in the next
-    // hop's queue (which name its requests), those held for room.
-    while (PendingFrame* f = ps.routed_q.pop_front()) release_frame(f);
-    for (LinkState* ls : peers[ps.next_hop].links)
-      for (PendingFrame *f = ls->sendq.front(), *next; f; f = next) {
-        next = f->next;
-        if (!f->relayed && f->h.dst == peer) {
-          ls->sendq.erase(f);
-          release_frame(f);
-        }
-      }
-    held_frames -= ps.held.size();
-    ps.held.clear();
-  }
+  if (ps.routed()) drop_routed_frames(peer);
   fail_requests_of(peer, why);
   if (max_hops && !ps.routed()) fail_routes_through(peer, why);
 }
@@ -86,6 +72,7 @@ bool Engine::Impl::on_bye(LinkState&, const FrameHeader& h, const char*) {
 
 void Engine::Impl::peer_finalized(int peer) {
   peers[peer].failed = Error::kPeerDead;
+  if (peers[peer].routed()) drop_routed_frames(peer);
   if (const int n = fail_requests_of(peer, Error::kPeerDead))
     std::fprintf(stderr, "meshmp: rank %d: rank %d has finalized; %d request%s waiting on it fail (%s)\n", e.rank_,
                  peer, n, n == 1 ? "" : "s", error_name(Error::kPeerDead));
@@ -93,17 +80,6 @@ void Engine::Impl::peer_finalized(int peer) {
 
 // Every 100 ms while blocked: is every rank of the job still alive? (Also
 // those without a link yet: a receive may be waiting for one of them.)
-// The first send to a rank no link reaches (a mesh fabric: not a neighbour,
-// and no provider can link to it directly) says why, once per rank.
-void Engine::Impl::note_unreachable(int peer) {
-  if (unreachable_noted) return;
-  unreachable_noted = true;
-  std::fprintf(stderr,
-               "meshmp: rank %d: %s has fabric = \"mesh\", and rank %d is not a torus neighbour that a cable "
-               "reaches; no provider can link to it directly and meshmp does not route yet: sends to it fail\n",
-               e.rank_, e.opt_.mesh_fabric_config.c_str(), peer);
-}
-
 void Engine::Impl::take_launcher_notices() {
   for (int p : boot->take_finalized())
     if (p >= 0 && p < e.size_) peers[p].said_finalized = true;

@@ -36,14 +36,12 @@ namespace meshmp::mesh {
 // The routed peers: on a mesh fabric, every rank that is not a neighbour
 // and that no provider reaches through routing of its own (tcp or
 // libfabric's tcp over kernel routes, caps().routed, where both ends have a
-// node address). Every rank forwards (max_hops) where the torus is more
-// than one hop across: a relay need not have routed peers of its own.
-void Engine::Impl::setup_routes(const std::vector<int>& neighbours) {
+// node address). Returns whether there is one; wire_up then has every rank
+// forward (max_hops) if any rank has one.
+bool Engine::Impl::setup_routes(const std::vector<int>& neighbours) {
   const Torus& t = e.torus_;
-  int diameter = 0;
-  for (int a = 0; a < t.ndims(); ++a) diameter += t.periodic()[a] ? t.dims()[a] / 2 : t.dims()[a] - 1;
-  if (diameter < 2 || neighbours.empty()) return;
-  max_hops = diameter;
+  if (torus_diameter(t) < 2 || neighbours.empty()) return false;
+  bool any = false;
   for (int p = 0; p < e.size_; ++p) {
     if (p == e.rank_ || std::find(neighbours.begin(), neighbours.end(), p) != neighbours.end()) continue;
     PeerState& ps = peers[p];
@@ -54,7 +52,9 @@ void Engine::Impl::setup_routes(const std::vector<int>& neighbours) {
     ps.failed = Error::kOk;  // (not kUnreachable: the agent reaches it)
     if (!ps.provider) ps.provider = peers[hop].provider;  // (its liveness checks; locality stays)
     ps.eager_limit = peers[hop].eager_limit;
+    any = true;
   }
+  return any;
 }
 
 // A frame from this rank to a routed peer: it goes when the peer has an
@@ -288,6 +288,24 @@ void Engine::Impl::quiesce_routes() {
     }
   }
   --probing;
+}
+
+// A routed peer failed or finalized: its frames still here go -- those
+// waiting for credits, this rank's in the next hop's queue (which name its
+// requests, about to fail), those held for room.
+void Engine::Impl::drop_routed_frames(int peer) {
+  PeerState& ps = peers[peer];
+  while (PendingFrame* f = ps.routed_q.pop_front()) release_frame(f);
+  for (LinkState* ls : peers[ps.next_hop].links)
+    for (PendingFrame *f = ls->sendq.front(), *next; f; f = next) {
+      next = f->next;
+      if (!f->relayed && f->h.dst == peer) {
+        ls->sendq.erase(f);
+        release_frame(f);
+      }
+    }
+  held_frames -= ps.held.size();
+  ps.held.clear();
 }
 
 // Neighbour `n` failed: the routed peers whose next hop it is are cut off

@@ -72,7 +72,7 @@ void Engine::Impl::wire_up() {
       }
     if (peers[p].provider) continue;
     // On a mesh fabric only neighbours are cabled: a rank no provider can
-    // reach fails each send to it (start_send says why); elsewhere, or for
+    // reach is routed through them (setup_routes, below); elsewhere, or for
     // a neighbour, the job cannot run.
     const bool neighbour = std::any_of(wants.begin(), wants.end(), [&](const Want& w) { return w.peer == p; });
     if (e.opt_.mesh_fabric_config.empty() || neighbour)
@@ -80,10 +80,11 @@ void Engine::Impl::wire_up() {
     peers[p].failed = Error::kUnreachable;
   }
   // The forwarding agent's routed peers (routed.cc), on a mesh fabric.
+  bool routes_here = false;
   if (!e.opt_.mesh_fabric_config.empty()) {
     std::vector<int> neighbours;
     for (const Want& w : wants) neighbours.push_back(w.peer);
-    setup_routes(neighbours);
+    routes_here = setup_routes(neighbours);
   }
   for (int p = 0; p < e.size_; ++p)
     if (p != e.rank_ && peers[p].provider &&
@@ -110,6 +111,7 @@ void Engine::Impl::wire_up() {
       break;
     }
   boot->put("host", std::to_string(my_host));
+  boot->put("routed", routes_here ? "1" : "0");
   for (const Want& w : wants)
     if (e.rank_ < w.peer) made.emplace_back(w, peers[w.peer].provider->offer_link(w.peer, w.index));
   boot->fence();
@@ -120,6 +122,11 @@ void Engine::Impl::wire_up() {
       throw std::runtime_error("bootstrap: malformed host card from rank " + std::to_string(r));
     host_ids[r] = id;
   }
+  // Every rank forwards where any rank has a routed peer: a relay need not
+  // have one of its own (the middle of an open line of three).
+  bool routes_anywhere = false;
+  for (int r = 0; r < e.size_; ++r) routes_anywhere |= boot->get(r, "routed") == "1";
+  if (routes_anywhere) max_hops = torus_diameter(e.torus_);
   for (const Want& w : wants)
     if (e.rank_ > w.peer) made.emplace_back(w, peers[w.peer].provider->join_link(w.peer, w.index));
   // Links #0 first, so peers[p].links[0] is the envelope link.

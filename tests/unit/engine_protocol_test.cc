@@ -147,26 +147,37 @@ TEST(EngineOverLoopback, OnDemandLinksReachNonNeighbours) {
   });
 }
 
-TEST(EngineOverLoopback, OnAMeshFabricARankNoLinkReachesFailsItsSendsNotHangs) {
+TEST(EngineOverLoopback, OnAMeshFabricARankNoLinkReachesIsRoutedThroughANeighbour) {
   // Ring of 5 cabled to neighbours only: 0-2 has no cable and no provider
-  // can link them directly. Sends to (and receives from) a non-neighbour
-  // fail with kUnreachable at once; neighbour traffic works.
+  // can link them directly. The forwarding agent carries it through the
+  // neighbour between (issue 31): eager, rendezvous and a synchronous send
+  // arrive, and no rank opens a link beyond its two cables.
   LoopbackFabric fabric(5, 8, kEagerLimit);
   fabric.set_neighbours_only(true);
   run_ranks(fabric, 5, [&](Engine& e, int r) {
-    const int far = (r + 2) % 5, next = (r + 1) % 5, prev = (r + 4) % 5;
+    const int far = (r + 2) % 5, back = (r + 3) % 5, next = (r + 1) % 5, prev = (r + 4) % 5;
     int x = r, got = -1;
     Status st;
-    e.send(&x, sizeof x, far, 1, 7, SendMode::kStandard, &st);
-    EXPECT_EQ(st.error, Error::kUnreachable);
-    e.wait(e.irecv(&got, sizeof got, far, 1, 7), &st);
-    EXPECT_EQ(st.error, Error::kUnreachable);
-    Request* rr = e.irecv(&got, sizeof got, prev, 2, 7);
+    Request* rr = e.irecv(&got, sizeof got, back, 1, 7);
+    e.send(&x, sizeof x, far, 1, 7, SendMode::kSynchronous, &st);
+    EXPECT_EQ(st.error, Error::kOk);
+    e.wait(rr, &st);
+    EXPECT_EQ(st.error, Error::kOk);
+    EXPECT_EQ(got, back);
+    std::vector<int> big(100000, r), in(100000, -1);
+    rr = e.irecv(in.data(), in.size() * sizeof(int), back, 3, 7);
+    e.send(big.data(), big.size() * sizeof(int), far, 3, 7, SendMode::kStandard, &st);
+    EXPECT_EQ(st.error, Error::kOk);
+    e.wait(rr, &st);
+    EXPECT_EQ(st.bytes, big.size() * sizeof(int));
+    EXPECT_EQ(in, std::vector<int>(100000, back));
+    rr = e.irecv(&got, sizeof got, prev, 2, 7);
     e.send(&x, sizeof x, next, 2, 7, SendMode::kStandard, &st);
     EXPECT_EQ(st.error, Error::kOk);
     e.wait(rr, &st);
     EXPECT_EQ(got, prev);
     EXPECT_EQ(e.open_links(), 2);
+    EXPECT_EQ(e.peer_stats(far), nullptr);
   }, "ring.toml");
 }
 
