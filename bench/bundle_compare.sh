@@ -7,8 +7,11 @@
 # (bench/mpi_neighbor.c), the first collectives after start and after an
 # idle second (bench/mpi_warmup.c, 16 ranks), and MPI_Barrier alone on 8
 # and 16 ranks (bench/mpi_personalized.c; the new meshmp under
-# MESHMP_BARRIER=rdma and =combine, issue 31), interleaved, the order
-# rotating per round, every rank pinned to its own core.
+# MESHMP_BARRIER=rdma and =combine, issue 31), and the cost of a routed hop
+# (bench/mpi_pingpong.c from rank 0 to rank 1, 2, 3 and 6 of a line of 7,
+# bench/line-7.toml: the new meshmp's forwarding agent relays, an old one
+# without it links directly), interleaved, the order rotating per round,
+# every rank pinned to its own core.
 # Here (the 2-core machine):
 #   bazel run -c opt //:install -- --prefix /tmp/mm_new
 #   (cd WORKTREE_OF_BASE && bazel run -c opt //:install -- --prefix /tmp/mm_old)
@@ -31,6 +34,7 @@ if [ "${1:-}" = add ]; then
     cc -O2 -I"$mm/include" "$here/bench/qmp_gather.c" -o "$dc/bin/gather_meshmp$sfx" "${libs[@]}"
     cc -O2 -I"$mm/include" "$here/bench/qmp_collectives.c" -o "$dc/bin/qmpcoll_meshmp$sfx" "${libs[@]}"
     cc -O2 -I"$mm/include" "$here/bench/mpi_warmup.c" -o "$dc/bin/warm_meshmp$sfx" "${libs[@]}"
+    cc -O2 -I"$mm/include" "$here/bench/mpi_pingpong.c" -o "$dc/bin/hop_meshmp$sfx" "${libs[@]}"
     cp "$mm/bin/qmprun" "$dc/bin/qmprun$sfx"  # each build with its own launcher
   done
   cc -O2 -I/usr/lib/x86_64-linux-gnu/openmpi/include -I"$anchor/include" "$here/bench/qmp_collectives.c" \
@@ -52,7 +56,7 @@ if [ "${1:-}" = add ]; then
   cc -O2 -I/usr/lib/x86_64-linux-gnu/openmpi/include "$here/bench/mpi_warmup.c" -o "$dc/bin/warm_ompi" \
     -L/usr/lib/x86_64-linux-gnu/openmpi/lib -lmpi
   strip "$dc"/bin/* 2>/dev/null || true
-  cp "$0" "$here/bench/bundle_pin.sh" "$dc/"
+  cp "$0" "$here/bench/bundle_pin.sh" "$here/bench/line-7.toml" "$dc/"
   exit 0
 fi
 [ "${1:-}" = run ] || { echo "usage: bundle_compare.sh add NEW_PREFIX OLD_PREFIX BUNDLE | run [ROUNDS]" >&2; exit 2; }
@@ -68,7 +72,7 @@ mm() { local n=$1 g=$2; shift 2; timeout 60 "$B/qmprun$QSFX" -n "$n" $g "$B/pin"
 om() { local n=$1; shift 2; timeout 60 "${OMPIRUN[@]}" -np "$n" -H "localhost:$n" --bind-to none --mca mpi_yield_when_idle 0 "$B/pin" "$PIN" "$@"; }
 geo() { case $1 in 16) echo "--geometry 2x2x2x2" ;; 8) echo "--geometry 2x2x2" ;; 4) echo "--geometry 2x2" ;; 2) echo "--geometry 2" ;; esac; }
 rec() { local tag=$1; shift; echo "### $tag :: $*" >> "$LOG"; "$@" > /tmp/run.out 2>&1; local rc=$?
-  cat /tmp/run.out >> "$LOG"; grep -E "^(p2p|coll|gather|alloc)" /tmp/run.out | sed "s/^/$tag /" >> "$RAW"
+  cat /tmp/run.out >> "$LOG"; grep -E "^(p2p|coll|gather|alloc|pingpong bytes=(8|1048576) )" /tmp/run.out | sed "s/^/$tag /" >> "$RAW"
   [ $rc = 0 ] || say "FAILED rc=$rc: $tag"; }
 run_lib() {  # lib round
   local l=$1 r=$2 n
@@ -95,6 +99,9 @@ run_lib() {  # lib round
     for n in 8 16; do for b in rdma combine; do
       [ -x "$B/bar_meshmp$sfx" ] && MESHMP_BARRIER=$b rec "R=$r lib=$l cfg=bar_$b n=$n" mm $n "" "$B/bar_meshmp$sfx" 5000 barrier
     done; done
+    for k in 1 2 3 6; do
+      [ -x "$B/hop_meshmp$sfx" ] && MESHMP_CONFIG=$DC/line-7.toml rec "R=$r lib=$l cfg=hop$k n=7" mm 7 "" "$B/hop_meshmp$sfx" 2000 $k
+    done
   fi
 }
 orders=("new old ref" "ref new old" "old ref new")

@@ -14,6 +14,9 @@ for line in open(sys.argv[1]):
     elif p[0] == 'coll' and p[1].startswith('op='):
         kv = dict(x.split('=') for x in p[1:]); key = (cfg, n, kv['op'] + ' ' + kv['bytes']); val = float(kv['us']); hib = False
     elif p[0] == 'coll': key = (cfg, n, p[1] + ' ' + p[2]); val = float(p[3]); hib = False
+    elif p[0] == 'pingpong':  # bench/mpi_pingpong.c: 8 B latency, 1 MiB bandwidth
+        kv = dict(x.split('=') for x in p[1:]); big = kv['bytes'] != '8'
+        key = (cfg, n, ('bw ' if big else 'lat ') + kv['bytes']); val = float(kv['bandwidth_MBps' if big else 'latency_us']); hib = big
     elif p[0] == 'gather':
         kv = dict(x.split('=') for x in p[1:] if '=' in x); key = (cfg, n, 'gather ' + kv['bytes']); val = float(kv['us']); hib = False
     else: continue
