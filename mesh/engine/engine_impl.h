@@ -493,6 +493,7 @@ struct Engine::Impl {
   int max_hops = 0;           // the torus diameter where ranks forward (wire_up), else 0
   std::size_t held_frames = 0;  // routed frames for this rank waiting in some PeerState::held
   bool e2e_flush = false;     // return end-to-end credits at once (finalize)
+  bool cutting_routes = false;  // inside fail_routes_through: a failed route is no dead rank
   // End-to-end credits per routed pair: frames a source may have on their
   // way to one destination, so a relay holds at most this many of each
   // pair's frames (seed 003 §5.1's tokens, end to end). Fits e2e_credits.

@@ -308,13 +308,20 @@ void Engine::Impl::drop_routed_frames(int peer) {
   ps.held.clear();
 }
 
-// Neighbour `n` failed: the routed peers whose next hop it is are cut off
-// (there is no detour: see docs/routing.md), and fail now.
+// Rank `n` failed (a neighbour whose link broke, or any rank the provider
+// saw die): the routed peers whose SDF route from here crosses it are cut
+// off -- there is no detour (docs/design.md, "Routing") -- and fail now,
+// rather than leave a receive from them waiting. Where the provider sees
+// every rank's death (shm), both ends of a route through a dead relay fail.
 void Engine::Impl::fail_routes_through(int n, Error why) {
-  for (int p = 0; p < e.size_; ++p)
-    if (peers[p].next_hop == n && peers[p].failed == Error::kOk)
-      fail_peer(p, why, "its route runs through rank " + std::to_string(n) + ", which failed: " + peers[n].why,
-                false);
+  for (int p = 0; p < e.size_; ++p) {
+    if (!peers[p].routed() || peers[p].failed != Error::kOk || p == n) continue;
+    const std::vector<int> path = routing::sdf_route(e.torus_, e.rank_, p);
+    if (std::find(path.begin(), path.end(), n) == path.end()) continue;
+    cutting_routes = true;  // (p is not dead: routes through it stay)
+    fail_peer(p, why, "its route runs through rank " + std::to_string(n) + ", which failed: " + peers[n].why, false);
+    cutting_routes = false;
+  }
 }
 
 // A flag write from a routed peer (Engine::write_flag): `addr` is a flag of

@@ -12,6 +12,10 @@
 //                       RANK never enters
 //   barrier-setup-watch RANK  the same, RANK gone before the first such
 //                       barrier (the others fail in the windows' set-up)
+//   relay-watch RANK    on a line (an open axis, fabric = "mesh"), every rank
+//                       but RANK waits for a message from its mirror image
+//                       (size-1-r), whose route crosses RANK, and RANK kills
+//                       itself: the routes through it are cut (issue 31)
 //   bye RANK            RANK finalizes at once; the others wait for a message
 //                       from it (its BYE must fail that wait)
 //   late-finalize RANK  RANK sleeps 3 s before it finalizes, the others
@@ -152,7 +156,8 @@ int main(int argc, char** argv) {
   if (argc < 2) return 2;
   const std::string mode = argv[1];
   // Before init: qmprun's SIGTERM may follow the victim's death at once.
-  if (mode == "kill-watch" || mode == "bcast-watch" || mode == "barrier-watch" || mode == "barrier-setup-watch")
+  if (mode == "kill-watch" || mode == "bcast-watch" || mode == "barrier-watch" || mode == "barrier-setup-watch" ||
+      mode == "relay-watch")
     ::signal(SIGTERM, SIG_IGN);
   const std::string secret = env_or_empty("MESHMP_SECRET"), job = env_or_empty("MESHMP_JOB"),
                     sock = env_or_empty("MESHMP_BOOTSTRAP");
@@ -171,6 +176,10 @@ int main(int argc, char** argv) {
     const int who = std::atoi(argv[2]);
     if (e.rank() == who) ::raise(SIGKILL);
     return wait_for(e, who);
+  } else if (mode == "relay-watch" && argc == 3) {
+    const int who = std::atoi(argv[2]), mirror = e.size() - 1 - e.rank();
+    if (e.rank() == who) ::raise(SIGKILL);
+    return wait_for(e, mirror);
   } else if (mode == "bcast-watch" && argc == 3 && e.smp_available()) {
     const int who = std::atoi(argv[2]);
     if (e.rank() == who) ::raise(SIGKILL);

@@ -217,6 +217,20 @@ TEST(Qmprun, BlockedRanksSeeTheDeadPeerAsAnErrorNotAHang) {
   expect_survivors_see("kill-watch", "2", "receive from 2 ended: peer or link gone");
 }
 
+// On a mesh fabric over shm, a relay that dies cuts the routes through it:
+// both ends of each fail their receive from the other (issue 31), though
+// neither is dead -- shm shows every rank's death to every rank.
+TEST(Qmprun, ARoutedPeerBehindADeadRelayFailsOnBothEnds) {
+  Result r = run({"-n", "5", "--config", "tests/launcher/line-5.toml", g_probe, "relay-watch", "2"});
+  EXPECT_EQ(r.status, 128 + SIGKILL);
+  for (const char* said : {"rank 0: receive from 4 ended: peer or link gone", "rank 4: receive from 0 ended: peer or link gone",
+                           "rank 1: receive from 3 ended: peer or link gone", "rank 3: receive from 1 ended: peer or link gone"})
+    EXPECT_NE(r.err.find(said), std::string::npos) << said << ": " << r.err;
+  EXPECT_NE(r.err.find("its route runs through rank 2, which failed"), std::string::npos) << r.err;
+  EXPECT_LT(r.seconds, 5.0);
+  EXPECT_EQ(count_probes(), 0);
+}
+
 // The same for ranks waiting in a shared-memory broadcast whose root died
 // before writing it.
 TEST(Qmprun, RanksWaitingOnADeadBroadcastRootSeeAnError) {
