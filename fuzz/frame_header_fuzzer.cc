@@ -76,9 +76,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (h.length > meshmp::mesh::kMaxMessageBytes && type != FrameType::kEager && type != FrameType::kData)
     broken("message length <= 2^47");
   if ((type == FrameType::kCredit || type == FrameType::kCancel || type == FrameType::kSyncAck ||
-       type == FrameType::kBye || type == FrameType::kFlag) &&
+       type == FrameType::kBye || type == FrameType::kFlag || type == FrameType::kNoRoute) &&
       h.length != 0)
-    broken("CREDIT/CANCEL/SYNC_ACK/BYE/FLAG carry no length");
+    broken("CREDIT/CANCEL/SYNC_ACK/BYE/FLAG/NO_ROUTE carry no length");
   if (type == FrameType::kCancelAck && h.length > 1) broken("CANCEL_ACK length is 0 or 1");
   return 0;
 }

@@ -18,6 +18,7 @@ const char* frame_type_name(FrameType t) {
     case FrameType::kCancelAck: return "CANCEL_ACK";
     case FrameType::kBye: return "BYE";
     case FrameType::kFlag: return "FLAG";
+    case FrameType::kNoRoute: return "NO_ROUTE";
     default: return "?";
   }
 }
@@ -69,7 +70,7 @@ WireFault check_end_to_end(const FrameHeader& h, const LinkView& v) {
       h.length > kMaxMessageBytes)
     return WireFault{WireFault::kTooLong, h.type, h.length, kMaxMessageBytes};
   if ((type == FrameType::kCredit || type == FrameType::kCancel || type == FrameType::kSyncAck ||
-       type == FrameType::kBye || type == FrameType::kFlag) &&
+       type == FrameType::kBye || type == FrameType::kFlag || type == FrameType::kNoRoute) &&
       h.length != 0)
     return WireFault{WireFault::kUnexpectedPayload, h.type, h.length, 0};
   if (type == FrameType::kCancelAck && h.length > 1) return WireFault{WireFault::kCancelAckLength, h.type, h.length, 1};

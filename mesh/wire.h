@@ -30,7 +30,8 @@ enum class FrameType : std::uint8_t {
   kCancel = 9,     ///< the sender cancels a message that has left (send_id): retract it if unmatched
   kCancelAck = 10, ///< the answer: length 1 if it was retracted, 0 if it had matched
   kBye = 11,       ///< the sender finalizes: sent last on each of its links to the receiver
-  kFlag = 12,      ///< a flag write to a routed peer (Engine::write_flag): window `tag`, flag `addr`, value `send_id`
+  kFlag = 12,      ///< a flag write to a routed peer (Engine::write_flag): the flag's address `addr`, value `send_id`
+  kNoRoute = 13,   ///< from a relay to a source: rank `addr` can no longer be reached through it
   kEnd  // one past the last valid type
 };
 

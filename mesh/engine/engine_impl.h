@@ -32,6 +32,7 @@
 #include <random>
 #include <string>
 #include <tuple>
+#include <unordered_set>
 #include <vector>
 
 #include "mesh/bootstrap/bootstrap.h"
@@ -525,6 +526,12 @@ struct Engine::Impl {
     return t == FrameType::kEager || t == FrameType::kData ? h.length : 0;
   }
   bool on_flag(LinkState&, const FrameHeader& h, const char*);
+  bool on_no_route(LinkState&, const FrameHeader& h, const char*);
+  // Pairs (source, destination) whose frames this rank relayed, so that it
+  // can tell each source when a link it relays them on fails (routed.cc).
+  std::unordered_set<std::uint64_t> relayed_pairs;
+  void say_no_route(int src, int dst);
+  void tell_sources_behind(int n);
 
   // ---- failure.cc
   void fail_peer(int peer, Error why, const std::string& msg, bool tell_peer = true);

@@ -25,7 +25,10 @@ void Engine::Impl::fail_peer(int peer, Error why, const std::string& msg, bool t
   }
   if (ps.routed()) drop_routed_frames(peer);
   fail_requests_of(peer, why);
-  if (max_hops && !cutting_routes) fail_routes_through(peer, why);
+  if (max_hops && !cutting_routes) {
+    fail_routes_through(peer, why);
+    if (!ps.routed()) tell_sources_behind(peer);
+  }
 }
 
 // Fails every unfinished request that involves `peer` with `why`; returns

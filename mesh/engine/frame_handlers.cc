@@ -21,6 +21,7 @@ const Engine::Impl::FrameHandler Engine::Impl::kFrameHandlers[] = {
     &Engine::Impl::on_cancel_ack,     // kCancelAck
     &Engine::Impl::on_bye,            // kBye
     &Engine::Impl::on_flag,           // kFlag
+    &Engine::Impl::on_no_route,       // kNoRoute
 };
 
 bool Engine::Impl::handle_frame(LinkState& ls, const FrameHeader& h, const char* payload) {

@@ -60,11 +60,13 @@ bool Engine::Impl::setup_routes(const std::vector<int>& neighbours) {
 // A frame from this rank to a routed peer: it goes when the peer has an
 // end-to-end credit for it and nothing queued before it does. Explicit
 // end-to-end CREDITs take none (at most two are on their way per pair: each
-// returns half the credits or, in finalize, the rest).
+// returns half the credits or, in finalize, the rest), nor do NO_ROUTEs (one
+// per pair this rank relayed, or per frame it could not).
 void Engine::Impl::send_routed(const FrameHeader& h, Request* req) {
   PeerState& ps = peers[h.dst];
   if (ps.failed != Error::kOk) return;
-  if (h.type == static_cast<std::uint8_t>(FrameType::kCredit)) return send_on_link(*route(h.dst), h, nullptr);
+  if (h.type == static_cast<std::uint8_t>(FrameType::kCredit) || h.type == static_cast<std::uint8_t>(FrameType::kNoRoute))
+    return send_on_link(*route(h.dst), h, nullptr);
   PendingFrame* f = alloc_frame();
   f->h = h;
   f->req = req;
@@ -139,8 +141,10 @@ void Engine::Impl::relay_frame(LinkState& in, const FrameHeader& h, const char* 
   const std::size_t n = payload_bytes(h);
   if (!out || peers[hop].failed != Error::kOk || n > out->max_payload) {
     ++in.stats.relay_dropped;
+    if (h.type != static_cast<std::uint8_t>(FrameType::kNoRoute)) say_no_route(h.src, h.dst);
     return;
   }
+  relayed_pairs.insert(static_cast<std::uint64_t>(h.src) * e.size_ + h.dst);
   FrameHeader f = h;
   ++f.hops;
   if (writable_now(*out)) {
@@ -182,6 +186,7 @@ bool Engine::Impl::take_routed(LinkState& ls, const FrameHeader& h, const char* 
     pump_routed(src);
   }
   if (h.type == static_cast<std::uint8_t>(FrameType::kCredit)) return true;
+  if (h.type == static_cast<std::uint8_t>(FrameType::kNoRoute)) return on_no_route(ls, h, payload);  // (no credit)
   if (ps.held.empty() && handle_frame(*route(src), h, payload)) {
     if (++ps.e2e_owed >= kE2eCredits / 2 || e2e_flush) return_e2e_credits(src);
     return true;
@@ -322,6 +327,45 @@ void Engine::Impl::fail_routes_through(int n, Error why) {
     fail_peer(p, why, "its route runs through rank " + std::to_string(n) + ", which failed: " + peers[n].why, false);
     cutting_routes = false;
   }
+}
+
+// Tells `src` that this rank can no longer forward its frames for `dst`
+// (the link they would leave on failed), if a link towards `src` is left.
+void Engine::Impl::say_no_route(int src, int dst) {
+  if (src == e.rank_ || peers[src].failed != Error::kOk) return;
+  const PeerState& ss = peers[src];
+  const int hop = ss.routed() ? ss.next_hop : src;
+  if (peers[hop].links.empty() || peers[hop].failed != Error::kOk) return;
+  FrameHeader h = make_header(FrameType::kNoRoute, src);
+  h.addr = static_cast<std::uint64_t>(dst);
+  send_or_queue(*route(src), h, nullptr);
+}
+
+// Neighbour `n` failed: every source whose frames this rank relayed towards
+// a destination behind `n` learns it now (NO_ROUTE), so a source waiting on
+// that destination fails too, not only the ranks next to the break.
+void Engine::Impl::tell_sources_behind(int n) {
+  for (const std::uint64_t pair : relayed_pairs) {
+    const int src = static_cast<int>(pair / e.size_), dst = static_cast<int>(pair % e.size_);
+    const std::vector<int> path = routing::sdf_route(e.torus_, e.rank_, dst);
+    if (std::find(path.begin(), path.end(), n) != path.end()) say_no_route(src, dst);
+  }
+}
+
+// A relay says rank `addr` can no longer be reached through it: that routed
+// peer fails (the relay is alive; routes through the peer stay).
+bool Engine::Impl::on_no_route(LinkState&, const FrameHeader& h, const char*) {
+  if (h.addr >= static_cast<std::uint64_t>(e.size_)) {
+    fail_peer(h.src, Error::kProtocol, "NO_ROUTE for rank " + std::to_string(h.addr) + ", outside the job");
+    return true;
+  }
+  const int dst = static_cast<int>(h.addr);
+  if (!peers[dst].routed() || peers[dst].failed != Error::kOk) return true;
+  cutting_routes = true;
+  fail_peer(dst, Error::kPeerDead,
+            "rank " + std::to_string(h.src) + " can no longer forward to it (a link on its route failed)", false);
+  cutting_routes = false;
+  return true;
 }
 
 // A flag write from a routed peer (Engine::write_flag): `addr` is a flag of

@@ -1,12 +1,13 @@
-// A cable or a rank lost while ranks 0 and 1 exchange messages over tcp
-// (tests/netns/netns_test.sh cuts the cable, or kills a rank, during the
-// exchange). The exchange runs up to 60 s; every call must either complete
+// A cable or a rank lost while ranks 0 and 1 (or LINK_LOSS_PEER) exchange
+// messages over tcp or ofi (tests/netns/netns_test.sh cuts the cable, or
+// kills a rank, during the exchange). The exchange runs up to 60 s; every call must either complete
 // or fail with an error -- never hang. The other ranks only wait at the end.
 // Every rank holds registered memory (on one host a shm arena), which ranks
 // 0 and 1 receive into: a rank killed with it must leave nothing behind in
 // /dev/shm under any launcher (tests/launch/launch_test.sh, issue 29).
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "tests/mp/rank_main.h"
@@ -33,8 +34,10 @@ TEST(LinkLoss, ExchangesCompleteOrFailNeverHang) {
       if (p) e.free_registered(p);
     }
   } free_registered{e, registered};
-  if (e.rank() > 1) return;
-  const int other = 1 - e.rank();
+  const char* peer_env = std::getenv("LINK_LOSS_PEER");
+  const int peer = peer_env ? std::atoi(peer_env) : 1;
+  if (e.rank() != 0 && e.rank() != peer) return;
+  const int other = e.rank() == 0 ? peer : 0;
   const auto start = std::chrono::steady_clock::now();
   long rounds = 0;
   while (std::chrono::steady_clock::now() - start < std::chrono::seconds(60)) {

@@ -144,6 +144,20 @@ mesh)
   # (kernel_forwarder/): every pair, 8 B to 1 MiB, intact and in order.
   run "all pairs, 8 B to 1 MiB, non-neighbours through the kernel" -n 8 --config "$mesh_cfg" --netns "$name" \
     "$traffic" --gtest_filter=Traffic.AllPairsIncludingNonNeighbours:Traffic.AllPairsOfEverySizeInOrder
+  # Over ofi (libfabric's tcp provider standing in for verbs) the cables are
+  # RDMA cables, which no kernel switches: the ranks in between relay
+  # (meshmp's forwarding agent, issue 31). Every pair intact and in order;
+  # rank 0 opens links to its three neighbours only, and ranks relay.
+  MESHMP_STATS=1 run "all pairs over ofi, non-neighbours through the forwarding agent" -n 8 --config "$mesh_cfg" \
+    --netns "$name" -x MESHMP_PROVIDER=ofi -x MESHMP_OFI_PROVIDER=tcp "$traffic" \
+    --gtest_filter=Traffic.AllPairsIncludingNonNeighbours:Traffic.AllPairsOfEverySizeInOrder
+  peers0=$(grep -oE '^\[0\] meshmp stats: rank 0 ofi 0<->[0-9]+' "$work/out" | sed 's/.*<->//' | sort -u | tr '\n' ' ')
+  relaying=$(grep -E '^\[[0-7]\] meshmp stats: rank [0-7] ofi .*relayed [1-9]' "$work/out" | wc -l)
+  if [ "$peers0" != "1 2 4 " ] || [ "$relaying" -lt 8 ]; then
+    echo "FAILED: ofi on the mesh: rank 0 linked to '$peers0' (want 1 2 4); $relaying links relayed"; fail=1
+  else
+    echo "ok: ofi on the mesh: rank 0 linked to its neighbours ${peers0}only; $relaying links relayed frames"
+  fi
   # ... which is routing: no notice that it is not (issue 30, item 5).
   if grep -q "not a torus neighbour" "$work/out"; then
     echo "FAILED: routed links noted as unrouted: $(grep -m1 'not a torus neighbour' "$work/out")"; fail=1
@@ -395,6 +409,27 @@ loss|loss_ofi)
     echo "FAILED: a node cut off"; tail -30 "$work/out"; fail=1
   else
     echo "ok: a node cut off fails the calls with it on both ends: $(grep -m1 "rank 0: rank 1: $link" "$work/out")"
+  fi
+  if [ "$case_" = loss_ofi ]; then
+    # Over ofi the ranks between 0 and 7 relay (the forwarding agent, issue
+    # 31): node 0 cut off mid-exchange, rank 0 sees its links fail and the
+    # routes through them; rank 7, whose relay's link to 0 broke, is told by
+    # that relay (NO_ROUTE). The exchange fails on both ends.
+    node0_cables up
+    sleep 2
+    LINK_LOSS_PEER=7 background_job "$link_loss" 'rank [07] ready' 2
+    sleep 1
+    t0=$(date +%s%N)
+    node0_cables down
+    wait $job; rc=$?
+    took=$(( ($(date +%s%N) - t0) / 1000000 ))
+    echo "routed exchange, node 0 cut off: the job ended after ${took} ms with status $rc"
+    if [ $rc != 0 ] || [ "$(grep -c 'the exchange failed' "$work/out")" != 2 ] ||
+       ! grep -q "rank 7: rank 0: rank [0-9] can no longer forward to it" "$work/out" || [ "$took" -gt 10000 ]; then
+      echo "FAILED: a routed exchange with node 0 cut off"; tail -30 "$work/out"; fail=1
+    else
+      echo "ok: a routed exchange with node 0 cut off fails on both ends: $(grep -m1 "rank 7: rank 0:" "$work/out")"
+    fi
   fi
   if [ "$case_" = loss ]; then
     # Issue 29: the lattice-QCD job with node 0 cut off mid-run. The ranks

@@ -154,6 +154,17 @@ TEST(WireHeader, RoutedFramesAreCheckedAgainstTheJobAndTheDiameter) {
             }).find("destination rank 9"),
             std::string::npos);
   EXPECT_NE(check([](FrameHeader& h) { h.e2e_credits = 1; }).find("end-to-end credits 1"), std::string::npos);
+  // A relay's NO_ROUTE (rank 40 says rank 9 is cut off) carries no payload.
+  EXPECT_EQ(check([](FrameHeader& h) {
+              h.type = static_cast<std::uint8_t>(FrameType::kNoRoute);
+              h.src = 40, h.hops = 2, h.length = 0, h.addr = 9;
+            }),
+            "");
+  EXPECT_NE(check([](FrameHeader& h) {
+              h.type = static_cast<std::uint8_t>(FrameType::kNoRoute);
+              h.src = 40, h.hops = 2, h.length = 8;
+            }).find("NO_ROUTE with payload 8"),
+            std::string::npos);
 }
 
 // ---- credits ------------------------------------------------------------------

@@ -183,7 +183,11 @@ ProviderCaps OfiProvider::caps() const {
   c.registered_memory = true;
   c.stripe = true;  // each link its own endpoint (cable)
   c.eager_limit = payload_;
-  c.routed = true;  // the fabric routes (IP for libfabric's tcp, the subnet manager's routes on InfiniBand)
+  // A switched fabric routes (IP for libfabric's tcp, the subnet manager's
+  // routes on InfiniBand); a mesh of cables between neighbours' HCAs does
+  // not -- no HCA forwards -- so there meshmp's forwarding agent relays,
+  // over libfabric's tcp too, which stands in for verbs (issue 31).
+  c.routed = !s_.mesh_fabric;
   return c;
 }
 
