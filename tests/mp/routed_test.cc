@@ -163,6 +163,69 @@ TEST(Routed, SynchronousSendsToEveryRank) {
     if (p != me) EXPECT_EQ(got[p], p);
 }
 
+// Channels (receiver-ready: RECV_READY announcements, numbered starts)
+// between the ends of the longest route, 10 starts of an 8-byte and of a
+// 200 KB message each way: the large ones stream after the announcement.
+TEST(Routed, ChannelsAcrossRelays) {
+  mesh::Engine& e = engine();
+  const Path path = far_path();
+  const int me = e.rank();
+  if (me != path.src && me != path.dst) return;
+  const int other = me == path.src ? path.dst : path.src;
+  for (std::size_t bytes : {std::size_t{8}, std::size_t{200000}}) {
+    std::vector<unsigned char> out(bytes), in(bytes), want(bytes);
+    Request* s = e.channel_send_init(out.data(), bytes, other, 40, kContext);
+    Request* r = e.channel_recv_init(in.data(), bytes, other, 40, kContext);
+    for (int k = 0; k < 10; ++k) {
+      fill(out, me, static_cast<unsigned>(k));
+      e.start(r);
+      e.start(s);
+      Status st;
+      e.wait(s, &st);
+      ASSERT_EQ(st.error, Error::kOk);
+      e.wait(r, &st);
+      ASSERT_EQ(st.error, Error::kOk);
+      ASSERT_EQ(st.bytes, bytes);
+      fill(want, other, static_cast<unsigned>(k));
+      ASSERT_TRUE(in == want) << bytes << " B channel message " << k;
+    }
+    e.free(s);
+    e.free(r);
+  }
+}
+
+// MPI_Cancel's CANCEL/CANCEL_ACK cross relays: a synchronous send that no
+// receive matches is retracted; a second one, matched, is not.
+TEST(Routed, CancelAcrossRelays) {
+  mesh::Engine& e = engine();
+  const Path path = far_path();
+  const int me = e.rank();
+  int v = 7;
+  if (me == path.src) {
+    Request* s = e.isend(&v, sizeof v, path.dst, 50, kContext, SendMode::kSynchronous);
+    e.cancel(s);  // (it has left: the receiver is asked, through the relays)
+    Status st;
+    e.wait(s, &st);
+    EXPECT_TRUE(st.cancelled);
+    e.send(&v, sizeof v, path.dst, 51, kContext, SendMode::kStandard, nullptr);  // "now receive 52"
+    s = e.isend(&v, sizeof v, path.dst, 52, kContext, SendMode::kSynchronous);
+    int ack = 0;
+    e.wait(e.irecv(&ack, sizeof ack, path.dst, 53, kContext), nullptr);  // it matched
+    e.cancel(s);
+    e.wait(s, &st);
+    EXPECT_FALSE(st.cancelled);
+    EXPECT_EQ(st.error, Error::kOk);
+  } else if (me == path.dst) {
+    int got = 0;
+    e.wait(e.irecv(&got, sizeof got, path.src, 51, kContext), nullptr);
+    Status st;
+    e.wait(e.irecv(&got, sizeof got, path.src, 52, kContext), &st);
+    EXPECT_EQ(got, 7);
+    e.send(&got, sizeof got, path.src, 53, kContext, SendMode::kStandard, nullptr);
+    EXPECT_FALSE(e.iprobe(path.src, 50, kContext, &st)) << "the cancelled message is still there";
+  }
+}
+
 // MESHMP_STATS' link list, from the engine: no link to a non-neighbour.
 TEST(Routed, NoLinkToARankThatIsNotANeighbour) {
   mesh::Engine& e = engine();
