@@ -92,8 +92,10 @@ class Provider {
   // ---- failure ---------------------------------------------------------------
   /// "" while `peer` lives; else what became of it ("process 4711 has exited").
   virtual std::string check_peer(int peer) = 0;
-  /// Finalize: this rank has sent its last frame. A provider that can show
-  /// it to peers without a link (shm: a flag in the control block) does.
+  /// Finalize: this rank has sent its last frame to every peer it has no
+  /// link to (where ranks relay, it may still pass on other ranks' frames
+  /// and answer its neighbours). A provider that can show it to peers
+  /// without a link (shm: a flag in the control block) does.
   virtual void finalizing() {}
   /// Whether `peer` has shown that it finalized (see finalizing()).
   virtual bool finalized(int peer) const { (void)peer; return false; }

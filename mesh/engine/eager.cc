@@ -17,7 +17,9 @@ void Engine::Impl::send_sync_ack(int peer, std::uint64_t send_id) {
 // sender waits) -- unless a receive is waiting that could match a later
 // message on that link: then what stands before it is buffered anyway, so
 // a posted receive always meets its message (MPI-1.1 §3.7.4, progress)
-// and memory beyond the limit grows only as far as a receive needs.
+// and memory beyond the limit grows only as far as a receive needs. Where
+// ranks relay, a link from a neighbour also brings the frames of routed
+// peers behind it (waiting_behind).
 bool Engine::Impl::room_for_unexpected(std::size_t payload, bool receive_waiting) const {
   return unexpected_bytes + cost_of(payload) <= e.opt_.unexpected_limit || receive_waiting || probing > 0;
 }
@@ -39,7 +41,7 @@ bool Engine::Impl::on_eager(LinkState&, const FrameHeader& h, const char* payloa
     if (h.flags & kFlagSync) send_sync_ack(src, h.send_id);
     return true;
   }
-  if (!room_for_unexpected(h.length, matcher.waiting_for(src))) return false;
+  if (!room_for_unexpected(h.length, matcher.waiting_for(src)) && !(max_hops && waiting_behind(src))) return false;
   auto* u = new Unexpected;
   u->context = h.context;
   u->source = src;

@@ -218,6 +218,7 @@ struct PeerState {
   // A routed peer (the forwarding agent, routed.cc): a rank on a mesh fabric
   // no cable reaches, whose frames go through the neighbour `next_hop`.
   int next_hop = -1;
+  int last_hop = -1;               // the neighbour its frames reach this rank from
   bool routed() const { return next_hop >= 0; }
   std::uint32_t e2e_tokens = 0;    // frames to it this rank may still have on their way (end-to-end credits)
   std::uint32_t e2e_owed = 0;      // its frames this rank took, whose credits are not yet returned
@@ -531,6 +532,7 @@ struct Engine::Impl {
   // can tell each source when a link it relays them on fails (routed.cc).
   std::unordered_set<std::uint64_t> relayed_pairs;
   void say_no_route(int src, int dst);
+  bool waiting_behind(int neighbour) const;
   void tell_sources_behind(int n);
 
   // ---- failure.cc

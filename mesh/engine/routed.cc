@@ -48,6 +48,8 @@ bool Engine::Impl::setup_routes(const std::vector<int>& neighbours) {
     if (ps.provider && ps.provider->caps().routed) continue;  // the network switches it
     const int hop = t.neighbour(e.rank_, *routing::sdf_next_hop(t, e.rank_, p));
     ps.next_hop = hop;
+    const std::vector<int> in = routing::sdf_route(t, p, e.rank_);
+    ps.last_hop = in[in.size() - 2];
     ps.e2e_tokens = kE2eCredits;
     ps.failed = Error::kOk;  // (not kUnreachable: the agent reaches it)
     if (!ps.provider) ps.provider = peers[hop].provider;  // (its liveness checks; locality stays)
@@ -132,8 +134,7 @@ void Engine::Impl::start_streaming(Request* s) {
 // Another rank's frame: on to this rank's next hop towards `dst`, at once
 // if that link can take it, else copied into its send queue (the slot is
 // freed either way). A destination this rank cannot reach any more (its
-// link failed) loses the frame; its source learns of the failure from its
-// own links or liveness checks.
+// link failed) loses the frame, and its source learns of it (NO_ROUTE).
 void Engine::Impl::relay_frame(LinkState& in, const FrameHeader& h, const char* payload) {
   const PeerState& ds = peers[h.dst];
   const int hop = ds.routed() ? ds.next_hop : h.dst;
@@ -198,6 +199,16 @@ bool Engine::Impl::take_routed(LinkState& ls, const FrameHeader& h, const char* 
   ps.held.push_back(HeldFrame{h, std::vector<char>(payload, payload + payload_bytes(h))});
   ++held_frames;
   return true;
+}
+
+// Whether a posted receive waits for a routed peer whose frames come in on
+// the link from `neighbour`: a frame of the neighbour's own, left in that
+// link's slot while the unexpected buffer is full, would keep them from it
+// (eager.cc, room_for_unexpected).
+bool Engine::Impl::waiting_behind(int neighbour) const {
+  for (int p = 0; p < e.size_; ++p)
+    if (peers[p].last_hop == neighbour && matcher.waiting_for(p)) return true;
+  return false;
 }
 
 // Held routed frames, each source's in order, while their handlers take them.

@@ -226,6 +226,39 @@ TEST(Routed, CancelAcrossRelays) {
   }
 }
 
+// A receive from a routed peer while its last relay -- a neighbour -- has
+// filled the link with messages of its own that nobody receives yet and the
+// unexpected buffer is full (run with MESHMP_UNEXPECTED_LIMIT=0: BUILD,
+// routed_limit_*): the neighbour's frames must not keep the routed peer's
+// message, behind them on the same link, from the receive.
+TEST(Routed, AReceiveFromARoutedPeerIsNotStuckBehindItsRelaysOwnMessages) {
+  mesh::Engine& e = engine();
+  const Path path = far_path();
+  const int me = e.rank();
+  const std::vector<int> route = routing::sdf_route(e.torus(), path.src, path.dst);
+  const int last_relay = route[route.size() - 2];
+  constexpr int kCount = 100;
+  std::vector<unsigned char> m(8192);
+  if (me == last_relay) {
+    std::vector<Request*> reqs;
+    for (int i = 0; i < kCount; ++i) reqs.push_back(e.isend(m.data(), m.size(), path.dst, 60, kContext));
+    e.waitall(reqs.size(), reqs.data(), nullptr);
+  } else if (me == path.src) {
+    int v = 42;
+    e.wait(e.irecv(nullptr, 0, path.dst, 62, kContext), nullptr);  // the relay's frames are in
+    e.send(&v, sizeof v, path.dst, 61, kContext, SendMode::kStandard, nullptr);
+  } else if (me == path.dst) {
+    ::usleep(300000);  // the relay's messages fill the link
+    e.send(nullptr, 0, path.src, 62, kContext, SendMode::kStandard, nullptr);
+    int v = 0;
+    Status st;
+    e.wait(e.irecv(&v, sizeof v, path.src, 61, kContext), &st);
+    EXPECT_EQ(st.error, Error::kOk);
+    EXPECT_EQ(v, 42);
+    for (int i = 0; i < kCount; ++i) e.wait(e.irecv(m.data(), m.size(), last_relay, 60, kContext), nullptr);
+  }
+}
+
 // MESHMP_STATS' link list, from the engine: no link to a non-neighbour.
 TEST(Routed, NoLinkToARankThatIsNotANeighbour) {
   mesh::Engine& e = engine();

@@ -68,7 +68,7 @@ struct ShmControl {
   std::atomic<std::uint32_t> sleeping;
   alignas(64) std::atomic<std::uint32_t> connect_pending;
   std::atomic<std::uint32_t> closed_pending;
-  std::atomic<std::uint32_t> finalized;  // set by the owner once it has sent its last frame
+  std::atomic<std::uint32_t> finalized;  // set by the owner once it has sent its last frame to ranks it has no link to
   struct SmpSlot {
     alignas(64) std::atomic<std::uint64_t> seq;  // contribution number + 1, stored last
     std::uint64_t bytes;
