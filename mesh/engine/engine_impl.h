@@ -284,6 +284,7 @@ struct Engine::Impl {
       // ids of messages written with no request (kSentNowBit), nor bit 62,
       // which marks the puts of flag writes (kFlagPutBit).
       std::uint64_t gen = ((r->id >> 32) + 1) & 0x3fffffffu;
+      if (gen == 0) gen = 1;  // (no id is 0: CANCEL's "no send", on_cancel)
       std::uint64_t index = r->id & 0xffffffffu;
       // Rebuilt in place: `*r = Request{}` built a temporary and moved it
       // over, member by member (~50 instructions per message more).
@@ -293,7 +294,7 @@ struct Engine::Impl {
     } else {
       requests.push_back(std::make_unique<Request>());
       r = requests.back().get();
-      r->id = requests.size() - 1;
+      r->id = (requests.size() - 1) | (std::uint64_t{1} << 32);  // generation 1: no id is 0
     }
     r->in_use = true;
     return r;

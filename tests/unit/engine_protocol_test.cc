@@ -181,6 +181,30 @@ TEST(EngineOverLoopback, OnAMeshFabricARankNoLinkReachesIsRoutedThroughANeighbou
   }, "ring.toml");
 }
 
+// The very first request of an engine has a wire id like any other: a
+// synchronous send that is the first thing a rank does, unmatched, is
+// retracted by MPI_Cancel (its CANCEL named send 0, which the receiver
+// took for "no send" and never retracted).
+TEST(EngineOverLoopback, TheFirstRequestOfARankCanBeCancelled) {
+  LoopbackFabric fabric(2, 8, kEagerLimit);
+  run_ranks(fabric, 2, [&](Engine& e, int r) {
+    int v = 5, verdict = -1;
+    if (r == 0) {
+      Request* s = e.isend(&v, sizeof v, 1, 3, 7, SendMode::kSynchronous);
+      e.cancel(s);
+      Status st;
+      e.wait(s, &st);
+      EXPECT_TRUE(st.cancelled);
+      verdict = st.cancelled;
+      e.send(&verdict, sizeof verdict, 1, 4, 7, SendMode::kStandard, nullptr);
+    } else {
+      e.wait(e.irecv(&verdict, sizeof verdict, 0, 4, 7), nullptr);
+      Status st;
+      EXPECT_FALSE(e.iprobe(0, 3, 7, &st)) << "the cancelled message is still there";
+    }
+  });
+}
+
 TEST(EngineOverLoopback, OnASwitchedFabricARankNoProviderReachesStopsTheStart) {
   LoopbackFabric fabric(5, 8, kEagerLimit);
   fabric.set_neighbours_only(true);
