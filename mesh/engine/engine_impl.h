@@ -538,7 +538,7 @@ struct Engine::Impl {
 
   // ---- failure.cc
   void fail_peer(int peer, Error why, const std::string& msg, bool tell_peer = true);
-  int fail_requests_of(int peer, Error why);
+  int fail_requests_of(int peer, Error why, std::uint32_t spare_context = ~std::uint32_t{0});
   bool on_bye(LinkState&, const FrameHeader& h, const char*);
   void say_bye();
   void peer_finalized(int peer);

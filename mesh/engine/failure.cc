@@ -31,13 +31,13 @@ void Engine::Impl::fail_peer(int peer, Error why, const std::string& msg, bool t
   }
 }
 
-// Fails every unfinished request that involves `peer` with `why`; returns
-// how many.
-int Engine::Impl::fail_requests_of(int peer, Error why) {
+// Fails every unfinished request that involves `peer` with `why`, except
+// those in `spare_context`; returns how many.
+int Engine::Impl::fail_requests_of(int peer, Error why, std::uint32_t spare_context) {
   int failed = 0;
   for (auto& up : requests) {
     Request* r = up.get();
-    if (!r->in_use || r->state == State::kDone || r->state == State::kInactive) continue;
+    if (!r->in_use || r->state == State::kDone || r->state == State::kInactive || r->context == spare_context) continue;
     bool involved = r->is_send ? r->peer == peer
                                : (r->state == State::kRendezvous && r->status.source == peer) ||
                                      ((r->state == State::kPosted || r->state == State::kAnnounced) &&
@@ -103,6 +103,19 @@ void Engine::Impl::check_liveness() {
     if (peers[p].links.empty() && (peers[p].said_finalized || peers[p].provider->finalized(p))) {
       for (int round = 0; round < 3 && peers[p].links.empty(); ++round) progress();
       if (peers[p].links.empty()) peer_finalized(p);
+      continue;
+    }
+    // Where ranks relay, a neighbour in finalize keeps its links (it still
+    // relays, and takes part in finalize's barrier, quiesce_routes): its BYE
+    // comes only once every rank is there. Its own frames were all written
+    // before its provider showed the finalize: read its links out, then
+    // what waits on it fails -- a receive from it no longer hangs finalize.
+    if (max_hops && peers[p].provider->finalized(p)) {
+      for (LinkState* ls : peers[p].links)
+        for (int round = 0; round < 3; ++round) poll_link(*ls);
+      if (const int n = fail_requests_of(p, Error::kPeerDead, kFinalizeContext))
+        std::fprintf(stderr, "meshmp: rank %d: rank %d has finalized; %d request%s waiting on it fail (%s)\n",
+                     e.rank_, p, n, n == 1 ? "" : "s", error_name(Error::kPeerDead));
       continue;
     }
     const std::string gone = peers[p].provider->check_peer(p);

@@ -183,6 +183,20 @@ TEST(Qmprun, AReceiveFromAFinalizedRankFailsInsteadOfHanging) {
   EXPECT_EQ(count_probes(), 0);
 }
 
+// ... also where ranks relay (a mesh fabric over shm), whose finalize waits
+// for every rank: its neighbours (linked, which get its BYE only after
+// that) and the ranks beyond them (routed) all see the finalize.
+TEST(Qmprun, AReceiveFromAFinalizedRankFailsWhereRanksRelay) {
+  Result r = run({"-n", "5", "--config", "tests/launcher/line-5.toml", "--timeout", "30", g_probe, "bye", "2"});
+  EXPECT_EQ(r.status, 3) << r.err;
+  for (int k : {0, 1, 3, 4})
+    EXPECT_NE(r.err.find("rank " + std::to_string(k) + ": rank 2 has finalized; 1 request waiting on it fail"),
+              std::string::npos)
+        << k << ": " << r.err;
+  EXPECT_LT(r.seconds, 5.0);
+  EXPECT_EQ(count_probes(), 0);
+}
+
 // Ranks that wait in finalize name the one that has not come.
 TEST(Qmprun, RanksWaitingInFinalizeNameTheMissingOne) {
   Result r = run({"-n", "3", "--finalize-warning", "1", "--timeout", "30", g_probe, "late-finalize", "2"});
