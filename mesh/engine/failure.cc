@@ -110,7 +110,7 @@ void Engine::Impl::check_liveness() {
     // comes only once every rank is there. Its own frames were all written
     // before its provider showed the finalize: read its links out, then
     // what waits on it fails -- a receive from it no longer hangs finalize.
-    if (max_hops && peers[p].provider->finalized(p)) {
+    if (max_hops && (peers[p].said_finalized || peers[p].provider->finalized(p))) {
       for (LinkState* ls : peers[p].links)
         for (int round = 0; round < 3; ++round) poll_link(*ls);
       if (const int n = fail_requests_of(p, Error::kPeerDead, kFinalizeContext))

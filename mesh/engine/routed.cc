@@ -269,8 +269,9 @@ bool Engine::Impl::routed_quiet() const {
 //     from now on, and what comes goes to the unexpected queue whatever its
 //     limit (nothing here will receive it; a held frame would keep its
 //     source waiting).
-//  2. It says it is finalizing: a routed peer blocked in a receive from it
-//     then fails that receive (check_liveness) -- nothing more will come.
+//  2. It says it is finalizing, to the providers (shm's flag) and the
+//     launcher (qmprun tells every rank): a rank blocked in a receive from
+//     it then fails that receive (check_liveness) -- nothing more will come.
 //  3. A barrier over neighbour links only (never relayed): along each axis
 //     in turn, dims - 1 rounds of a 0-byte message to each neighbour on the
 //     axis, so every rank has heard that every rank finished step 1. Past
@@ -286,6 +287,7 @@ void Engine::Impl::quiesce_routes() {
     return routed_quiet();
   });
   for (Provider* pv : in_use) pv->finalizing();
+  if (boot) boot->finalizing();  // (the launcher tells the ranks on other hosts: qmprun)
   const Torus& t = e.torus_;
   int round = 0;
   for (int a = 0; a < t.ndims(); ++a) {

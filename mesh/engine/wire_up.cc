@@ -381,7 +381,7 @@ void Engine::shutdown() {
   im.block_until(drained);
   for (Provider* pv : im.in_use) pv->finalizing();
   if (im.boot) {
-    im.boot->finalizing();
+    if (!im.max_hops) im.boot->finalizing();  // (quiesce_routes said it)
     im.boot->fence();
   }
 }
