@@ -126,7 +126,12 @@ void Engine::Impl::wire_up() {
   // have one of its own (the middle of an open line of three).
   bool routes_anywhere = false;
   for (int r = 0; r < e.size_; ++r) routes_anywhere |= boot->get(r, "routed") == "1";
-  if (routes_anywhere) max_hops = torus_diameter(e.torus_);
+  if (routes_anywhere) {
+    max_hops = torus_diameter(e.torus_);
+    if (max_hops > 255)  // (FrameHeader::hops is 8 bits)
+      throw std::runtime_error("the torus " + e.torus_.to_string() + " is " + std::to_string(max_hops) +
+                               " hops across; ranks relay frames across at most 255");
+  }
   for (const Want& w : wants)
     if (e.rank_ > w.peer) made.emplace_back(w, peers[w.peer].provider->join_link(w.peer, w.index));
   // Links #0 first, so peers[p].links[0] is the envelope link.
