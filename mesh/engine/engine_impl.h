@@ -346,8 +346,8 @@ struct Engine::Impl {
   // ---- links.cc: send queue, tokens, credits, polling
   LinkState* add_link(std::unique_ptr<Link> link);
   // The routing seam (ARCHITECTURE.md §4): the link that carries traffic to
-  // `peer`. Today the direct link -- a neighbour's, or one connected on first
-  // use; SDF routing will answer with a neighbour's link here. Never called
+  // `peer` -- for a routed peer its SDF next hop's (routed.cc), else the
+  // direct link, a neighbour's or one connected on first use. Never called
   // for a peer no link reaches (peers[p].failed = kUnreachable, wire_up).
   LinkState* route(int peer) {
     PeerState& ps = peers[peer];
@@ -521,7 +521,7 @@ struct Engine::Impl {
   bool return_all_e2e_credits();
   bool routed_quiet() const;
   void quiesce_routes();
-  void fail_routes_through(int neighbour, Error why);
+  void fail_routes_through(int n, Error why);
   void drop_routed_frames(int peer);
   static std::size_t payload_bytes(const FrameHeader& h) {
     const auto t = static_cast<FrameType>(h.type);
