@@ -177,6 +177,9 @@ bool Engine::Impl::take_routed(LinkState& ls, const FrameHeader& h, const char* 
                   ", a neighbour");
     return true;
   }
+  // A relay's NO_ROUTE counts even from one already in finalize (which
+  // check_liveness marks as gone for its own messages): it still relays.
+  if (h.type == static_cast<std::uint8_t>(FrameType::kNoRoute)) return on_no_route(ls, h, payload);  // (no credit)
   if (ps.failed != Error::kOk) return true;
   if (h.e2e_credits) {
     if (h.e2e_credits > kE2eCredits - ps.e2e_tokens) {
@@ -187,7 +190,6 @@ bool Engine::Impl::take_routed(LinkState& ls, const FrameHeader& h, const char* 
     pump_routed(src);
   }
   if (h.type == static_cast<std::uint8_t>(FrameType::kCredit)) return true;
-  if (h.type == static_cast<std::uint8_t>(FrameType::kNoRoute)) return on_no_route(ls, h, payload);  // (no credit)
   if (ps.held.empty() && handle_frame(*route(src), h, payload)) {
     if (++ps.e2e_owed >= kE2eCredits / 2 || e2e_flush) return_e2e_credits(src);
     return true;

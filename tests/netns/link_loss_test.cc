@@ -1,10 +1,14 @@
 // A cable or a rank lost while ranks 0 and 1 (or LINK_LOSS_PEER) exchange
 // messages over tcp or ofi (tests/netns/netns_test.sh cuts the cable, or
-// kills a rank, during the exchange). The exchange runs up to 60 s; every call must either complete
+// kills a rank, during the exchange). With LINK_LOSS_HOLD_S, rank 0, once
+// its exchange failed, stays that long before it finalizes (so that the
+// other learns of the break from the network, not from the finalize). The exchange runs up to 60 s; every call must either complete
 // or fail with an error -- never hang. The other ranks only wait at the end.
 // Every rank holds registered memory (on one host a shm arena), which ranks
 // 0 and 1 receive into: a rank killed with it must leave nothing behind in
 // /dev/shm under any launcher (tests/launch/launch_test.sh, issue 29).
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -48,6 +52,9 @@ TEST(LinkLoss, ExchangesCompleteOrFailNeverHang) {
     if (ss.error != Error::kOk || rs.error != Error::kOk) {
       std::printf("rank %d: the exchange failed after %ld rounds: %s\n", e.rank(), rounds,
                   mesh::error_name(ss.error != Error::kOk ? ss.error : rs.error));
+      std::fflush(stdout);
+      if (const char* hold = std::getenv("LINK_LOSS_HOLD_S"); hold && e.rank() == 0)
+        ::sleep(static_cast<unsigned>(std::atoi(hold)));
       return;
     }
     ++rounds;
