@@ -32,7 +32,6 @@
 #include <random>
 #include <string>
 #include <tuple>
-#include <unordered_set>
 #include <vector>
 
 #include "mesh/bootstrap/bootstrap.h"
@@ -529,9 +528,16 @@ struct Engine::Impl {
   }
   bool on_flag(LinkState&, const FrameHeader& h, const char*);
   bool on_no_route(LinkState&, const FrameHeader& h, const char*);
-  // Pairs (source, destination) whose frames this rank relayed, so that it
-  // can tell each source when a link it relays them on fails (routed.cc).
-  std::unordered_set<std::uint64_t> relayed_pairs;
+  // Pairs (source, destination) whose frames this rank relayed, bit
+  // src * size + dst (sized by wire_up where ranks relay), so that it can
+  // tell each source when a link it relays them on fails (routed.cc).
+  std::vector<bool> relayed_pairs;
+  void took_routed(int src);
+  std::uint8_t e2e_credits_to_give(PeerState& ps) {
+    const auto give = static_cast<std::uint8_t>(std::min<std::uint32_t>(ps.e2e_owed, 255));
+    ps.e2e_owed -= give;
+    return give;
+  }
   void say_no_route(int src, int dst);
   bool waiting_behind(int neighbour) const;
   void tell_sources_behind(int n);

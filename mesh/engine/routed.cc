@@ -34,9 +34,9 @@
 namespace meshmp::mesh {
 
 // The routed peers: on a mesh fabric, every rank that is not a neighbour
-// and that no provider reaches through routing of its own (tcp or
-// libfabric's tcp over kernel routes, caps().routed, where both ends have a
-// node address). Returns whether there is one; wire_up then has every rank
+// and that no provider reaches through routing of its own (tcp over kernel
+// routes, caps().routed, where both ends have a node address; ofi never on
+// a mesh fabric: no HCA forwards). Returns whether there is one; wire_up then has every rank
 // forward (max_hops) if any rank has one.
 bool Engine::Impl::setup_routes(const std::vector<int>& neighbours) {
   const Torus& t = e.torus_;
@@ -103,9 +103,7 @@ bool Engine::Impl::pump_routed(int peer) {
       release_frame(f);
     }
     --ps.e2e_tokens;
-    const std::uint32_t give = std::min<std::uint32_t>(ps.e2e_owed, 255);
-    ps.e2e_owed -= give;
-    h.e2e_credits = static_cast<std::uint8_t>(give);
+    h.e2e_credits = e2e_credits_to_give(ps);
     send_on_link(ls, h, req);
     any = true;
   }
@@ -145,7 +143,7 @@ void Engine::Impl::relay_frame(LinkState& in, const FrameHeader& h, const char* 
     if (h.type != static_cast<std::uint8_t>(FrameType::kNoRoute)) say_no_route(h.src, h.dst);
     return;
   }
-  relayed_pairs.insert(static_cast<std::uint64_t>(h.src) * e.size_ + h.dst);
+  relayed_pairs[static_cast<std::size_t>(h.src) * e.size_ + h.dst] = true;
   FrameHeader f = h;
   ++f.hops;
   if (writable_now(*out)) {
@@ -191,7 +189,7 @@ bool Engine::Impl::take_routed(LinkState& ls, const FrameHeader& h, const char* 
   }
   if (h.type == static_cast<std::uint8_t>(FrameType::kCredit)) return true;
   if (ps.held.empty() && handle_frame(*route(src), h, payload)) {
-    if (++ps.e2e_owed >= kE2eCredits / 2 || e2e_flush) return_e2e_credits(src);
+    took_routed(src);
     return true;
   }
   if (ps.held.size() >= kE2eCredits) {  // more than its credits allow
@@ -224,10 +222,16 @@ bool Engine::Impl::retry_held() {
       ps.held.pop_front();
       --held_frames;
       any = true;
-      if (++ps.e2e_owed >= kE2eCredits / 2 || e2e_flush) return_e2e_credits(p);
+      took_routed(p);
     }
   }
   return any;
+}
+
+// A routed frame from `src` was taken here: one more credit owed to it,
+// returned in a CREDIT of its own once half are (at once in finalize).
+void Engine::Impl::took_routed(int src) {
+  if (++peers[src].e2e_owed >= kE2eCredits / 2 || e2e_flush) return_e2e_credits(src);
 }
 
 // The credits owed to routed peer `peer`, in a routed CREDIT of their own.
@@ -235,9 +239,7 @@ void Engine::Impl::return_e2e_credits(int peer) {
   PeerState& ps = peers[peer];
   if (ps.e2e_owed == 0 || ps.failed != Error::kOk) return;
   FrameHeader h = make_header(FrameType::kCredit, peer);
-  const std::uint32_t give = std::min<std::uint32_t>(ps.e2e_owed, 255);
-  ps.e2e_owed -= give;
-  h.e2e_credits = static_cast<std::uint8_t>(give);
+  h.e2e_credits = e2e_credits_to_give(ps);
   send_on_link(*route(peer), h, nullptr);
 }
 
@@ -360,7 +362,8 @@ void Engine::Impl::say_no_route(int src, int dst) {
 // a destination behind `n` learns it now (NO_ROUTE), so a source waiting on
 // that destination fails too, not only the ranks next to the break.
 void Engine::Impl::tell_sources_behind(int n) {
-  for (const std::uint64_t pair : relayed_pairs) {
+  for (std::size_t pair = 0; pair < relayed_pairs.size(); ++pair) {
+    if (!relayed_pairs[pair]) continue;
     const int src = static_cast<int>(pair / e.size_), dst = static_cast<int>(pair % e.size_);
     const std::vector<int> path = routing::sdf_route(e.torus_, e.rank_, dst);
     if (std::find(path.begin(), path.end(), n) != path.end()) say_no_route(src, dst);

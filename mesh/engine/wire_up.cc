@@ -128,6 +128,7 @@ void Engine::Impl::wire_up() {
   for (int r = 0; r < e.size_; ++r) routes_anywhere |= boot->get(r, "routed") == "1";
   if (routes_anywhere) {
     max_hops = torus_diameter(e.torus_);
+    relayed_pairs.assign(static_cast<std::size_t>(e.size_) * e.size_, false);
     if (max_hops > 255)  // (FrameHeader::hops is 8 bits)
       throw std::runtime_error("the torus " + e.torus_.to_string() + " is " + std::to_string(max_hops) +
                                " hops across; ranks relay frames across at most 255");

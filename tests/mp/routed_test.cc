@@ -242,14 +242,16 @@ TEST(Routed, AReceiveFromARoutedPeerIsNotStuckBehindItsRelaysOwnMessages) {
   if (me == last_relay) {
     std::vector<Request*> reqs;
     for (int i = 0; i < kCount; ++i) reqs.push_back(e.isend(m.data(), m.size(), path.dst, 60, kContext));
+    // The first of them fill the link's slots as they start; only then may
+    // the source's message come, behind them (its route back to the source
+    // does not cross the destination).
+    e.send(nullptr, 0, path.src, 62, kContext, SendMode::kStandard, nullptr);
     e.waitall(reqs.size(), reqs.data(), nullptr);
   } else if (me == path.src) {
     int v = 42;
-    e.wait(e.irecv(nullptr, 0, path.dst, 62, kContext), nullptr);  // the relay's frames are in
+    e.wait(e.irecv(nullptr, 0, last_relay, 62, kContext), nullptr);
     e.send(&v, sizeof v, path.dst, 61, kContext, SendMode::kStandard, nullptr);
   } else if (me == path.dst) {
-    ::usleep(300000);  // the relay's messages fill the link
-    e.send(nullptr, 0, path.src, 62, kContext, SendMode::kStandard, nullptr);
     int v = 0;
     Status st;
     e.wait(e.irecv(&v, sizeof v, path.src, 61, kContext), &st);
