@@ -222,7 +222,8 @@ struct PeerState {
   std::uint32_t e2e_tokens = 0;    // frames to it this rank may still have on their way (end-to-end credits)
   std::uint32_t e2e_owed = 0;      // its frames this rank took, whose credits are not yet returned
   Fifo<PendingFrame> routed_q;     // frames to it waiting for an end-to-end credit, in order
-  std::deque<HeldFrame> held;      // its frames that came and wait for room (in order)
+  std::vector<HeldFrame> held;     // its frames that came and wait for room (in order; at most
+                                   // kE2eCredits, and rare: a vector, which costs nothing until used)
 };
 
 struct Engine::Impl {

@@ -216,14 +216,17 @@ bool Engine::Impl::retry_held() {
   bool any = false;
   for (int p = 0; p < e.size_ && held_frames; ++p) {
     PeerState& ps = peers[p];
-    while (!ps.held.empty() && ps.failed == Error::kOk) {
-      HeldFrame& f = ps.held.front();
-      if (!handle_frame(*route(p), f.h, f.payload.data())) break;
-      ps.held.pop_front();
+    std::size_t taken = 0;
+    while (taken < ps.held.size() && ps.failed == Error::kOk) {
+      const HeldFrame& f = ps.held[taken];
+      if (!handle_frame(*route(p), f.h, f.payload.data()) || ps.failed != Error::kOk)
+        break;  // (a failure dropped what was held: drop_routed_frames)
+      ++taken;
       --held_frames;
       any = true;
       took_routed(p);
     }
+    ps.held.erase(ps.held.begin(), ps.held.begin() + static_cast<std::ptrdiff_t>(std::min(taken, ps.held.size())));
   }
   return any;
 }
