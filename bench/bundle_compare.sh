@@ -5,9 +5,10 @@
 # the QMP collectives (bench/qmp_collectives.c) and the QMP neighbour gather
 # (bench/qmp_gather.c), the halo exchange by MPI_Neighbor_alltoall
 # (bench/mpi_neighbor.c), the first collectives after start and after an
-# idle second (bench/mpi_warmup.c, 16 ranks), and MPI_Barrier alone on 8
-# and 16 ranks (bench/mpi_personalized.c; the new meshmp under
-# MESHMP_BARRIER=rdma and =combine, issue 31), and the cost of a routed hop
+# idle second (bench/mpi_warmup.c, 16 ranks; meshmp also with ranks that
+# never sleep), and MPI_Barrier alone on 4, 8
+# and 16 ranks (bench/mpi_personalized.c; the new meshmp under each
+# MESHMP_BARRIER, issue 31), and the cost of a routed hop
 # (bench/mpi_pingpong.c from rank 0 to rank 1, 2, 3 and 6 of a line of 7,
 # bench/line-7.toml: the new meshmp's forwarding agent relays, an old one
 # without it links directly), interleaved, the order rotating per round,
@@ -86,9 +87,14 @@ run_lib() {  # lib round
     for n in 8 16; do rec "R=$r lib=usqcd cfg=gather n=$n" om $n x "$B/gather_usqcd" 2000; done
     [ -x "$B/nbr_ompi" ] && rec "R=$r lib=ompi cfg=nbr n=8" om 8 x "$B/nbr_ompi" 1
     [ -x "$B/warm_ompi" ] && rec "R=$r lib=ompi cfg=warm n=16" om 16 x "$B/warm_ompi"
-    for n in 8 16; do for b in rdma combine; do  # (under each cfg, so the summary pairs them)
-      [ -x "$B/bar_ompi" ] && rec "R=$r lib=ompi cfg=bar_$b n=$n" om $n x "$B/bar_ompi" 5000 barrier
-    done; done
+    for n in 4 8 16; do  # one run, its lines under each cfg so the summary pairs them
+      [ -x "$B/bar_ompi" ] || continue
+      rec "R=$r lib=ompi cfg=bar_rdma n=$n" om $n x "$B/bar_ompi" 5000 barrier
+      for b in combine flat auto; do
+        grep "^R=$r lib=ompi cfg=bar_rdma n=$n " "$RAW" | sed "s/cfg=bar_rdma/cfg=bar_$b/" >> "$RAW.more"
+      done
+      cat "$RAW.more" >> "$RAW"; rm -f "$RAW.more"
+    done
   else
     for n in 16 8; do rec "R=$r lib=$l cfg=coll n=$n" mm $n "" "$B/coll_meshmp$sfx" 1; done
     rec "R=$r lib=$l cfg=p2p n=2" mm 2 "" "$B/p2p_meshmp$sfx" 1
@@ -96,7 +102,9 @@ run_lib() {  # lib round
     for n in 8 16; do rec "R=$r lib=$l cfg=gather n=$n" mm $n "$(geo $n)" "$B/gather_meshmp$sfx" 2000; done
     [ -x "$B/nbr_meshmp$sfx" ] && rec "R=$r lib=$l cfg=nbr n=8" mm 8 "$(geo 8)" "$B/nbr_meshmp$sfx" 1
     [ -x "$B/warm_meshmp$sfx" ] && rec "R=$r lib=$l cfg=warm n=16" mm 16 "" "$B/warm_meshmp$sfx"
-    for n in 8 16; do for b in rdma combine; do
+    # ... and with ranks that never sleep (do the sleeps make the warm-up?)
+    [ -x "$B/warm_meshmp$sfx" ] && MESHMP_SPIN=1000000000 rec "R=$r lib=$l cfg=warm_nosleep n=16" mm 16 "" "$B/warm_meshmp$sfx"
+    for n in 4 8 16; do for b in rdma combine flat auto; do
       [ -x "$B/bar_meshmp$sfx" ] && MESHMP_BARRIER=$b rec "R=$r lib=$l cfg=bar_$b n=$n" mm $n "" "$B/bar_meshmp$sfx" 5000 barrier
     done; done
     for k in 1 2 3 6; do

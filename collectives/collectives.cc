@@ -218,11 +218,6 @@ bool smp_applies(const Group& g, std::size_t bytes) {
   return whole_job_on_one_host(g) && bytes <= g.engine->smp_max_bytes();
 }
 
-// A broadcast on one host starts in shared memory: the root writes its size
-// and, if short, its bytes once, and every rank copies them out (issue 32:
-// the axis sweep's chain of eager messages cost 2.4-2.8x Open MPI's time at
-// 8 B on 8 ranks). Longer ones then take the sweep; every rank has the
-// root's size, so all choose alike even where the counts differ.
 // Every member's contribution, combined in group-rank order by the last to
 // arrive, so all members get the same bits.
 Error smp_allreduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op) {
@@ -363,6 +358,11 @@ ScatterAlgorithm personalized_algorithm(const Group& g, ScatterAlgorithm algo) {
 }
 }  // namespace
 
+// A broadcast on one host starts in shared memory: the root writes its size
+// and, if short, its bytes once, and every rank copies them out (issue 32:
+// the axis sweep's chain of eager messages cost 2.4-2.8x Open MPI's time at
+// 8 B on 8 ranks). Longer ones then take the sweep; every rank has the
+// root's size, so all choose alike even where the counts differ.
 Error broadcast(const Group& g, void* buf, std::size_t bytes, int root) {
   if (g.size() == 1) return Error::kOk;
   if (whole_job_on_one_host(g)) {
@@ -421,9 +421,22 @@ Error allreduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op
   return first_error(e1, e2);
 }
 
-// MESHMP_BARRIER=auto (to be set by measurement).
+// MESHMP_BARRIER=auto, by measurement (docs/performance.md, "Barriers").
+// Every rank of the job on one host: with a core each, recursive doubling
+// over flag windows from 4 ranks (16-core machine, best of 3: 8 ranks
+// 0.88 us against the combine's 0.92, 16 ranks 1.26 against 1.93), else
+// the shared-memory combine, which wakes each rank once (2 ranks on the
+// 2-core machine: 0.066 against 0.088 us; 8 to 27 oversubscribed ranks
+// there: 6.3-34 us against 14-102). Not on a mesh fabric, where most
+// partners are routed and each flag write a relayed frame.
+constexpr int kRdmaBarrierMinRanks = 4;
 mesh::BarrierChoice auto_barrier(const Group& g) {
-  if (smp_applies(g, 0) || hierarchy_applies(g)) return mesh::BarrierChoice::kCombine;
+  const mesh::EngineOptions& opt = g.engine->options();
+  if (smp_applies(g, 0)) {
+    const bool rdma = g.size() >= kRdmaBarrierMinRanks && !opt.yield && opt.mesh_fabric_config.empty();
+    return rdma ? mesh::BarrierChoice::kRdma : mesh::BarrierChoice::kCombine;
+  }
+  if (hierarchy_applies(g)) return mesh::BarrierChoice::kCombine;
   return mesh::BarrierChoice::kExchange;
 }
 

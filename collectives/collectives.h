@@ -38,8 +38,18 @@ mesh::Error reduce(const Group& g, void* buf, std::size_t count, const ReduceOp&
 mesh::Error allreduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op,
                       CombineAlgorithm algo = CombineAlgorithm::kAuto);
 
-/// Returns when every member has entered it: a null global combine.
+/// Returns when every member has entered it: a null global combine. kAuto
+/// follows MESHMP_BARRIER (EngineOptions::barrier), and where that is auto
+/// too, auto_barrier(g).
 mesh::Error barrier(const Group& g, CombineAlgorithm algo = CombineAlgorithm::kAuto);
+
+/// The barrier MESHMP_BARRIER=auto takes on g, chosen by measurement
+/// (docs/performance.md, "Barriers"): every rank of the job on one host,
+/// 4 or more of them with a core each (EngineOptions::yield off), not on a
+/// mesh fabric: kRdma (recursive doubling over flag windows, seed 002 §3);
+/// otherwise on one host kCombine (the shared-memory combine), across
+/// hosts kCombine (the hierarchical one), elsewhere kExchange.
+mesh::BarrierChoice auto_barrier(const Group& g);
 
 /// Personalised all-to-all: block j of `send` (`block` bytes) goes to member
 /// j, arriving as block i of its `recv` from member i. kOpt (kAuto on a

@@ -72,9 +72,9 @@ struct EngineOptions {
   /// Bytes of registered memory (QMP_MEM_COMMS) a rank's pool may hold.
   std::size_t registered_limit = std::size_t{1} << 30;
   /// The config file, if its fabric is "mesh" (only torus neighbours are
-  /// cabled): traffic to any other rank would need routing, which does not
-  /// exist yet, so it takes a direct link and the first such link is noted
-  /// on stderr. Empty: a switched fabric, or no config.
+  /// cabled): traffic to any other rank goes through the kernels' routes
+  /// (tcp) or is relayed by the forwarding agent (mesh/engine/routed.cc).
+  /// Empty: a switched fabric, or no config.
   std::string mesh_fabric_config;
   BarrierChoice barrier = BarrierChoice::kAuto;  ///< MESHMP_BARRIER
 };

@@ -103,6 +103,23 @@ TEST(Barrier, ExchangeAndSharedMemoryCombineAndTheDefaultToo) {
   check_ordering(g, 4, iterations(), [&] { return collectives::barrier(g); });
 }
 
+TEST(Barrier, AutoTakesRecursiveDoublingFromFourRanksWithACoreEachElseTheCombine) {
+  // BUILD's barrier_auto_* layouts set MESHMP_YIELD: 0 says each rank has a
+  // core, 1 that ranks share them.
+  const char* yield = std::getenv("MESHMP_YIELD");
+  if (!yield) GTEST_SKIP() << "for the layouts that set MESHMP_YIELD";
+  const Group g = world();
+  const bool core_each = std::string(yield) == "0";
+  const BarrierChoice want = core_each && g.size() >= 4 ? BarrierChoice::kRdma : BarrierChoice::kCombine;
+  EXPECT_EQ(collectives::auto_barrier(g), want);
+  // A subgroup is not the whole job: the shared-memory paths do not apply.
+  Group first = testing::world_group(1108, false);
+  first.ranks.resize(1);
+  first.me = 0;
+  if (g.size() > 1) EXPECT_EQ(collectives::auto_barrier(first), BarrierChoice::kExchange);
+  check_ordering(g, 10, iterations(), [&] { return collectives::barrier(g); });
+}
+
 TEST(Barrier, FlagBarriersInterleaveWithOtherCollectivesOnOneContext) {
   // The window's set-up messages share the collective context with the
   // other collectives' traffic, before and after it.
