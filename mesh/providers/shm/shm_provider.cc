@@ -69,6 +69,10 @@ struct ShmControl {
   alignas(64) std::atomic<std::uint32_t> connect_pending;
   std::atomic<std::uint32_t> closed_pending;
   std::atomic<std::uint32_t> finalized;  // set by the owner once it has sent its last frame to ranks it has no link to
+  // Host-local broadcasts the owner is done with (read, or published as
+  // root): the last one's number + 1. Written by the owner alone, so a
+  // reader's count costs it a plain store, not a shared atomic add.
+  alignas(64) std::atomic<std::uint64_t> bcast_done;
   struct SmpSlot {
     alignas(64) std::atomic<std::uint64_t> seq;  // contribution number + 1, stored last
     std::uint64_t bytes;
@@ -85,8 +89,7 @@ struct ShmControl {
     alignas(64) std::atomic<std::uint64_t> seq;  // broadcast number + 1, stored last by the root
     std::uint64_t bytes;
     char head[kHead];  // a short broadcast is read with the line its reader polls
-    alignas(64) std::atomic<std::uint64_t> reads;  // copies taken out, over every use of the slot
-    std::atomic<std::int32_t> waiter;              // rank + 1 of a root waiting for the slot, or 0
+    alignas(64) std::atomic<std::int32_t> waiter;  // rank + 1 of a root waiting for the slot, or 0
     alignas(64) char tail[ShmProvider::kBcastSlotBytes - kHead];
   } bcast[ShmProvider::kBcastSlots];
   // Followed by nranks std::atomic<std::uint8_t> connect requests, then
@@ -509,16 +512,32 @@ HostCombine::State ShmProvider::result(std::uint64_t seq, void* out, std::size_t
   return s.bytes > bytes ? State::kTruncated : State::kReleased;
 }
 
+// Whether every rank is done with broadcast seq - kBcastSlots, the last
+// use of seq's slot: the least of the ranks' bcast_done, read again only
+// when the least seen before is not enough (about once per kBcastSlots
+// broadcasts, not per broadcast).
+bool ShmProvider::broadcast_slot_free(std::uint64_t seq) {
+  if (seq < kBcastSlots) return true;
+  const std::uint64_t need = seq - kBcastSlots + 1;
+  if (bcast_done_least_ >= need) return true;
+  std::uint64_t least = ~std::uint64_t{0};
+  for (int r = 0; r < o_.nranks; ++r)
+    least = std::min(least, controls_[r]->bcast_done.load(std::memory_order_seq_cst));
+  bcast_done_least_ = least;
+  return least >= need;
+}
+
 bool ShmProvider::broadcast_publish(std::uint64_t seq, const void* data, std::size_t bytes) {
   ShmControl::BcastSlot& s = controls_[0]->bcast[seq % kBcastSlots];
-  const std::uint64_t readers = static_cast<std::uint64_t>(o_.nranks - 1);
-  const std::uint64_t free_at = readers * (seq / kBcastSlots);  // reads of every earlier use
-  if (s.reads.load(std::memory_order_acquire) < free_at) {
-    // Tell the last reader to wake us, then look again: it either sees the
-    // waiter or its read is visible to this second look (both seq_cst).
+  if (!broadcast_slot_free(seq)) {
+    // Tell the readers to wake us, then look again: the last of them either
+    // sees the waiter or its count is visible to this second look (our
+    // membarrier in arm(), before we sleep, or a full fence: as wake()).
     s.waiter.store(o_.rank + 1, std::memory_order_seq_cst);
-    if (s.reads.load(std::memory_order_seq_cst) < free_at) return false;
+    if (!broadcast_slot_free(seq)) return false;
   }
+  // Nobody else can wait on this slot before broadcast seq is out.
+  if (s.waiter.load(std::memory_order_relaxed) != 0) s.waiter.store(0, std::memory_order_relaxed);
   if (bytes <= kBcastSlotBytes) {  // the tail first: seq's line is written once, last
     constexpr std::size_t head = ShmControl::BcastSlot::kHead;
     if (bytes > head) std::memcpy(s.tail, static_cast<const char*>(data) + head, bytes - head);
@@ -526,6 +545,7 @@ bool ShmProvider::broadcast_publish(std::uint64_t seq, const void* data, std::si
   }
   s.bytes = bytes;
   s.seq.store(seq + 1, std::memory_order_release);
+  own_->bcast_done.store(seq + 1, std::memory_order_release);
   for (int r = 0; r < o_.nranks; ++r)
     if (r != o_.rank) wake(r);
   return true;
@@ -544,12 +564,13 @@ HostCombine::State ShmProvider::broadcast_result(std::uint64_t seq, void* out, s
     std::memcpy(out, s.head, std::min(n, head));
     if (n > head) std::memcpy(static_cast<char*>(out) + head, s.tail, n - head);
   }
-  const std::uint64_t readers = static_cast<std::uint64_t>(o_.nranks - 1);
-  const std::uint64_t reads = s.reads.fetch_add(1, std::memory_order_seq_cst) + 1;
-  if (reads % readers == 0) {
-    const std::int32_t w = s.waiter.load(std::memory_order_seq_cst);
-    if (w > 0 && w <= o_.nranks && w - 1 != o_.rank) wake(w - 1);
-  }
+  // Done with it (the copy is out), then the waiter: the store-load order
+  // a waiting root's membarrier provides (see arm()), or a full fence.
+  own_->bcast_done.store(seq + 1, std::memory_order_release);
+  if (asymmetric_fence_) std::atomic_signal_fence(std::memory_order_seq_cst);
+  else std::atomic_thread_fence(std::memory_order_seq_cst);
+  const std::int32_t w = s.waiter.load(std::memory_order_relaxed);
+  if (w > 0 && w <= o_.nranks && w - 1 != o_.rank) wake(w - 1);
   return here && root_bytes > bytes ? State::kTruncated : State::kReleased;
 }
 

@@ -149,11 +149,14 @@ class ShmProvider final : public Provider, public MemoryDomain, public HostCombi
   /// block, broadcast `seq` in slot seq % kBcastSlots. The root copies its
   /// bytes in (a longer broadcast: only its size) and stores the slot's seq last (its cache lines written once,
   /// every rank reads them), then wakes the sleepers; each reader copies out
-  /// and adds one to the slot's count of reads, which counts every use of the
-  /// slot, so the root of seq + kBcastSlots knows when the slot is free
-  /// ((nranks-1) * uses) and otherwise sleeps as the slot's waiter, woken by
-  /// the last reader. The root does not wait for its readers, so broadcasts
-  /// in a row overlap up to kBcastSlots deep, as eager messages do.
+  /// and stores seq + 1 as the broadcasts it is done with, in a line of its
+  /// own control block that only it writes. The root of seq + kBcastSlots
+  /// knows the slot is free once every rank's count has passed seq (it
+  /// reads the counts again only when the least it saw last is too small),
+  /// and otherwise sleeps as the slot's waiter, woken by the readers. The
+  /// root does not wait for its readers, so broadcasts in a row overlap up
+  /// to kBcastSlots deep, as eager messages do; no reader waits on a line
+  /// another rank writes, but the slot's.
   static constexpr std::size_t kBcastSlotBytes = 8192;
   static constexpr std::uint64_t kBcastSlots = 16;
   std::size_t max_broadcast_bytes() const override { return kBcastSlotBytes; }
@@ -205,6 +208,8 @@ class ShmProvider final : public Provider, public MemoryDomain, public HostCombi
   std::vector<bool> linked_;  ///< peers with an on-demand link #0 (made or accepted)
   bool own_name_linked_ = false;
   bool asymmetric_fence_ = false;  // this process is registered for membarrier
+  std::uint64_t bcast_done_least_ = 0;  // the least bcast_done over the ranks, as last read
+  bool broadcast_slot_free(std::uint64_t seq);
   ShmRegistry registry_;
 };
 
