@@ -6,9 +6,9 @@
 # (bench/qmp_gather.c), the halo exchange by MPI_Neighbor_alltoall
 # (bench/mpi_neighbor.c), the first collectives after start and after an
 # idle second (bench/mpi_warmup.c, 16 ranks; meshmp also with ranks that
-# never sleep), and MPI_Barrier alone on 4, 8
-# and 16 ranks (bench/mpi_personalized.c; the new meshmp under each
-# MESHMP_BARRIER, issue 31), and the cost of a routed hop
+# never sleep), and MPI_Barrier alone on 4, 8 and 16 ranks
+# (bench/mpi_personalized.c; the new meshmp under each MESHMP_BARRIER,
+# issue 31), and the cost of a routed hop
 # (bench/mpi_pingpong.c from rank 0 to rank 1, 2, 3 and 6 of a line of 7,
 # bench/line-7.toml: the new meshmp's forwarding agent relays, an old one
 # without it links directly), interleaved, the order rotating per round,
