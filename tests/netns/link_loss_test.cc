@@ -1,8 +1,9 @@
 // A cable or a rank lost while ranks 0 and 1 (or LINK_LOSS_PEER) exchange
 // messages over tcp or ofi (tests/netns/netns_test.sh cuts the cable, or
-// kills a rank, during the exchange). With LINK_LOSS_HOLD_S, rank 0, once
-// its exchange failed, stays that long before it finalizes (so that the
-// other learns of the break from the network, not from the finalize). The exchange runs up to 60 s; every call must either complete
+// kills a rank, during the exchange). With LINK_LOSS_SYNC_DIR, each of the
+// two marks there that its exchange failed, and rank 0 finalizes only once
+// the other has (at most 30 s), so that the other learns of the break from
+// the network, not from rank 0's finalize. The exchange runs up to 60 s; every call must either complete
 // or fail with an error -- never hang. The other ranks only wait at the end.
 // Every rank holds registered memory (on one host a shm arena), which ranks
 // 0 and 1 receive into: a rank killed with it must leave nothing behind in
@@ -12,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "tests/mp/rank_main.h"
@@ -53,8 +55,14 @@ TEST(LinkLoss, ExchangesCompleteOrFailNeverHang) {
       std::printf("rank %d: the exchange failed after %ld rounds: %s\n", e.rank(), rounds,
                   mesh::error_name(ss.error != Error::kOk ? ss.error : rs.error));
       std::fflush(stdout);
-      if (const char* hold = std::getenv("LINK_LOSS_HOLD_S"); hold && e.rank() == 0)
-        ::sleep(static_cast<unsigned>(std::atoi(hold)));
+      if (const char* dir = std::getenv("LINK_LOSS_SYNC_DIR")) {
+        const std::string mine = std::string(dir) + "/failed-" + std::to_string(e.rank());
+        const std::string theirs = std::string(dir) + "/failed-" + std::to_string(other);
+        if (std::FILE* f = std::fopen(mine.c_str(), "w")) std::fclose(f);
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        while (e.rank() == 0 && ::access(theirs.c_str(), F_OK) != 0 && std::chrono::steady_clock::now() < until)
+          ::usleep(10000);
+      }
       return;
     }
     ++rounds;

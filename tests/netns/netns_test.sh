@@ -414,11 +414,13 @@ loss|loss_ofi)
     # Over ofi the ranks between 0 and 7 relay (the forwarding agent, issue
     # 31): node 0 cut off mid-exchange, rank 0 sees its links fail and the
     # routes through them; rank 7, whose relay's link to 0 broke, is told by
-    # that relay (NO_ROUTE). The exchange fails on both ends. (Rank 0 stays
-    # 5 s before it finalizes: its finalize would tell rank 7 too.)
+    # that relay (NO_ROUTE). The exchange fails on both ends. (Rank 0
+    # finalizes only once rank 7's exchange failed: its finalize would tell
+    # rank 7 too.)
     node0_cables up
     sleep 2
-    LINK_LOSS_PEER=7 LINK_LOSS_HOLD_S=5 background_job "$link_loss" 'rank [07] ready' 2
+    mkdir -p "$work/sync"
+    LINK_LOSS_PEER=7 LINK_LOSS_SYNC_DIR="$work/sync" background_job "$link_loss" 'rank [07] ready' 2
     sleep 1
     t0=$(date +%s%N)
     node0_cables down
