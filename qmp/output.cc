@@ -57,11 +57,11 @@ int vprint(FILE* out, const char* kind, const char* format, va_list ap) {
   return n;
 }
 
+}  // namespace
+
 double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
-
-}  // namespace
 
 QMP_status_t fail(QMP_status_t code, const char* call, const std::string& message) {
   State& s = state();
@@ -120,8 +120,6 @@ QMP_status_t status_of(mesh::Error e) {
   return QMP_ERROR;
 }
 
-TimeInQmp::TimeInQmp() : t0_(now()) {}
-TimeInQmp::~TimeInQmp() { state().total_time += now() - t0_; }
 
 }  // namespace meshmp::qmp
 

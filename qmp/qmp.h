@@ -397,8 +397,10 @@ QMP_status_t QMP_get_error_number(QMP_msghandle_t mh);
 const char* QMP_get_error_string(QMP_msghandle_t mh);
 /** Set the level and return the old one. */
 int QMP_verbose(int level);
-/** Set the profiling level and return the old one (meshmp records it and
- *  profiles nothing; see QMP_get_total_qmp_time). */
+/** Set the profiling level and return the old one. Above 0, the time spent
+ *  in QMP calls is counted (QMP_get_total_qmp_time: two clock reads per
+ *  call); 0, the default, counts nothing -- as USQCD QMP built without
+ *  timing, where the total stays 0. */
 int QMP_profcontrol(int level);
 /** Output on every node, one line per call, as USQCD QMP prints it:
  *  "QMP m<node>,n<nodes>@<host>: <message>\n" (QMP_info: "... info: ",
@@ -414,7 +416,9 @@ int QMP_info(const char* format, ...);
 int QMP_error(const char* format, ...);
 /** Wall-clock seconds. */
 double QMP_time(void);
-/** Seconds spent inside QMP calls since start or the last reset. */
+/** Seconds spent inside QMP calls (communication, collectives, waits) since
+ *  start or the last reset, counted while QMP_profcontrol's level is above
+ *  0; 0 when profiling was never on. */
 void QMP_reset_total_qmp_time(void);
 /** The seconds so far. */
 double QMP_get_total_qmp_time(void);

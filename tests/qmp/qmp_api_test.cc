@@ -438,13 +438,22 @@ TEST(Qmp, MisuseReturnsTheFittingStatus) {
   EXPECT_EQ(QMP_profcontrol(0), 1);
 }
 
-TEST(Qmp, TimeAdvancesAndIsCounted) {
+TEST(Qmp, TimeAdvancesAndIsCountedWhileProfiling) {
   const double t0 = QMP_time();
   QMP_reset_total_qmp_time();
   for (int i = 0; i < 10; ++i) QMP_barrier();
   EXPECT_GE(QMP_time(), t0);
-  EXPECT_GT(QMP_get_total_qmp_time(), 0.0);  // the barriers were counted
-  EXPECT_LE(QMP_get_total_qmp_time(), QMP_time() - t0 + 1e-6);
+  EXPECT_EQ(QMP_get_total_qmp_time(), 0.0);  // profiling is off by default: nothing counted
+  EXPECT_EQ(QMP_profcontrol(1), 0);
+  for (int i = 0; i < 10; ++i) QMP_barrier();
+  const double counted = QMP_get_total_qmp_time();
+  EXPECT_GT(counted, 0.0);  // the barriers made while profiling
+  EXPECT_LE(counted, QMP_time() - t0 + 1e-6);
+  EXPECT_EQ(QMP_profcontrol(0), 1);
+  for (int i = 0; i < 10; ++i) QMP_barrier();
+  EXPECT_EQ(QMP_get_total_qmp_time(), counted);  // off again
+  QMP_reset_total_qmp_time();
+  EXPECT_EQ(QMP_get_total_qmp_time(), 0.0);
 }
 
 }  // namespace
