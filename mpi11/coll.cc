@@ -55,11 +55,29 @@ struct Call {
   }
   bool ok() const { return c != nullptr; }
   int root(int r) {
-    if (r < 0 || r >= c->size())
-      return err = raise(comm, name, MPI_ERR_ROOT, "root = " + std::to_string(r) + " is not a rank of the communicator (size " + std::to_string(c->size()) + ")");
-    return MPI_SUCCESS;
+    if (r >= 0 && r < c->size()) [[likely]] return MPI_SUCCESS;
+    return bad_root(r);
+  }
+  // The argument names ("sendcount", "recvtype") are built only for an error:
+  // on every call they cost more than a short broadcast's own work.
+  static bool data_ok(const void* buf, int count, MPI_Datatype t) {
+    const TypeInfo* ti = type_info(t);
+    return count >= 0 && ti && ti->committed && t != MPI_LB && t != MPI_UB &&
+           (buf || count == 0 || ti->size == 0 || ti->true_lb != 0);
   }
   int data(const void* buf, int count, MPI_Datatype t, const char* which) {
+    if (data_ok(buf, count, t)) [[likely]] return MPI_SUCCESS;
+    return bad_data(buf, count, t, which);
+  }
+  /// The same for block i of a per-rank argument ("send[3] count").
+  int data_at(const void* buf, int count, MPI_Datatype t, const char* which, int i) {
+    if (data_ok(buf, count, t)) [[likely]] return MPI_SUCCESS;
+    return bad_data(buf, count, t, (std::string(which) + "[" + std::to_string(i) + "] ").c_str());
+  }
+  [[gnu::cold, gnu::noinline]] int bad_root(int r) {
+    return err = raise(comm, name, MPI_ERR_ROOT, "root = " + std::to_string(r) + " is not a rank of the communicator (size " + std::to_string(c->size()) + ")");
+  }
+  [[gnu::cold, gnu::noinline]] int bad_data(const void* buf, int count, MPI_Datatype t, const char* which) {
     const std::string cnt = std::string(which) + "count", typ = std::string(which) + "type";
     if ((err = check_count(comm, name, count, cnt.c_str()))) return err;
     if ((err = check_type(comm, name, t, typ.c_str()))) return err;
@@ -740,9 +758,8 @@ int alltoallw(Run& run, Call& k, const void* sendbuf, const int* sendcounts, con
   std::vector<std::size_t> sc(p), sd(p), rc(p), rd(p);
   std::size_t stotal = 0, rtotal = 0;
   for (int i = 0; i < p; ++i) {
-    const std::string at = "[" + std::to_string(i) + "]";
-    if (k.data(from, sendcounts[i], sendtypes[i], ("send" + at + " ").c_str()) ||
-        k.data(recvbuf, recvcounts[i], recvtypes[i], ("recv" + at + " ").c_str()))
+    if (k.data_at(from, sendcounts[i], sendtypes[i], "send", i) ||
+        k.data_at(recvbuf, recvcounts[i], recvtypes[i], "recv", i))
       return k.err;
     sc[i] = static_cast<std::size_t>(sendcounts[i]) * type_info(sendtypes[i])->size;
     rc[i] = static_cast<std::size_t>(recvcounts[i]) * type_info(recvtypes[i])->size;

@@ -212,6 +212,54 @@ TEST(Coll, PredefinedOpsRefuseTypesTheyAreNotDefinedFor) {
   EXPECT_EQ(mpitest::error_class(MPI_Reduce(&i, &j, 1, MPI_INT, MPI_SUM, size(), MPI_COMM_WORLD)), MPI_ERR_ROOT);
 }
 
+// A bad count, datatype, buffer or root of a collective: the error class,
+// and a text naming the call and the argument (MPI-1.1 §4.2's argument names).
+TEST(Coll, BadArgumentsNameTheCallAndTheArgument) {
+  mpitest::ErrorsReturn er;
+  const int p = size();
+  auto text_of = [](int code) {
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(code, text, &len);
+    return std::string(text, static_cast<std::size_t>(len));
+  };
+  auto expect = [&](int code, int cls, const std::string& call, const std::string& says) {
+    EXPECT_EQ(mpitest::error_class(code), cls) << text_of(code);
+    const std::string t = text_of(code);
+    EXPECT_NE(t.find(call), std::string::npos) << t;
+    EXPECT_NE(t.find(says), std::string::npos) << t;
+  };
+  int x[4] = {0, 0, 0, 0};
+  expect(MPI_Bcast(x, -1, MPI_INT, 0, MPI_COMM_WORLD), MPI_ERR_COUNT, "MPI_Bcast", "count = -1 is negative");
+  expect(MPI_Bcast(x, 1, 9999, 0, MPI_COMM_WORLD), MPI_ERR_TYPE, "MPI_Bcast", "type is not a valid datatype (9999)");
+  expect(MPI_Bcast(nullptr, 1, MPI_INT, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER, "MPI_Bcast", "buf is NULL");
+  expect(MPI_Bcast(x, 1, MPI_INT, p, MPI_COMM_WORLD), MPI_ERR_ROOT, "MPI_Bcast", "root = " + std::to_string(p));
+  std::vector<int> all(static_cast<std::size_t>(p));
+  expect(MPI_Allgather(x, -2, MPI_INT, all.data(), 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_COUNT, "MPI_Allgather",
+         "sendcount = -2 is negative");
+  MPI_Datatype uncommitted;
+  MPI_Type_contiguous(2, MPI_INT, &uncommitted);
+  expect(MPI_Allgather(x, 1, uncommitted, all.data(), 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_TYPE, "MPI_Allgather",
+         "sendtype has not been committed");
+  MPI_Type_free(&uncommitted);
+  std::vector<int> counts(static_cast<std::size_t>(p), 1), displs(static_cast<std::size_t>(p));
+  std::iota(displs.begin(), displs.end(), 0);
+  for (int& d : displs) d *= static_cast<int>(sizeof(int));
+  std::vector<MPI_Datatype> types(static_cast<std::size_t>(p), MPI_INT), bad = types;
+  bad[static_cast<std::size_t>(p - 1)] = MPI_DATATYPE_NULL;
+  expect(MPI_Alltoallw(all.data(), counts.data(), displs.data(), types.data(), all.data(), counts.data(),
+                       displs.data(), bad.data(), MPI_COMM_WORLD),
+         MPI_ERR_TYPE, "MPI_Alltoallw", "recv[" + std::to_string(p - 1) + "] type");
+  counts[0] = -1;
+  expect(MPI_Alltoallw(all.data(), counts.data(), displs.data(), types.data(), all.data(), counts.data(),
+                       displs.data(), types.data(), MPI_COMM_WORLD),
+         MPI_ERR_COUNT, "MPI_Alltoallw", "sendcounts[0] is negative");
+  // Nothing was left half done: a good call still works.
+  x[0] = rank() == 0 ? 42 : 0;
+  ASSERT_EQ(MPI_Bcast(x, 1, MPI_INT, 0, MPI_COMM_WORLD), MPI_SUCCESS);
+  EXPECT_EQ(x[0], 42);
+}
+
 // 2x2 integer matrices: a product is not commutative, so the result shows
 // whether operands were combined in rank order.
 struct Mat {
