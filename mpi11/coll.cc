@@ -498,7 +498,8 @@ int allgatherv(Run& run, Call& k, const void* sendbuf, int sendcount, MPI_Dataty
 template <typename Run>
 int allgather(Run& run, Call& k, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
               int recvcount, MPI_Datatype recvtype) {
-  if (!k.ok()) return k.err;
+  // recvcount checked here, so that an error names it (not allgatherv's recvcounts[0]).
+  if (!k.ok() || k.data(recvbuf, recvcount, recvtype, "recv")) return k.err;
   const int p = k.c->size();
   std::vector<int> counts(p, recvcount), displs(p);
   for (int i = 0; i < p; ++i) displs[i] = i * recvcount;

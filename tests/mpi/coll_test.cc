@@ -237,6 +237,8 @@ TEST(Coll, BadArgumentsNameTheCallAndTheArgument) {
   std::vector<int> all(static_cast<std::size_t>(p));
   expect(MPI_Allgather(x, -2, MPI_INT, all.data(), 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_COUNT, "MPI_Allgather",
          "sendcount = -2 is negative");
+  expect(MPI_Allgather(x, 1, MPI_INT, all.data(), -2, MPI_INT, MPI_COMM_WORLD), MPI_ERR_COUNT, "MPI_Allgather",
+         "recvcount = -2 is negative");  // (it used to name recvcounts[0], a name the call does not have)
   MPI_Datatype uncommitted;
   MPI_Type_contiguous(2, MPI_INT, &uncommitted);
   expect(MPI_Allgather(x, 1, uncommitted, all.data(), 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_TYPE, "MPI_Allgather",
