@@ -19,6 +19,7 @@ const char* frame_type_name(FrameType t) {
     case FrameType::kBye: return "BYE";
     case FrameType::kFlag: return "FLAG";
     case FrameType::kNoRoute: return "NO_ROUTE";
+    case FrameType::kCableDown: return "CABLE_DOWN";
     default: return "?";
   }
 }
@@ -35,8 +36,7 @@ WireFault check_link_part(const FrameHeader& h, const LinkView& v) {
     return fault(WireFault::kType, h.type);
   if (h.seq != v.expected_seq) return fault(WireFault::kSeq, h.seq, v.expected_seq);
   if (h.credits > v.max_credits) return fault(WireFault::kCredits, h.credits, v.max_credits);
-  if (h.flags & ~(kFlagSync | kFlagStreamed | kFlagChannel | kFlagFailed | kFlagStripe))
-    return fault(WireFault::kFlags, h.flags);
+  if (h.flags & ~(kKnownFlags | 0xff00)) return fault(WireFault::kFlags, h.flags);
   return {};
 }
 
@@ -51,16 +51,21 @@ WireFault check_end_to_end(const FrameHeader& h, const LinkView& v) {
     if (h.src != v.peer_rank) return fault(WireFault::kSource, h.src, v.peer_rank);
     if (h.dst != v.my_rank) return fault(WireFault::kDestination, h.dst, v.my_rank);
     if (h.e2e_credits) return fault(WireFault::kEndToEndCredits, h.e2e_credits);
+    if (e2e_seq(h.flags)) return fault(WireFault::kFlags, h.flags);
+    if (type == FrameType::kCableDown) return fault(WireFault::kType, h.type);  // (only where ranks forward)
   } else {
     if (h.src < 0 || h.src >= v.nranks || h.src == v.my_rank || (h.hops == 0 && h.src != v.peer_rank))
       return fault(WireFault::kSource, h.src, v.peer_rank);
-    if (h.dst < 0 || h.dst >= v.nranks || (type == FrameType::kBye && h.dst != v.my_rank))
+    if (h.dst < 0 || h.dst >= v.nranks ||
+        ((type == FrameType::kBye || type == FrameType::kCableDown) && h.dst != v.my_rank))
       return fault(WireFault::kDestination, h.dst, v.my_rank);
     // Links crossed: hops + 1 so far, one more to forward it.
     const int crossed = h.hops + 1 + (h.dst != v.my_rank);
     if (crossed > v.max_hops) return fault(WireFault::kHops, h.hops, v.max_hops);
     if (h.e2e_credits && h.hops == 0 && h.dst == v.my_rank)  // a neighbour's own frame: link credits only
       return fault(WireFault::kEndToEndCredits, h.e2e_credits);
+    if (e2e_seq(h.flags) && h.hops == 0 && h.dst == v.my_rank) return fault(WireFault::kFlags, h.flags);
+    if (type == FrameType::kCableDown && h.hops != 0) return fault(WireFault::kHops, h.hops);
   }
   if ((type == FrameType::kEager || type == FrameType::kData) && h.length > v.max_payload)
     return WireFault{WireFault::kPayload, h.type, h.length, v.max_payload};
@@ -70,7 +75,8 @@ WireFault check_end_to_end(const FrameHeader& h, const LinkView& v) {
       h.length > kMaxMessageBytes)
     return WireFault{WireFault::kTooLong, h.type, h.length, kMaxMessageBytes};
   if ((type == FrameType::kCredit || type == FrameType::kCancel || type == FrameType::kSyncAck ||
-       type == FrameType::kBye || type == FrameType::kFlag || type == FrameType::kNoRoute) &&
+       type == FrameType::kBye || type == FrameType::kFlag || type == FrameType::kNoRoute ||
+       type == FrameType::kCableDown) &&
       h.length != 0)
     return WireFault{WireFault::kUnexpectedPayload, h.type, h.length, 0};
   if (type == FrameType::kCancelAck && h.length > 1) return WireFault{WireFault::kCancelAckLength, h.type, h.length, 1};

@@ -10,7 +10,9 @@ namespace meshmp::mesh {
 
 /// 2: the header split into a per-link and an end-to-end part, with a hop count.
 /// 3: routed frames (the forwarding agent): end-to-end credits, FLAG frames.
-inline constexpr std::uint8_t kWireVersion = 3;
+/// 4: detours around dead cables: CABLE_DOWN, a routed frame's end-to-end
+///    sequence number in the high byte of `flags`.
+inline constexpr std::uint8_t kWireVersion = 4;
 
 /// Frame types. Eager/RTS/CTS/DONE follow MP_Lite's OP_SEND, OP_RDMAW_RTS,
 /// OP_RDMAW_CTS, OP_RDMAW_DONE (seed 000 §3.4); CREDIT returns tokens
@@ -32,6 +34,7 @@ enum class FrameType : std::uint8_t {
   kBye = 11,       ///< the sender finalizes: sent last on each of its links to the receiver
   kFlag = 12,      ///< a flag write to a routed peer (Engine::write_flag): the flag's address `addr`, value `send_id`
   kNoRoute = 13,   ///< from a relay to a source: rank `addr` can no longer be reached through it
+  kCableDown = 14, ///< link-level, flooded: the cable(s) between ranks `addr` and `key` are dead (detours.cc)
   kEnd  // one past the last valid type
 };
 
@@ -51,6 +54,14 @@ inline constexpr std::uint16_t kFlagFailed = 8;
 /// carried them (so it arrives after them); the receive completes when the
 /// stripes' DONEs add up to the bytes granted.
 inline constexpr std::uint16_t kFlagStripe = 16;
+/// The flags a frame may carry (low byte).
+inline constexpr std::uint16_t kKnownFlags = kFlagSync | kFlagStreamed | kFlagChannel | kFlagFailed | kFlagStripe;
+/// A routed frame that takes an end-to-end credit carries its pair's
+/// sequence number (mod 256) in the high byte of `flags`: routes change
+/// under frames in flight when a cable dies, and the destination puts a
+/// pair's frames back in order by it (routed.cc). 0 on every other frame.
+inline constexpr int kE2eSeqShift = 8;
+inline std::uint8_t e2e_seq(std::uint16_t flags) { return static_cast<std::uint8_t>(flags >> kE2eSeqShift); }
 
 /// The largest message a frame may announce (RTS, CTS, DONE lengths): 2^47
 /// bytes, the user address space of x86-64. Beyond it, the frame is malformed.

@@ -12,6 +12,8 @@
 //   cancel.cc        MPI_Cancel's side of the protocol (MPI-1.1 §3.8)
 //   flag_windows.cc  one-sided flag windows: 8-byte puts and waits on them (seed 002 §3)
 //   routed.cc        the forwarding agent: routed peers, relaying, end-to-end credits (seed 003 §5.1)
+//   detours.cc       routes around dead cables: CABLE_DOWN, RouteTables, a neighbour becoming routed
+//   quiesce.cc       finalize where ranks forward: no rank leaves while it may be needed as a relay
 //   failure.cc       dead and misbehaving peers (ARCHITECTURE.md §7)
 //   progress.cc      one round of progress over every provider and link
 //   wire_up.cc       Engine::init/create/finalize, the address vector and the neighbour links
@@ -30,6 +32,7 @@
 #include <memory>
 #include <new>
 #include <random>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -41,6 +44,7 @@
 #include "mesh/matching.h"
 #include "mesh/provider.h"
 #include "mesh/wire.h"
+#include "routing/route_table.h"
 
 namespace meshmp::mesh {
 
@@ -202,6 +206,14 @@ struct LinkState {
                                        // queued by a frame handler, or that found no resource
   std::uint32_t puts_in_flight = 0;    // puts that returned kInProgress, not yet completed
   std::uint64_t relay_queued = 0;      // relayed frames in sendq (routed.cc; stats.relay_queued_max)
+  // Where ranks forward (detours.cc): the (source, destination) of the last
+  // slots() frames written ({-1, -1}: the link's own CREDIT, BYE,
+  // CABLE_DOWN) and how many were, so that once its cable dies and the peer
+  // says how many it took, the frames lost with it name their pairs. Empty
+  // elsewhere.
+  std::vector<std::pair<int, int>> written_pairs;
+  std::uint64_t written = 0;
+  bool cut = false;  // its cable is dead (detours.cc): never polled or written again
 };
 
 // One entry of the address vector: how this rank reaches a peer.
@@ -224,6 +236,21 @@ struct PeerState {
   Fifo<PendingFrame> routed_q;     // frames to it waiting for an end-to-end credit, in order
   std::vector<HeldFrame> held;     // its frames that came and wait for room (in order; at most
                                    // kE2eCredits, and rare: a vector, which costs nothing until used)
+  // End-to-end order (wire.h, kE2eSeqShift): the sequence number of this
+  // rank's next frame to it, the next of its frames to take here, and those
+  // that came ahead of that one over a newer route (detours.cc).
+  std::uint8_t e2e_seq_out = 0;
+  std::uint8_t e2e_seq_in = 0;
+  std::vector<HeldFrame> early;
+  // A neighbour whose cables died (detours.cc): the links it had, its word
+  // of how many frames it took on each (CABLE_DOWN), and -- until that word
+  // says none of this rank's frames to it were lost -- nothing more to it.
+  std::vector<LinkState*> cut_links;
+  std::string cut_why;  // what its link failure said
+  std::uint64_t reported[2] = {0, 0};
+  bool have_report = false;
+  bool verdict_pending = false;
+  std::chrono::steady_clock::time_point cut_at{};
 };
 
 struct Engine::Impl {
@@ -392,6 +419,7 @@ struct Engine::Impl {
     if (n) std::memcpy(pl, payload, n);
     std::memcpy(slot, &h, sizeof h);
     ls.link->end_send(n);
+    record_written(ls, h);
     ++ls.stats.frames_sent;
     ls.stats.bytes_sent += h.type == static_cast<std::uint8_t>(FrameType::kCredit) ? 0 : n;
   }
@@ -399,6 +427,7 @@ struct Engine::Impl {
   // Sends a frame now if the link is up, nothing is queued before it and a
   // token is free; otherwise queues it (FIFO keeps MPI order).
   static bool writable_now(const LinkState& ls) { return ls.up && ls.sendq.empty() && ls.ledger.can_send_data(); }
+  // (a cut link is never up again: detours.cc sets up = false and poll_link skips it)
 
   void send_or_queue(LinkState& ls, const FrameHeader& h, Request* req) {
     if (h.dst != ls.peer) [[unlikely]] return send_routed(h, req);
@@ -521,6 +550,7 @@ struct Engine::Impl {
   bool return_all_e2e_credits();
   bool routed_quiet() const;
   void quiesce_routes();
+  void hear_every_rank();
   void fail_routes_through(int n, Error why);
   void drop_routed_frames(int peer);
   static std::size_t payload_bytes(const FrameHeader& h) {
@@ -529,6 +559,29 @@ struct Engine::Impl {
   }
   bool on_flag(LinkState&, const FrameHeader& h, const char*);
   bool on_no_route(LinkState&, const FrameHeader& h, const char*);
+  void take_in_order(int src, const FrameHeader& h, const char* payload);
+  void forward_frame(const FrameHeader& f, const char* payload, std::size_t n, LinkState* in);
+
+  // ---- detours.cc: routes around dead cables
+  routing::CableSet dead_cables;
+  std::unique_ptr<routing::RouteTables> detours;  // over the live cables, once one is dead
+  std::set<std::pair<int, int>> cable_news;       // (reporting end, other end) of each CABLE_DOWN heard
+  static constexpr std::chrono::seconds kCableWordTimeout{10};
+  bool detour_applies(int peer) const;
+  void cable_lost(int peer, const std::string& why);
+  bool on_cable_down(LinkState& ls, const FrameHeader& h, const char*);
+  void flood(const FrameHeader& news, int except);
+  void tell_broken(int to, int about);
+  void cable_verdict(int peer);
+  void check_cable_words();
+  void reroute();
+  void record_written(LinkState& ls, const FrameHeader& h) {
+    if (ls.written_pairs.empty()) [[likely]] return;
+    const auto t = static_cast<FrameType>(h.type);
+    const bool own = h.src == e.rank_ && h.dst == ls.peer &&
+                     (t == FrameType::kCredit || t == FrameType::kBye || t == FrameType::kCableDown);
+    ls.written_pairs[ls.written++ % ls.written_pairs.size()] = own ? std::pair{-1, -1} : std::pair{h.src, h.dst};
+  }
   // Pairs (source, destination) whose frames this rank relayed, bit
   // src * size + dst (sized by wire_up where ranks relay), so that it can
   // tell each source when a link it relays them on fails (routed.cc).

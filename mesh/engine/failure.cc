@@ -58,7 +58,8 @@ int Engine::Impl::fail_requests_of(int peer, Error why, std::uint32_t spare_cont
 // every link, the last frame the peer gets on it.
 void Engine::Impl::say_bye() {
   for (auto& ls : links)
-    if (peers[ls->peer].failed == Error::kOk) send_or_queue(*ls, make_header(FrameType::kBye, ls->peer), nullptr);
+    if (peers[ls->peer].failed == Error::kOk && !ls->cut)
+      send_or_queue(*ls, make_header(FrameType::kBye, ls->peer), nullptr);
 }
 
 // A peer that finalized sends nothing more (issue 29): once every link to it
@@ -93,6 +94,7 @@ void Engine::Impl::check_liveness() {
   if (now - last_liveness < std::chrono::milliseconds(100)) return;
   last_liveness = now;
   if (boot) take_launcher_notices();
+  if (detours) [[unlikely]] check_cable_words();
   for (int p = 0; p < e.size_; ++p) {
     if (p == e.rank_ || peers[p].failed != Error::kOk) continue;
     // A peer with no link to us never gets a BYE from it: its provider (a
@@ -100,7 +102,10 @@ void Engine::Impl::check_liveness() {
     // finalize. A link it opened before is up before that -- its frames
     // and BYE sent ahead of the finalize -- so accept what is pending
     // first; a linked peer's BYE comes after its last frame.
-    if (peers[p].links.empty() && (peers[p].said_finalized || peers[p].provider->finalized(p))) {
+    // (A neighbour whose cable died -- routed now, detours.cc -- is still in
+    // finalize's barrier with this rank: the case below.)
+    if (peers[p].links.empty() && peers[p].cut_links.empty() &&
+        (peers[p].said_finalized || peers[p].provider->finalized(p))) {
       for (int round = 0; round < 3 && peers[p].links.empty(); ++round) progress();
       if (peers[p].links.empty()) peer_finalized(p);
       continue;

@@ -22,6 +22,7 @@ const Engine::Impl::FrameHandler Engine::Impl::kFrameHandlers[] = {
     &Engine::Impl::on_bye,            // kBye
     &Engine::Impl::on_flag,           // kFlag
     &Engine::Impl::on_no_route,       // kNoRoute
+    &Engine::Impl::on_cable_down,     // kCableDown
 };
 
 bool Engine::Impl::handle_frame(LinkState& ls, const FrameHeader& h, const char* payload) {

@@ -20,6 +20,7 @@ LinkState* Engine::Impl::add_link(std::unique_ptr<Link> link) {
   ls->max_payload = link->max_payload();
   ls->link = std::move(link);
   LinkState* p = ls.get();
+  if (max_hops) p->written_pairs.assign(p->ledger.slots(), {-1, -1});  // (detours.cc)
   peers[p->peer].links.push_back(p);
   links.push_back(std::move(ls));
   return p;
@@ -123,7 +124,7 @@ bool Engine::Impl::flush(LinkState& ls) {
 
 bool Engine::Impl::poll_link(LinkState& ls) {
   const int peer = ls.peer;
-  if (peers[peer].failed != Error::kOk) return false;
+  if (peers[peer].failed != Error::kOk || ls.cut) return false;
   bool any = false;
   if (!ls.up) {
     if (!ls.link->up()) return false;

@@ -14,8 +14,11 @@ bool Engine::Impl::progress() {
   for (Provider* pv : in_use) {
     link_failures.clear();
     pv->take_failures(&link_failures);
-    for (const LinkFailure& f : link_failures)
-      fail_peer(f.peer, f.peer_gone ? Error::kPeerDead : Error::kProtocol, f.what, false);
+    for (const LinkFailure& f : link_failures) {
+      if (f.peer_gone && peers[f.peer].routed()) continue;  // another of its links cut (detours.cc)
+      if (f.peer_gone && detour_applies(f.peer)) cable_lost(f.peer, f.what);
+      else fail_peer(f.peer, f.peer_gone ? Error::kPeerDead : Error::kProtocol, f.what, false);
+    }
     incoming.clear();
     pv->accept(&incoming);
     for (auto& l : incoming) {

@@ -81,6 +81,7 @@ void Engine::Impl::send_routed(const FrameHeader& h, Request* req) {
 // credit each, and becomes its DONE once the last piece is cut.
 bool Engine::Impl::pump_routed(int peer) {
   PeerState& ps = peers[peer];
+  if (ps.verdict_pending) [[unlikely]] return false;  // (a neighbour whose cable died: detours.cc)
   LinkState& ls = *route(peer);
   bool any = false;
   while (!ps.routed_q.empty() && ps.e2e_tokens > 0) {
@@ -104,6 +105,7 @@ bool Engine::Impl::pump_routed(int peer) {
     }
     --ps.e2e_tokens;
     h.e2e_credits = e2e_credits_to_give(ps);
+    h.flags = static_cast<std::uint16_t>((h.flags & kKnownFlags) | (ps.e2e_seq_out++ << kE2eSeqShift));
     send_on_link(ls, h, req);
     any = true;
   }
@@ -134,18 +136,24 @@ void Engine::Impl::start_streaming(Request* s) {
 // freed either way). A destination this rank cannot reach any more (its
 // link failed) loses the frame, and its source learns of it (NO_ROUTE).
 void Engine::Impl::relay_frame(LinkState& in, const FrameHeader& h, const char* payload) {
-  const PeerState& ds = peers[h.dst];
-  const int hop = ds.routed() ? ds.next_hop : h.dst;
-  LinkState* out = peers[hop].links.empty() ? nullptr : peers[hop].links[0];
-  const std::size_t n = payload_bytes(h);
-  if (!out || peers[hop].failed != Error::kOk || n > out->max_payload) {
-    ++in.stats.relay_dropped;
-    if (h.type != static_cast<std::uint8_t>(FrameType::kNoRoute)) say_no_route(h.src, h.dst);
-    return;
-  }
-  relayed_pairs[static_cast<std::size_t>(h.src) * e.size_ + h.dst] = true;
   FrameHeader f = h;
   ++f.hops;
+  forward_frame(f, payload, payload_bytes(h), &in);
+}
+
+// A frame for another rank (hops counted) into the link of this rank's next
+// hop towards its destination; `in`, the link it came on (for the count of
+// frames dropped), or null for one moved off a dead cable (detours.cc).
+void Engine::Impl::forward_frame(const FrameHeader& f, const char* payload, std::size_t n, LinkState* in) {
+  const PeerState& ds = peers[f.dst];
+  const int hop = ds.routed() ? ds.next_hop : f.dst;
+  LinkState* out = peers[hop].links.empty() ? nullptr : peers[hop].links[0];
+  if (!out || peers[hop].failed != Error::kOk || n > out->max_payload) {
+    if (in) ++in->stats.relay_dropped;
+    if (f.type != static_cast<std::uint8_t>(FrameType::kNoRoute)) say_no_route(f.src, f.dst);
+    return;
+  }
+  relayed_pairs[static_cast<std::size_t>(f.src) * e.size_ + f.dst] = true;
   if (writable_now(*out)) {
     write_frame(*out, f, payload, n);
     ++out->stats.relayed;
@@ -188,17 +196,50 @@ bool Engine::Impl::take_routed(LinkState& ls, const FrameHeader& h, const char* 
     pump_routed(src);
   }
   if (h.type == static_cast<std::uint8_t>(FrameType::kCredit)) return true;
+  const std::uint8_t seq = e2e_seq(h.flags);
+  if (seq != ps.e2e_seq_in) {
+    // Ahead of a frame still on its way over the route it had before a
+    // cable died (detours.cc): kept until that one is in. The source's
+    // credits bound how far ahead a frame can be.
+    const bool dup = std::any_of(ps.early.begin(), ps.early.end(),
+                                 [&](const HeldFrame& f) { return e2e_seq(f.h.flags) == seq; });
+    if (dup || static_cast<std::uint8_t>(seq - ps.e2e_seq_in) >= kE2eCredits ||
+        ps.early.size() + ps.held.size() >= kE2eCredits) {
+      fail_peer(src, Error::kProtocol, "sent a routed frame out of its end-to-end order (sequence number " +
+                                           std::to_string(seq) + ", expected " + std::to_string(ps.e2e_seq_in) + ")",
+                false);
+      return true;
+    }
+    ps.early.push_back(HeldFrame{h, std::vector<char>(payload, payload + payload_bytes(h))});
+    return true;
+  }
+  take_in_order(src, h, payload);
+  while (!ps.early.empty() && ps.failed == Error::kOk) {
+    auto next = std::find_if(ps.early.begin(), ps.early.end(),
+                             [&](const HeldFrame& f) { return e2e_seq(f.h.flags) == ps.e2e_seq_in; });
+    if (next == ps.early.end()) break;
+    HeldFrame f = std::move(*next);
+    ps.early.erase(next);
+    take_in_order(src, f.h, f.payload.data());
+  }
+  return true;
+}
+
+// A routed frame from `src` that is next in its order: handled, or held
+// behind those of its source still waiting for room.
+void Engine::Impl::take_in_order(int src, const FrameHeader& h, const char* payload) {
+  PeerState& ps = peers[src];
+  ++ps.e2e_seq_in;
   if (ps.held.empty() && handle_frame(*route(src), h, payload)) {
     took_routed(src);
-    return true;
+    return;
   }
   if (ps.held.size() >= kE2eCredits) {  // more than its credits allow
     fail_peer(src, Error::kProtocol, "sent more routed frames than its end-to-end credits allow", false);
-    return true;
+    return;
   }
   ps.held.push_back(HeldFrame{h, std::vector<char>(payload, payload + payload_bytes(h))});
   ++held_frames;
-  return true;
 }
 
 // Whether a posted receive waits for a routed peer whose frames come in on
@@ -269,52 +310,6 @@ bool Engine::Impl::routed_quiet() const {
   return true;
 }
 
-// Finalize where ranks forward (Engine::shutdown, before the BYEs): no rank
-// may leave while another's frames may still need it as a relay.
-//  1. Every frame this rank sent to a routed peer is taken there (all
-//     end-to-end credits back), and it owes none: credits go back at once
-//     from now on, and what comes goes to the unexpected queue whatever its
-//     limit (nothing here will receive it; a held frame would keep its
-//     source waiting).
-//  2. It says it is finalizing, to the providers (shm's flag) and the
-//     launcher (qmprun tells every rank): a rank blocked in a receive from
-//     it then fails that receive (check_liveness) -- nothing more will come.
-//  3. A barrier over neighbour links only (never relayed): along each axis
-//     in turn, dims - 1 rounds of a 0-byte message to each neighbour on the
-//     axis, so every rank has heard that every rank finished step 1. Past
-//     it no routed frame is on its way anywhere, and only neighbour frames
-//     -- the BYEs -- follow.
-void Engine::Impl::quiesce_routes() {
-  e2e_flush = true;
-  ++probing;
-  block_until([&] {
-    return_all_e2e_credits();
-    for (auto& ls : links)
-      if (!ls->sendq.empty() && peers[ls->peer].failed == Error::kOk) return false;
-    return routed_quiet();
-  });
-  for (Provider* pv : in_use) pv->finalizing();
-  if (boot) boot->finalizing();  // (the launcher tells the ranks on other hosts: qmprun)
-  const Torus& t = e.torus_;
-  int round = 0;
-  for (int a = 0; a < t.ndims(); ++a) {
-    std::vector<int> axis;
-    for (int sign : {+1, -1}) {
-      const int p = t.neighbour(e.rank_, a, sign);
-      if (p >= 0 && p != e.rank_ && std::find(axis.begin(), axis.end(), p) == axis.end()) axis.push_back(p);
-    }
-    for (int r = 1; r < t.dims()[a]; ++r, ++round) {
-      std::vector<Request*> reqs;
-      for (int p : axis) {
-        reqs.push_back(e.irecv(nullptr, 0, p, round, kFinalizeContext));
-        reqs.push_back(e.isend(nullptr, 0, p, round, kFinalizeContext));
-      }
-      e.waitall(reqs.size(), reqs.data(), nullptr);
-    }
-  }
-  --probing;
-}
-
 // A routed peer failed or finalized: its frames still here go -- those
 // waiting for credits, this rank's in the next hop's queue (which name its
 // requests, about to fail), those held for room.
@@ -331,6 +326,7 @@ void Engine::Impl::drop_routed_frames(int peer) {
     }
   held_frames -= ps.held.size();
   ps.held.clear();
+  ps.early.clear();
 }
 
 // Rank `n` failed (a neighbour whose link broke, or any rank the provider

@@ -397,8 +397,11 @@ loss|loss_ofi)
     echo "ok: a killed rank ends the job: $(grep -m1 "pid $victim" "$work/out")"
   fi
   # Node 0 cut off: all six of its cables down, so meshrouted has no detour
-  # (one cut cable alone is routed around: case reroute).
-  start_job
+  # (one cut cable alone is routed around: case reroute). Neither rank
+  # finalizes before the other's exchange failed (LINK_LOSS_SYNC_DIR): each
+  # must learn of the break from the network.
+  mkdir -p "$work/sync0"
+  LINK_LOSS_SYNC_DIR="$work/sync0" start_job
   t0=$(date +%s%N)
   node0_cables down
   wait $job; rc=$?
@@ -414,7 +417,9 @@ loss|loss_ofi)
     # Over ofi the ranks between 0 and 7 relay (the forwarding agent, issue
     # 31): node 0 cut off mid-exchange, rank 0 sees its links fail and the
     # routes through them; rank 7, whose relay's link to 0 broke, is told by
-    # that relay (NO_ROUTE). The exchange fails on both ends. (Rank 0
+    # that relay (NO_ROUTE), or learns from the CABLE_DOWNs of 0's
+    # neighbours that no cable reaches 0 any more, whichever comes first.
+    # The exchange fails on both ends. (Rank 0
     # finalizes only once rank 7's exchange failed: its finalize would tell
     # rank 7 too.)
     node0_cables up
@@ -428,10 +433,81 @@ loss|loss_ofi)
     took=$(( ($(date +%s%N) - t0) / 1000000 ))
     echo "routed exchange, node 0 cut off: the job ended after ${took} ms with status $rc"
     if [ $rc != 0 ] || [ "$(grep -c 'the exchange failed' "$work/out")" != 2 ] ||
-       ! grep -q "rank 7: rank 0: rank [0-9] can no longer forward to it" "$work/out" || [ "$took" -gt 15000 ]; then
+       ! grep -qE "rank 7: rank 0: (rank [0-9] can no longer forward to it|no route to it is left)" "$work/out" ||
+       [ "$took" -gt 15000 ]; then
       echo "FAILED: a routed exchange with node 0 cut off"; tail -30 "$work/out"; fail=1
     else
       echo "ok: a routed exchange with node 0 cut off fails on both ends: $(grep -m1 "rank 7: rank 0:" "$work/out")"
+    fi
+    # Detours (issue 31): ranks 0 and 7 pause their exchange; both cables
+    # between relays 1 and 3 (node 1's y+ and y-: the SDF route from 0 to 7
+    # is x, y, z) go silent -- a blackhole route at each end for the other
+    # end's cable addresses, as an RDMA cable that stops carrying: taking
+    # the link down would have meshrouted carry the connections around it,
+    # which libfabric's tcp provider would ride out. Ranks 1 and 3 see their
+    # links fail (heartbeats), flood CABLE_DOWN and route around the cable
+    # -- each other too -- and the exchange goes on, around it: no call
+    # fails, and finalize's barrier between 1 and 3 goes around it as well.
+    node0_cables up
+    sleep 2
+    mkdir -p "$work/pause"
+    LINK_LOSS_PEER=7 LINK_LOSS_PAUSE_DIR="$work/pause" background_job "$link_loss" 'rank [07] ready' 2
+    for _ in $(seq 300); do
+      [ -e "$work/pause/paused-0" ] && [ -e "$work/pause/paused-7" ] && break
+      sleep 0.1
+    done
+    # cables_1_3 add|del: the blackholes that silence both cables.
+    cables_1_3() {
+      local dev mine theirs
+      for dev in eth3 eth4; do
+        mine=$(ip -n "$name-n1" -4 -o addr show dev $dev | awk '{print $4}' | cut -d/ -f1)
+        theirs="${mine%.*}.$(( ${mine##*.} ^ 1 ))"  # the other end of the cable's /31
+        ip -n "$name-n1" route "$1" blackhole "$theirs/32"
+        ip -n "$name-n3" route "$1" blackhole "$mine/32"
+      done
+    }
+    t0=$(date +%s%N)
+    cables_1_3 add
+    for _ in $(seq 150); do
+      [ "$(grep -c "the cable to rank [13] is dead" "$work/out")" -ge 2 ] && break
+      sleep 0.1
+    done
+    seen=$(( ($(date +%s%N) - t0) / 1000000 ))
+    touch "$work/pause/go"
+    wait $job; rc=$?
+    cables_1_3 del
+    echo "detour: both ends knew the cable dead ${seen} ms after the cut; the job ended with status $rc"
+    if [ $rc != 0 ] || [ "$(grep -c "rounds after the cable died" "$work/out")" != 2 ] ||
+       [ "$(grep -c "the cable to rank [13] is dead; routing around it, its traffic too" "$work/out")" != 2 ] ||
+       grep -q "FAILED\|Failure" "$work/out"; then
+      echo "FAILED: an exchange around a dead cable"; grep "meshmp: rank\|rounds\|Failure" "$work/out" | head -30
+      tail -20 "$work/out"; fail=1
+    else
+      echo "ok: around a dead cable: $(grep -m1 "rank 1: .*the cable to rank 3 is dead" "$work/out" | cut -c1-160);" \
+        "$(grep -m1 "rank 0: .* rounds after" "$work/out")"
+    fi
+    # The same cable silenced in the middle of the exchange (50 000 rounds of
+    # 100 kB): frames of the pair 0-7 lost in it fail the pair on both ends
+    # (NO_ROUTE from rank 1 or 3), else the exchange completes around it.
+    # Never one end alone, never a hang.
+    sleep 2
+    rm -rf "$work/sync"; mkdir -p "$work/sync"
+    LINK_LOSS_PEER=7 LINK_LOSS_ROUNDS=50000 LINK_LOSS_SYNC_DIR="$work/sync" \
+      background_job "$link_loss" 'rank [07] ready' 2
+    sleep 1
+    t0=$(date +%s%N)
+    cables_1_3 add
+    wait $job; rc=$?
+    took=$(( ($(date +%s%N) - t0) / 1000000 ))
+    cables_1_3 del
+    failed=$(grep -c "the exchange failed" "$work/out") completed=$(grep -c "rounds, none failed" "$work/out")
+    echo "detour mid-exchange: the job ended after ${took} ms with status $rc ($failed failed, $completed completed)"
+    if [ $rc != 0 ] || [ "$took" -gt 20000 ] || ! { [ "$failed" = 2 ] || [ "$completed" = 2 ]; } ||
+       [ "$(grep -c "the cable to rank [13] is dead" "$work/out")" != 2 ]; then
+      echo "FAILED: a cable silenced mid-exchange"; grep "meshmp: rank\|rounds\|failed" "$work/out" | head -30; fail=1
+    else
+      echo "ok: a cable silenced mid-exchange: $( [ "$failed" = 2 ] && grep -m1 "rank 7: rank 0:" "$work/out" ||
+        grep -m1 "rounds, none failed" "$work/out")"
     fi
   fi
   if [ "$case_" = loss ]; then

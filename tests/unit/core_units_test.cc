@@ -121,15 +121,17 @@ TEST(WireHeader, TheLinkPartAndTheEndToEndPartAreValidatedApart) {
 // With the forwarding agent (issue 31): rank 5 of 64 on a torus 6 links
 // across, its link to rank 3. Routed frames come from any other rank and go
 // to any rank, within the diameter.
-TEST(WireHeader, RoutedFramesAreCheckedAgainstTheJobAndTheDiameter) {
+std::string check_routed(void (*mutate)(FrameHeader&)) {
   LinkView v = kView;
   v.nranks = 64;
   v.max_hops = 6;
-  auto check = [&](void (*mutate)(FrameHeader&)) {
-    FrameHeader h = good_header();
-    mutate(h);
-    return describe(check_header(h, v));
-  };
+  FrameHeader h = good_header();
+  mutate(h);
+  return describe(check_header(h, v));
+}
+
+TEST(WireHeader, RoutedFramesAreCheckedAgainstTheJobAndTheDiameter) {
+  auto check = check_routed;
   // Accepted: the peer's own frame; one it forwards from rank 40 (2 links
   // so far); one to forward on to rank 9, carrying end-to-end credits.
   EXPECT_EQ(check([](FrameHeader&) {}), "");
@@ -164,6 +166,51 @@ TEST(WireHeader, RoutedFramesAreCheckedAgainstTheJobAndTheDiameter) {
               h.type = static_cast<std::uint8_t>(FrameType::kNoRoute);
               h.src = 40, h.hops = 2, h.length = 8;
             }).find("NO_ROUTE with payload 8"),
+            std::string::npos);
+}
+
+// Detours (wire version 4): a routed frame's end-to-end sequence number in
+// the high byte of flags, never on a neighbour's own frame; CABLE_DOWN only
+// from the link's peer, for this rank, with no payload, and only where
+// ranks forward.
+TEST(WireHeader, SequenceNumbersAndCableDownAreCheckedToo) {
+  auto check = check_routed;
+  EXPECT_EQ(check([](FrameHeader& h) { h.src = 40, h.hops = 1, h.flags = 200 << kE2eSeqShift; }), "");
+  EXPECT_EQ(check([](FrameHeader& h) { h.dst = 9, h.flags = kFlagSync | (7 << kE2eSeqShift); }), "");
+  EXPECT_NE(check([](FrameHeader& h) { h.flags = 1 << kE2eSeqShift; }).find("unknown flags 256"), std::string::npos);
+  EXPECT_NE(check([](FrameHeader& h) { h.flags = 64; }).find("unknown flags 64"), std::string::npos);
+  auto cable_down = [](FrameHeader& h) {
+    h.type = static_cast<std::uint8_t>(FrameType::kCableDown);
+    h.length = 0, h.addr = 1, h.key = 3;
+  };
+  EXPECT_EQ(check(cable_down), "");
+  EXPECT_NE(check([](FrameHeader& h) {
+              h.type = static_cast<std::uint8_t>(FrameType::kCableDown);
+              h.length = 0, h.dst = 9;
+            }).find("destination rank 9"),
+            std::string::npos);
+  EXPECT_NE(check([](FrameHeader& h) {
+              h.type = static_cast<std::uint8_t>(FrameType::kCableDown);
+              h.length = 0, h.src = 40, h.hops = 1;
+            }).find("hops"),
+            std::string::npos);
+  EXPECT_NE(check([](FrameHeader& h) {
+              h.type = static_cast<std::uint8_t>(FrameType::kCableDown);
+              h.length = 4;
+            }).find("CABLE_DOWN with payload 4"),
+            std::string::npos);
+  // Without forwarding neither a sequence number nor CABLE_DOWN is valid.
+  EXPECT_NE(describe(check_header([] {
+              FrameHeader h = good_header();
+              h.flags = 3 << kE2eSeqShift;
+              return h;
+            }(), kView)).find("unknown flags"),
+            std::string::npos);
+  EXPECT_NE(describe(check_header([&] {
+              FrameHeader h = good_header();
+              cable_down(h);
+              return h;
+            }(), kView)).find("bad frame type 14"),
             std::string::npos);
 }
 
