@@ -20,12 +20,13 @@
 //     of the cable, so the other end learns which of its frames the cable
 //     lost (LinkState::written_pairs names their pairs).
 //  3. The neighbour across the cable becomes a routed peer (end-to-end
-//     credits, frames around the cable) when nothing was under way with it:
-//     only posted receives, sends still queued (moved, in order, to its
-//     routed queue) and synchronous sends waiting for their ack. Nothing
+//     credits, frames around the cable) unless data of this rank's was on
+//     its way to it over the cable (a put, a stream of DATA frames): frames
+//     still queued for it move, in order, to its routed queue, and a
+//     rendezvous or channel under way goes on around the cable. Nothing
 //     more goes to it until its CABLE_DOWN says every frame this rank wrote
 //     to it arrived (else a later message could take the place of a lost
-//     one). A rendezvous, a put, a channel, or a frame to it that the cable
+//     one). A put or a stream under way, or a frame to it that the cable
 //     lost, fails the pair on both ends instead: this rank fails it and
 //     tells it (NO_ROUTE around the cable). No word from it in
 //     kCableWordTimeout fails it too.
@@ -90,18 +91,17 @@ void Engine::Impl::cable_lost(int n, const std::string& why) {
   ns.links.clear();
   for (auto& bd : by_direction)
     if (bd && bd->cut) bd = nullptr;
-  // Can the neighbour go on as a routed peer? Not with anything under way.
+  // Can the neighbour go on as a routed peer? Not with data of this rank's
+  // under way to it over the cable (a put, or DATA frames of a stream):
+  // part of it may have landed. Everything else goes on around the cable --
+  // a CTS or an announcement (RECV_READY) it gets from now on has this rank
+  // stream to it, one it got before names a receive that takes streamed
+  // DATA as well -- or was lost with the cable, which its word will show.
   for (auto& up : requests) {
     const Request* r = up.get();
-    if (!r->in_use || r->state == State::kDone || r->state == State::kInactive) continue;
-    if (r->is_send && r->peer == n)
-      busy |= r->state != State::kQueued && r->state != State::kWaitAck;
-    else if (!r->is_send)
-      busy |= (r->state == State::kRendezvous && r->status.source == n) ||
-              (r->state == State::kAnnounced && r->PostedRecv::key.source == n);
+    if (r->in_use && r->is_send && r->peer == n && (r->state == State::kPutting || r->state == State::kStreaming))
+      busy = true;
   }
-  for (const auto& [k, c] : send_channels) busy |= k.peer == n && (!c.ready.empty() || !c.waiting.empty());
-  for (const auto& [k, c] : recv_channels) busy |= k.peer == n && (!c.started.empty() || !c.early.empty());
   std::fprintf(stderr, "meshmp: rank %d: %s: the cable to rank %d is dead; routing around it%s\n", e.rank_,
                why.c_str(), n, busy ? "" : ", its traffic too");
   if (!busy) {
@@ -118,7 +118,7 @@ void Engine::Impl::cable_lost(int n, const std::string& why) {
   if (busy) {
     tell_broken(n, e.rank_);
     cutting_routes = true;  // (n is alive: routes through it stay)
-    fail_peer(n, Error::kPeerDead, why + " (the cable to it is dead, and a transfer with it was under way)", false);
+    fail_peer(n, Error::kPeerDead, why + " (the cable to it is dead, and data of this rank's was on its way to it over the cable)", false);
     cutting_routes = false;
   }
   // The queued frames: relayed ones and this rank's routed ones by their new
@@ -128,7 +128,8 @@ void Engine::Impl::cable_lost(int n, const std::string& why) {
     if (f->relayed) {
       forward_frame(f->h, f->relay.data(), f->relay.size(), nullptr);
     } else if (f->h.dst == n) {
-      if (ns.failed == Error::kOk && ns.routed() && (type == FrameType::kEager || type == FrameType::kRts)) {
+      if (ns.failed == Error::kOk && ns.routed() && type != FrameType::kCredit && type != FrameType::kBye &&
+          type != FrameType::kCableDown) {
         ns.routed_q.push_back(f);
         continue;
       }

@@ -456,16 +456,18 @@ loss|loss_ofi)
       [ -e "$work/pause/paused-0" ] && [ -e "$work/pause/paused-7" ] && break
       sleep 0.1
     done
-    # cables_1_3 add|del: the blackholes that silence both cables.
-    cables_1_3() {
-      local dev mine theirs
-      for dev in eth3 eth4; do
-        mine=$(ip -n "$name-n1" -4 -o addr show dev $dev | awk '{print $4}' | cut -d/ -f1)
+    # silence add|del A B DEV...: blackholes at nodes A and B for each
+    # other's ends of A's cables DEV... (those to B).
+    silence() {
+      local op=$1 a=$2 b=$3 dev mine theirs; shift 3
+      for dev in "$@"; do
+        mine=$(ip -n "$name-n$a" -4 -o addr show dev $dev | awk '{print $4}' | cut -d/ -f1)
         theirs="${mine%.*}.$(( ${mine##*.} ^ 1 ))"  # the other end of the cable's /31
-        ip -n "$name-n1" route "$1" blackhole "$theirs/32"
-        ip -n "$name-n3" route "$1" blackhole "$mine/32"
+        ip -n "$name-n$a" route "$op" blackhole "$theirs/32"
+        ip -n "$name-n$b" route "$op" blackhole "$mine/32"
       done
     }
+    cables_1_3() { silence "$1" 1 3 eth3 eth4; }
     t0=$(date +%s%N)
     cables_1_3 add
     for _ in $(seq 150); do
@@ -508,6 +510,33 @@ loss|loss_ofi)
     else
       echo "ok: a cable silenced mid-exchange: $( [ "$failed" = 2 ] && grep -m1 "rank 7: rank 0:" "$work/out" ||
         grep -m1 "rounds, none failed" "$work/out")"
+    fi
+    # The two ranks at the cable's ends: 0 and 1 pause, their cables (node
+    # 0's x+ and x-) go silent, and their exchange -- 100 kB, which went by
+    # puts over the cable -- goes on around it (0-2-3-1), each a routed
+    # peer of the other now.
+    sleep 2
+    rm -rf "$work/pause"; mkdir -p "$work/pause"
+    LINK_LOSS_PEER=1 LINK_LOSS_PAUSE_DIR="$work/pause" background_job "$link_loss" 'rank [01] ready' 2
+    for _ in $(seq 300); do
+      [ -e "$work/pause/paused-0" ] && [ -e "$work/pause/paused-1" ] && break
+      sleep 0.1
+    done
+    silence add 0 1 eth1 eth2
+    for _ in $(seq 150); do
+      [ "$(grep -c "the cable to rank [01] is dead" "$work/out")" -ge 2 ] && break
+      sleep 0.1
+    done
+    touch "$work/pause/go"
+    wait $job; rc=$?
+    silence del 0 1 eth1 eth2
+    if [ $rc != 0 ] || [ "$(grep -c "rounds after the cable died" "$work/out")" != 2 ] ||
+       [ "$(grep -c "the cable to rank [01] is dead; routing around it, its traffic too" "$work/out")" != 2 ] ||
+       grep -q "Failure" "$work/out"; then
+      echo "FAILED: neighbours exchanging around their dead cable"; grep "meshmp: rank\|rounds\|Failure" "$work/out" | head -30
+      fail=1
+    else
+      echo "ok: neighbours exchange around their dead cable: $(grep -m1 "rank 1: .* rounds after" "$work/out")"
     fi
   fi
   if [ "$case_" = loss ]; then
