@@ -38,6 +38,8 @@ struct LinkStats {
   std::uint64_t relayed = 0;          ///< other ranks' frames this rank forwarded on this link (routed.cc)
   std::uint64_t relay_dropped = 0;    ///< ... that came on this link for a rank this one no longer reaches
   std::uint64_t relay_queued_max = 0; ///< most relayed frames waiting at once in this link's send queue
+  std::uint64_t held_for_order = 0;   ///< routed frames for this rank that came on this link ahead of
+                                      ///< one of their pair's still on an older route (detours.cc)
 };
 
 /// Which barrier MPI_Barrier and QMP_barrier take (MESHMP_BARRIER;

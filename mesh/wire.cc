@@ -54,7 +54,11 @@ WireFault check_end_to_end(const FrameHeader& h, const LinkView& v) {
     if (e2e_seq(h.flags)) return fault(WireFault::kFlags, h.flags);
     if (type == FrameType::kCableDown) return fault(WireFault::kType, h.type);  // (only where ranks forward)
   } else {
-    if (h.src < 0 || h.src >= v.nranks || h.src == v.my_rank || (h.hops == 0 && h.src != v.peer_rank))
+    // (A frame may pass through its own source, forwarded, while the news of
+    // a dead cable spreads -- a relay that knows sends it back along its
+    // detour -- but never come back to it as its destination.)
+    if (h.src < 0 || h.src >= v.nranks || (h.src == v.my_rank && (h.dst == v.my_rank || h.hops == 0)) ||
+        (h.hops == 0 && h.src != v.peer_rank))
       return fault(WireFault::kSource, h.src, v.peer_rank);
     if (h.dst < 0 || h.dst >= v.nranks ||
         ((type == FrameType::kBye || type == FrameType::kCableDown) && h.dst != v.my_rank))

@@ -18,7 +18,7 @@
 //     off is unreachable: its requests fail here (Error::kUnreachable).
 //     Each end's CABLE_DOWN also says how many frames it took on each link
 //     of the cable, so the other end learns which of its frames the cable
-//     lost (LinkState::written_pairs names their pairs).
+//     lost (LinkState::written_frames names them).
 //  3. The neighbour across the cable becomes a routed peer (end-to-end
 //     credits, frames around the cable) unless data of this rank's was on
 //     its way to it over the cable (a put, a stream of DATA frames): frames
@@ -32,8 +32,10 @@
 //     kCableWordTimeout fails it too.
 //  4. Frames queued for the dead link are intact: relayed ones go on by
 //     their destination's new next hop, this rank's routed ones by their
-//     peer's. Every other pair with a frame the cable lost fails on both
-//     ends, told by NO_ROUTE (this rank's own: failed here).
+//     peer's. A lost routed CREDIT or NO_ROUTE (counts and news, in no
+//     order) is sent again around the cable; every other pair with a frame
+//     the cable lost fails on both ends, told by NO_ROUTE (this rank's own:
+//     failed here).
 //  5. Routes change under frames in flight, and ranks learn at different
 //     times, so a pair's frames may take two paths: each routed frame
 //     carries its pair's sequence number, and the destination takes them in
@@ -153,7 +155,7 @@ void Engine::Impl::cable_verdict(int n) {
   for (LinkState* ls : ns.cut_links) {
     const int i = ls->link->index();
     const std::uint64_t took = i == 0 || i == 1 ? ns.reported[i] : 0;
-    const std::size_t ring = ls->written_pairs.size();
+    const std::size_t ring = ls->written_frames.size();
     if (took > ls->written || ls->written - took > ring) {
       fail_peer(n, Error::kProtocol,
                 ls->link->describe() + ": CABLE_DOWN says it took " + std::to_string(took) + " frames of the " +
@@ -161,8 +163,25 @@ void Engine::Impl::cable_verdict(int n) {
       return;
     }
     for (std::uint64_t seq = took; seq < ls->written; ++seq) {
-      const auto [s, d] = ls->written_pairs[seq % ring];
+      const LinkState::Written w = ls->written_frames[seq % ring];
+      const int s = w.src, d = w.dst;
+      const auto type = static_cast<FrameType>(w.type);
       if (s < 0) continue;
+      if (w.context == kFinalizeContext) continue;  // (finalize's words go every way: quiesce.cc)
+      if (type == FrameType::kCredit || type == FrameType::kNoRoute) {  // (again, by the new route)
+        if (peers[d].failed != Error::kOk) continue;
+        FrameHeader h = make_header(type, d);
+        h.src = s;
+        h.e2e_credits = w.e2e_credits;
+        h.addr = static_cast<std::uint64_t>(w.about);
+        if (s == e.rank_) {
+          send_on_link(*route(d), h, nullptr);
+        } else {
+          h.hops = 1;  // (it crossed the link to this rank)
+          forward_frame(h, nullptr, 0, nullptr);
+        }
+        continue;
+      }
       if (s == e.rank_ && d == n) {
         to_n_lost = true;
       } else if (s == e.rank_) {

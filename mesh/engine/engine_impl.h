@@ -206,12 +206,17 @@ struct LinkState {
                                        // queued by a frame handler, or that found no resource
   std::uint32_t puts_in_flight = 0;    // puts that returned kInProgress, not yet completed
   std::uint64_t relay_queued = 0;      // relayed frames in sendq (routed.cc; stats.relay_queued_max)
-  // Where ranks forward (detours.cc): the (source, destination) of the last
-  // slots() frames written ({-1, -1}: the link's own CREDIT, BYE,
-  // CABLE_DOWN) and how many were, so that once its cable dies and the peer
-  // says how many it took, the frames lost with it name their pairs. Empty
-  // elsewhere.
-  std::vector<std::pair<int, int>> written_pairs;
+  // Where ranks forward (detours.cc): the last slots() frames written and
+  // how many were, so that once its cable dies and the peer says how many
+  // it took, the frames lost with it name their pairs. Empty elsewhere.
+  struct Written {
+    int src = -1, dst = -1;  // src -1: the link's own CREDIT, BYE or CABLE_DOWN
+    std::uint8_t type = 0;
+    std::uint8_t e2e_credits = 0;
+    std::uint16_t context = 0;
+    int about = 0;           // NO_ROUTE: the rank it names
+  };
+  std::vector<Written> written_frames;
   std::uint64_t written = 0;
   bool cut = false;  // its cable is dead (detours.cc): never polled or written again
 };
@@ -576,11 +581,17 @@ struct Engine::Impl {
   void check_cable_words();
   void reroute();
   void record_written(LinkState& ls, const FrameHeader& h) {
-    if (ls.written_pairs.empty()) [[likely]] return;
+    if (ls.written_frames.empty()) [[likely]] return;
     const auto t = static_cast<FrameType>(h.type);
     const bool own = h.src == e.rank_ && h.dst == ls.peer &&
                      (t == FrameType::kCredit || t == FrameType::kBye || t == FrameType::kCableDown);
-    ls.written_pairs[ls.written++ % ls.written_pairs.size()] = own ? std::pair{-1, -1} : std::pair{h.src, h.dst};
+    LinkState::Written& w = ls.written_frames[ls.written++ % ls.written_frames.size()];
+    w.src = own ? -1 : h.src;
+    w.dst = h.dst;
+    w.type = h.type;
+    w.e2e_credits = h.e2e_credits;
+    w.context = h.context;
+    w.about = static_cast<int>(h.addr);
   }
   // Pairs (source, destination) whose frames this rank relayed, bit
   // src * size + dst (sized by wire_up where ranks relay), so that it can

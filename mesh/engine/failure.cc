@@ -77,7 +77,9 @@ bool Engine::Impl::on_bye(LinkState&, const FrameHeader& h, const char*) {
 void Engine::Impl::peer_finalized(int peer) {
   peers[peer].failed = Error::kPeerDead;
   if (peers[peer].routed()) drop_routed_frames(peer);
-  if (const int n = fail_requests_of(peer, Error::kPeerDead))
+  // (Finalize's own receive from it, hear_every_rank's, stops waiting when
+  // it sees the peer gone, and cancels it: not one of the program's.)
+  if (const int n = fail_requests_of(peer, Error::kPeerDead, kFinalizeContext))
     std::fprintf(stderr, "meshmp: rank %d: rank %d has finalized; %d request%s waiting on it fail (%s)\n", e.rank_,
                  peer, n, n == 1 ? "" : "s", error_name(Error::kPeerDead));
 }

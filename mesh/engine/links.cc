@@ -20,7 +20,7 @@ LinkState* Engine::Impl::add_link(std::unique_ptr<Link> link) {
   ls->max_payload = link->max_payload();
   ls->link = std::move(link);
   LinkState* p = ls.get();
-  if (max_hops) p->written_pairs.assign(p->ledger.slots(), {-1, -1});  // (detours.cc)
+  if (max_hops) p->written_frames.assign(p->ledger.slots(), {});  // (detours.cc)
   peers[p->peer].links.push_back(p);
   links.push_back(std::move(ls));
   return p;

@@ -64,22 +64,40 @@ void Engine::Impl::hear_every_rank() {
       if (!got[i][static_cast<std::size_t>(o)] && peers[o].failed == Error::kOk) return true;
     return false;
   };
+  auto take = [&](std::size_t i, Request* r) {  // a word neighbour i passed on, if it is one
+    const int origin = r->status.tag;
+    const bool ok = r->status.error == Error::kOk && origin >= 0 && origin < n;
+    collect(r, nullptr);
+    if (!ok) return false;
+    got[i][static_cast<std::size_t>(origin)] = 1;
+    if (!heard[static_cast<std::size_t>(origin)]) pass_on(origin);
+    return true;
+  };
   pass_on(e.rank_);
   block_until([&] {
     bool done = true;
     for (std::size_t i = 0; i < nbrs.size(); ++i) {
       Request*& r = posted[i];
       if (r && r->state == State::kDone) {
-        const int origin = r->status.tag;
-        const bool ok = r->status.error == Error::kOk && origin >= 0 && origin < n;
-        collect(r, nullptr);
+        take(i, r);
         r = nullptr;
-        if (ok) {
-          got[i][static_cast<std::size_t>(origin)] = 1;
-          if (!heard[static_cast<std::size_t>(origin)]) pass_on(origin);
+      }
+      if (!r && owes(i)) {
+        r = e.irecv(nullptr, 0, nbrs[i], kAnyTag, kFinalizeContext);
+      } else if (!r && !live(nbrs[i])) {
+        // Gone (its BYE came after its last word) or cut off: the words it
+        // passed before that and that came while no receive was posted
+        // wait unread -- take them, so this rank passes them on too.
+        for (;;) {
+          Request* w = e.irecv(nullptr, 0, nbrs[i], kAnyTag, kFinalizeContext);
+          if (w->state != State::kDone) {
+            e.cancel(w);
+            e.wait(w, nullptr);
+            break;
+          }
+          if (!take(i, w)) break;  // (a failed peer's receive ends at once, with an error)
         }
       }
-      if (!r && owes(i)) r = e.irecv(nullptr, 0, nbrs[i], kAnyTag, kFinalizeContext);
       done &= !owes(i);
     }
     for (int o = 0; o < n && done; ++o) done = heard[static_cast<std::size_t>(o)] || peers[o].failed != Error::kOk;

@@ -211,6 +211,7 @@ bool Engine::Impl::take_routed(LinkState& ls, const FrameHeader& h, const char* 
       return true;
     }
     ps.early.push_back(HeldFrame{h, std::vector<char>(payload, payload + payload_bytes(h))});
+    ++ls.stats.held_for_order;
     return true;
   }
   take_in_order(src, h, payload);

@@ -41,6 +41,9 @@ struct LoopbackFabric::Shared {
   PutMode mode = PutMode::kImmediate;
   bool neighbours_only = false;
   std::vector<int> hosts;  // empty: a host per rank
+  std::set<std::pair<int, int>> cut;       // (lower, higher) rank of each cut cable
+  std::set<std::pair<int, int>> reported;  // (rank, peer): the rank's provider reported the cut
+  bool is_cut(int a, int b) const { return cut.count({std::min(a, b), std::max(a, b)}) != 0; }
   int no_resource_left = 0;
   int put_calls = 0;
   struct Deferred {
@@ -108,7 +111,7 @@ class LoopbackLink final : public mesh::Link {
   }
   bool peek(FrameHeader* h, const char** payload) override {
     std::lock_guard<std::mutex> g(s_->mu);
-    if (recv_->published <= recv_seq_) return false;
+    if (recv_->published <= recv_seq_ || s_->is_cut(me_, peer_)) return false;
     auto& slot = recv_->ring[recv_seq_ % s_->slots];
     *h = slot.h;
     *payload = slot.payload.data();
@@ -213,7 +216,14 @@ class LoopbackProvider final : public mesh::Provider {
   }
   std::string check_peer(int) override { return ""; }
   void report_closed(int) override {}
-  void take_failures(std::vector<mesh::LinkFailure>*) override {}
+  void take_failures(std::vector<mesh::LinkFailure>* out) override {
+    std::lock_guard<std::mutex> g(s_->mu);
+    for (const auto& [a, b] : s_->cut) {
+      const int p = a == me_ ? b : b == me_ ? a : -1;
+      if (p >= 0 && s_->reported.insert({me_, p}).second)
+        out->push_back({p, true, "loopback " + std::to_string(me_) + "<->" + std::to_string(p) + ": cut"});
+    }
+  }
   std::uint32_t arm() override {
     std::lock_guard<std::mutex> g(s_->mu);
     return s_->doorbell[me_];
@@ -300,6 +310,13 @@ std::unique_ptr<mesh::Provider> LoopbackFabric::provider(int rank) {
 }
 std::unique_ptr<mesh::Bootstrap> LoopbackFabric::bootstrap(int rank) {
   return std::make_unique<LoopbackBootstrap>(s_, rank);
+}
+
+void LoopbackFabric::cut(int a, int b) {
+  std::lock_guard<std::mutex> g(s_->mu);
+  s_->cut.insert({std::min(a, b), std::max(a, b)});
+  s_->wake(a);
+  s_->wake(b);
 }
 
 void LoopbackFabric::set_hosts(std::vector<int> host_of_rank) {

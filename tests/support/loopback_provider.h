@@ -67,6 +67,10 @@ class LoopbackFabric {
   /// Which simulated host each rank is on (same_host()); by default every
   /// rank is on a host of its own.
   void set_hosts(std::vector<int> host_of_rank);
+  /// Cuts the cable(s) between ranks a and b, as a cable that dies: their
+  /// links carry nothing more (frames written and not yet read are lost),
+  /// and each side's provider reports its links failed (peer_gone) once.
+  void cut(int a, int b);
 
   /// Writes a frame from `from` to `to` on link #0 with the next sequence
   /// number, as if `from`'s engine had sent it.
