@@ -53,6 +53,7 @@ void Engine::Impl::hear_every_rank() {
   std::vector<char> heard(static_cast<std::size_t>(n), 0);
   std::vector<std::vector<char>> got(nbrs.size(), std::vector<char>(static_cast<std::size_t>(n), 0));
   std::vector<Request*> posted(nbrs.size(), nullptr), sent;
+  std::vector<char> drained(nbrs.size(), 0);  // a neighbour gone, whose last words were read
   auto pass_on = [&](int origin) {
     heard[static_cast<std::size_t>(origin)] = 1;
     for (int q : nbrs)
@@ -84,10 +85,12 @@ void Engine::Impl::hear_every_rank() {
       }
       if (!r && owes(i)) {
         r = e.irecv(nullptr, 0, nbrs[i], kAnyTag, kFinalizeContext);
-      } else if (!r && !live(nbrs[i])) {
+      } else if (!r && !live(nbrs[i]) && !drained[i]) {
         // Gone (its BYE came after its last word) or cut off: the words it
         // passed before that and that came while no receive was posted
-        // wait unread -- take them, so this rank passes them on too.
+        // wait unread -- take them, so this rank passes them on too. No
+        // more come after that.
+        drained[i] = 1;
         for (;;) {
           Request* w = e.irecv(nullptr, 0, nbrs[i], kAnyTag, kFinalizeContext);
           if (w->state != State::kDone) {
