@@ -58,6 +58,22 @@ std::vector<routing::Cable> cables_between(const Torus& t, int a, int b) {
 
 }  // namespace
 
+// A frame written into `ls` where ranks relay: what the verdict on a dead
+// cable needs to know of it, in the ring of the last slots() frames.
+void Engine::Impl::record_written(LinkState& ls, const FrameHeader& h) {
+  if (ls.written_frames.empty()) return;  // (a link made before ranks relayed: none is)
+  const auto t = static_cast<FrameType>(h.type);
+  const bool own = h.src == e.rank_ && h.dst == ls.peer &&
+                   (t == FrameType::kCredit || t == FrameType::kBye || t == FrameType::kCableDown);
+  LinkState::Written& w = ls.written_frames[ls.written++ % ls.written_frames.size()];
+  w.src = own ? -1 : h.src;
+  w.dst = h.dst;
+  w.type = h.type;
+  w.e2e_credits = h.e2e_credits;
+  w.context = h.context;
+  w.about = static_cast<int>(h.addr);
+}
+
 // Whether a link failure with `peer` is a cable to route around: ranks
 // forward, and the peer is a neighbour reached directly and alive as far as
 // this rank knows -- also in finalize, where it still relays until its BYE

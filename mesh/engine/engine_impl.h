@@ -412,6 +412,7 @@ struct Engine::Impl {
 
   // Writes one frame into the link's next slot; the caller checked a token.
   void write_frame(LinkState& ls, FrameHeader h, const void* payload, std::size_t n) {
+    if (max_hops) [[unlikely]] record_written(ls, h);
     char* pl = nullptr;
     FrameHeader* slot = ls.link->begin_send(&pl);
     h.credits = ls.ledger.spend();
@@ -424,7 +425,6 @@ struct Engine::Impl {
     if (n) std::memcpy(pl, payload, n);
     std::memcpy(slot, &h, sizeof h);
     ls.link->end_send(n);
-    record_written(ls, h);
     ++ls.stats.frames_sent;
     ls.stats.bytes_sent += h.type == static_cast<std::uint8_t>(FrameType::kCredit) ? 0 : n;
   }
@@ -580,19 +580,9 @@ struct Engine::Impl {
   void cable_verdict(int peer);
   void check_cable_words();
   void reroute();
-  void record_written(LinkState& ls, const FrameHeader& h) {
-    if (ls.written_frames.empty()) [[likely]] return;
-    const auto t = static_cast<FrameType>(h.type);
-    const bool own = h.src == e.rank_ && h.dst == ls.peer &&
-                     (t == FrameType::kCredit || t == FrameType::kBye || t == FrameType::kCableDown);
-    LinkState::Written& w = ls.written_frames[ls.written++ % ls.written_frames.size()];
-    w.src = own ? -1 : h.src;
-    w.dst = h.dst;
-    w.type = h.type;
-    w.e2e_credits = h.e2e_credits;
-    w.context = h.context;
-    w.about = static_cast<int>(h.addr);
-  }
+  // Out of line (detours.cc), so that write_frame stays small enough to be
+  // inlined where every frame is written: only where ranks relay.
+  void record_written(LinkState& ls, const FrameHeader& h);
   // Pairs (source, destination) whose frames this rank relayed, bit
   // src * size + dst (sized by wire_up where ranks relay), so that it can
   // tell each source when a link it relays them on fails (routed.cc).
