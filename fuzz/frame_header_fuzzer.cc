@@ -57,18 +57,27 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (h.version != meshmp::mesh::kWireVersion) broken("wire version");
   if (std::strcmp(frame_type_name(type), "?") == 0) broken("frame type is a known one");
   if (h.seq != v.expected_seq) broken("sequence number");
+  const int seq_byte = h.flags >> meshmp::mesh::kE2eSeqShift;
   if (v.max_hops == 0) {
     if (h.src != v.peer_rank || h.dst != v.my_rank) broken("source and destination ranks");
     if (h.hops != 0) broken("no forwarded frame");
     if (h.e2e_credits) broken("no end-to-end credits");
+    if (seq_byte) broken("no end-to-end sequence number");
+    if (type == FrameType::kCableDown) broken("no CABLE_DOWN where ranks do not forward");
   } else {
-    if (h.src < 0 || h.src >= v.nranks || h.src == v.my_rank) broken("source is another rank of the job");
+    if (h.src < 0 || h.src >= v.nranks) broken("source is a rank of the job");
+    // (This rank's own frame may pass through it, forwarded on a detour
+    // around a dead cable, but never comes back to it as its destination.)
+    if (h.src == v.my_rank && (h.hops == 0 || h.dst == v.my_rank)) broken("this rank's own frame only passes through");
     if (h.dst < 0 || h.dst >= v.nranks) broken("destination is a rank of the job");
     if (h.hops == 0 && h.src != v.peer_rank) broken("a frame not forwarded comes from the link's peer");
     if (h.hops + 1 + (h.dst != v.my_rank) > v.max_hops) broken("links crossed within the diameter");
     if (type == FrameType::kBye && h.dst != v.my_rank) broken("BYE is not forwarded");
     if (h.e2e_credits && h.hops == 0 && h.dst == v.my_rank) broken("a neighbour's own frame has no end-to-end credits");
+    if (seq_byte && h.hops == 0 && h.dst == v.my_rank) broken("a neighbour's own frame has no end-to-end sequence number");
+    if (type == FrameType::kCableDown && (h.hops != 0 || h.dst != v.my_rank)) broken("CABLE_DOWN is the link's own");
   }
+  if (h.flags & 0xff & ~meshmp::mesh::kKnownFlags) broken("known flags");
   if (h.credits > v.max_credits) broken("credits <= slots");
   if ((type == FrameType::kEager || type == FrameType::kData) && h.length > v.max_payload)
     broken("EAGER/DATA payload fits a slot");
@@ -76,9 +85,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (h.length > meshmp::mesh::kMaxMessageBytes && type != FrameType::kEager && type != FrameType::kData)
     broken("message length <= 2^47");
   if ((type == FrameType::kCredit || type == FrameType::kCancel || type == FrameType::kSyncAck ||
-       type == FrameType::kBye || type == FrameType::kFlag || type == FrameType::kNoRoute) &&
+       type == FrameType::kBye || type == FrameType::kFlag || type == FrameType::kNoRoute ||
+       type == FrameType::kCableDown) &&
       h.length != 0)
-    broken("CREDIT/CANCEL/SYNC_ACK/BYE/FLAG/NO_ROUTE carry no length");
+    broken("CREDIT/CANCEL/SYNC_ACK/BYE/FLAG/NO_ROUTE/CABLE_DOWN carry no length");
   if (type == FrameType::kCancelAck && h.length > 1) broken("CANCEL_ACK length is 0 or 1");
   return 0;
 }

@@ -229,6 +229,7 @@ struct PeerState {
   Error failed = Error::kOk;
   std::string why;                // what fail_peer was told
   std::size_t byes = 0;           // BYE frames from it: finalized once every link brought one
+  bool finalized = false;         // gone by finalize (peer_finalized), not by failure
   bool said_finalized = false;    // the launcher said it is in finalize (Bootstrap::take_finalized)
   std::size_t eager_limit = 0;    // messages shorter go eager (EngineOptions, ProviderCaps::eager_limit)
   // A routed peer (the forwarding agent, routed.cc): a rank on a mesh fabric

@@ -76,6 +76,7 @@ bool Engine::Impl::on_bye(LinkState&, const FrameHeader& h, const char*) {
 
 void Engine::Impl::peer_finalized(int peer) {
   peers[peer].failed = Error::kPeerDead;
+  peers[peer].finalized = true;
   if (peers[peer].routed()) drop_routed_frames(peer);
   // (Finalize's own receive from it, hear_every_rank's, stops waiting when
   // it sees the peer gone, and cancels it: not one of the program's.)

@@ -64,6 +64,11 @@ void Engine::Impl::sleep_in_epoll() {
 
 Engine::Impl::~Impl() {
   if (wait_epoll >= 0) ::close(wait_epoll);
+  // Messages nobody received (a peer's words finalize did not wait for,
+  // having failed it, or a program's unmatched sends): freed with the engine.
+  for (int s = 0; s < e.size_; ++s)
+    while (UnexpectedMsg* u = matcher.take_unexpected_if(s, [](const UnexpectedMsg*) { return true; }))
+      delete static_cast<Unexpected*>(u);
 }
 
 }  // namespace meshmp::mesh

@@ -40,7 +40,8 @@ void Engine::Impl::quiesce_routes() {
 // leave: no message needs a relay that has gone, also where a neighbour is
 // reached only around a dead cable (an exchange along the axes would route
 // that pair's messages through ranks that may have left). Ranks that failed
-// have no word to wait for. N words to and from each neighbour.
+// have no word to wait for; one that went by finalize sent its word first,
+// and it is waited for. N words to and from each neighbour, every one taken.
 void Engine::Impl::hear_every_rank() {
   const Torus& t = e.torus_;
   const int n = e.size_;
@@ -50,6 +51,7 @@ void Engine::Impl::hear_every_rank() {
     if (q >= 0 && q != e.rank_ && std::find(nbrs.begin(), nbrs.end(), q) == nbrs.end()) nbrs.push_back(q);
   }
   auto live = [&](int q) { return !peers[q].links.empty() && peers[q].failed == Error::kOk; };
+  auto has_word = [&](int o) { return peers[o].failed == Error::kOk || peers[o].finalized; };
   std::vector<char> heard(static_cast<std::size_t>(n), 0);
   std::vector<std::vector<char>> got(nbrs.size(), std::vector<char>(static_cast<std::size_t>(n), 0));
   std::vector<Request*> posted(nbrs.size(), nullptr), sent;
@@ -62,7 +64,7 @@ void Engine::Impl::hear_every_rank() {
   auto owes = [&](std::size_t i) {  // live neighbour i has a word still to pass to this rank
     if (!live(nbrs[i])) return false;
     for (int o = 0; o < n; ++o)
-      if (!got[i][static_cast<std::size_t>(o)] && peers[o].failed == Error::kOk) return true;
+      if (!got[i][static_cast<std::size_t>(o)] && has_word(o)) return true;
     return false;
   };
   auto take = [&](std::size_t i, Request* r) {  // a word neighbour i passed on, if it is one
@@ -103,7 +105,7 @@ void Engine::Impl::hear_every_rank() {
       }
       done &= !owes(i);
     }
-    for (int o = 0; o < n && done; ++o) done = heard[static_cast<std::size_t>(o)] || peers[o].failed != Error::kOk;
+    for (int o = 0; o < n && done; ++o) done = heard[static_cast<std::size_t>(o)] || !has_word(o);
     return done;
   });
   for (Request* r : posted)
