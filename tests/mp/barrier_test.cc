@@ -116,7 +116,9 @@ TEST(Barrier, AutoTakesRecursiveDoublingFromFourRanksWithACoreEachElseTheCombine
   Group alone = testing::world_group(1108, false);
   alone.ranks = {engine().rank()};
   alone.me = 0;
-  if (g.size() > 1) EXPECT_EQ(collectives::auto_barrier(alone), BarrierChoice::kExchange);
+  if (g.size() > 1) {
+    EXPECT_EQ(collectives::auto_barrier(alone), BarrierChoice::kExchange);
+  }
   check_ordering(g, 10, iterations(), [&] { return collectives::barrier(g); });
 }
 

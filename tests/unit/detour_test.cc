@@ -104,7 +104,9 @@ TEST(Detours, TrafficGoesAroundADeadCableTheRanksAtItsEndsIncluded) {
 TEST(Detours, FramesOnTheOldRouteAndOnTheNewOneAreTakenInOrder) {
   // 0 -> 2 goes 0-1-2. Rank 1 stops polling, and rank 0's 0..4 wait in the
   // link to it. The cable 1-2 dies: rank 2 sees it, and its news reaches
-  // rank 0 by 3 and 4, so 5..9 go 0-4-3-2 and arrive first. Then rank 1
+  // rank 0 by 3 and 4 -- ahead of the message rank 2 sends it next, on the
+  // same links, which rank 0 waits for -- so 5..9 go 0-4-3-2 and arrive
+  // first. Then rank 1
   // polls again and sends 0..4 on around the cable, back through rank 0
   // (which passes its own frames on). Rank 2 takes 0..9 in order, having
   // held 5..9 for their turn.
@@ -118,14 +120,15 @@ TEST(Detours, FramesOnTheOldRouteAndOnTheNewOneAreTakenInOrder) {
     if (r == 0) {
       send_numbers(e, 2, 0, 5, 1);
       first_sent = true;
-      const auto news = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
-      progress_until(e, [&] { return std::chrono::steady_clock::now() > news; });  // (the news, by 4)
+      receive_numbers(e, 2, 0, 1, 9);  // (behind the news of the cut, by 3 and 4)
       send_numbers(e, 2, 5, 5, 1);
       second_sent = true;
     }
     if (r == 2) {
       while (!first_sent) std::this_thread::sleep_for(std::chrono::milliseconds(1));
       fabric.cut(1, 2);
+      EXPECT_TRUE(progress_until(e, [&] { return e.peer_stats(1) == nullptr; }));  // (the cut seen, news out)
+      send_numbers(e, 0, 0, 1, 9);
       receive_numbers(e, 0, 0, 10, 1);
       ASSERT_NE(e.peer_stats(3), nullptr);
       EXPECT_EQ(e.peer_stats(3)->held_for_order, 5u);
