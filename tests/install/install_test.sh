@@ -63,6 +63,20 @@ runmpi "pkg-config mpi" "$work/mpi_pc"
 cc -I"$prefix/include" "$mpisrc" -o "$work/mpi_static" "$prefix/lib/libmpi.a" -lstdc++ -lm -lrt -lpthread -lunistring -lsodium -L/usr/lib/x86_64-linux-gnu/pmix2/lib -Wl,-rpath,/usr/lib/x86_64-linux-gnu/pmix2/lib -lpmix
 runmpi "cc + libmpi.a (static)" "$work/mpi_static"
 
+# The profiling interface (MPI-1.1 §8): a tool's MPI_Send, MPI_Recv and
+# MPI_Barrier replace the library's (weak) ones, in the program itself or
+# in a shared library linked before libmpi, and the library's own calls do
+# not reach them.
+profsrc=tests/install/profile_mpi.c
+"$prefix/bin/mpicc" -O2 "$profsrc" -o "$work/profile_in_program"
+cc -I"$prefix/include" -O2 -fPIC -shared -DTOOL_ONLY "$profsrc" -o "$work/libprofile.so" -L"$prefix/lib" -lmpi
+"$prefix/bin/mpicc" -O2 -DPROGRAM_ONLY "$profsrc" -o "$work/profile_by_library" -L"$work" -Wl,-rpath,"$work" -lprofile
+for p in profile_in_program profile_by_library; do
+  out=$("$prefix/bin/mpirun" -np 2 --timeout 60 "$work/$p")
+  echo "$out" | grep -q "profile_mpi: ok" || { echo "$p: unexpected output: $out" >&2; exit 1; }
+  echo "$p: ok"
+done
+
 # The installed tools: one qmp-mesh (check, show, net), and the lattice-QCD
 # job as meshmp-lqcd.
 "$prefix/bin/qmp-mesh" check configs/test-2x2x2.toml | grep -q "ok: 3-D torus 2x2x2, 8 nodes"

@@ -302,6 +302,30 @@ TEST(SlotRing, PublishesInOrderAndWrapsAround) {
   }
 }
 
+// A link walks the ring slot by slot (SlotRing::next) instead of dividing
+// its sequence number: the walk meets slot(seq) at every step and wraps to
+// the first slot after the last.
+TEST(SlotRing, WalkingSlotBySlotMeetsEachSequencesSlot) {
+  const std::uint32_t n = 5;
+  const std::size_t slot = SlotRing::slot_size_for(64);
+  std::vector<std::uint64_t> mem(SlotRing::bytes(n, slot) / 8 + 1, 0);
+  SlotRing producer(mem.data(), n, slot), consumer(mem.data(), n, slot);
+  char* at = producer.slot(0);
+  char* read_at = consumer.slot(0);
+  for (std::uint64_t seq = 0; seq < 3 * n + 2; ++seq) {
+    ASSERT_EQ(at, producer.slot(seq)) << "seq " << seq;
+    EXPECT_FALSE(SlotRing::ready(read_at, seq));
+    SlotRing::header(at)->tag = static_cast<int>(seq);
+    SlotRing::publish(at, seq);
+    ASSERT_TRUE(SlotRing::ready(read_at, seq));
+    EXPECT_TRUE(consumer.ready(seq));
+    EXPECT_EQ(SlotRing::header(read_at)->tag, static_cast<int>(seq));
+    at = producer.next(at);
+    read_at = consumer.next(read_at);
+  }
+  EXPECT_EQ(producer.next(producer.slot(n - 1)), producer.slot(0));
+}
+
 // ---- matching ---------------------------------------------------------------------
 
 TEST(Matcher, EarliestPostedWinsBetweenSpecificAndAnySource) {

@@ -126,6 +126,8 @@ class ShmLink final : public Link {
     const bool i_am_lo = prov->rank() < peer;
     send_ = i_am_lo ? lo_to_hi : hi_to_lo;
     recv_ = i_am_lo ? hi_to_lo : lo_to_hi;
+    send_at_ = send_.slot(0);
+    recv_at_ = recv_.slot(0);
     up_ = !creator;  // the opener knows the creator is there
   }
   ~ShmLink() override { ::munmap(base_, bytes_); }
@@ -140,22 +142,26 @@ class ShmLink final : public Link {
   std::size_t max_payload() const override { return send_.payload_capacity(); }
 
   FrameHeader* begin_send(char** payload) override {
-    *payload = send_.payload(send_seq_);
-    return send_.header(send_seq_);
+    *payload = SlotRing::payload(send_at_);
+    return SlotRing::header(send_at_);
   }
   void end_send(std::size_t) override {
-    send_.header(send_seq_)->seq = send_seq_;
-    send_.publish(send_seq_++);
+    SlotRing::header(send_at_)->seq = send_seq_;
+    SlotRing::publish(send_at_, send_seq_++);
+    send_at_ = send_.next(send_at_);
     prov_->wake(peer_);
   }
 
   bool peek(FrameHeader* h, const char** payload) override {
-    if (!recv_.ready(recv_seq_)) return false;
-    std::memcpy(h, recv_.header(recv_seq_), sizeof *h);
-    *payload = recv_.payload(recv_seq_);
+    if (!SlotRing::ready(recv_at_, recv_seq_)) return false;
+    std::memcpy(h, SlotRing::header(recv_at_), sizeof *h);
+    *payload = SlotRing::payload(recv_at_);
     return true;
   }
-  void release() override { ++recv_seq_; }
+  void release() override {
+    ++recv_seq_;
+    recv_at_ = recv_.next(recv_at_);
+  }
   std::uint64_t recv_seq() const override { return recv_seq_; }
 
   // Registered memory takes a memcpy into our mapping of it; where it cannot
@@ -212,6 +218,8 @@ class ShmLink final : public Link {
   ShmLinkHeader* hdr_;
   SlotRing send_, recv_;
   std::uint64_t send_seq_ = 0, recv_seq_ = 0;
+  char* send_at_ = nullptr;  ///< the slot of frame send_seq_ (SlotRing::next, no division)
+  char* recv_at_ = nullptr;  ///< the slot of frame recv_seq_
 };
 
 ShmProvider::ShmProvider(const Options& o)
