@@ -27,6 +27,22 @@ char* scratch(Scratch slot, std::size_t bytes) {
   return bufs[slot].data();
 }
 
+// The request and status arrays of the calls in progress, kept across
+// calls: a Call with arrays of its own allocated two or three times per
+// collective (first request, growth, statuses). A Call takes a pair from
+// here and gives it back, emptied, so nested calls each get their own.
+struct CallArrays {
+  std::vector<Request*> reqs;
+  std::vector<Status> statuses;
+};
+thread_local std::vector<CallArrays> g_spare_arrays;
+CallArrays take_arrays() {
+  if (g_spare_arrays.empty()) return {};
+  CallArrays a = std::move(g_spare_arrays.back());
+  g_spare_arrays.pop_back();
+  return a;
+}
+
 // One collective call in progress on this rank. Every message carries, as
 // its tag, the number of messages in sequence before it on its causal path
 // (its depth); a receive raises this rank's depth to the sender's + 1.
@@ -34,8 +50,15 @@ class Call {
  public:
   /// start_depth: messages already in sequence before this call on this rank
   /// (a broadcast that continues a reduce).
-  explicit Call(const Group& g, int start_depth = 0) : g_(g), e_(*g.engine), depth_(start_depth) {}
-  ~Call() { g_last_depth = depth_; }
+  explicit Call(const Group& g, int start_depth = 0)
+      : g_(g), e_(*g.engine), a_(take_arrays()), reqs_(a_.reqs), statuses_(a_.statuses), depth_(start_depth) {}
+  ~Call() {
+    g_last_depth = depth_;
+    reqs_.clear();
+    g_spare_arrays.push_back(std::move(a_));
+  }
+  Call(const Call&) = delete;
+  Call& operator=(const Call&) = delete;
 
   Error error() const { return err_; }
 
@@ -66,8 +89,9 @@ class Call {
  private:
   const Group& g_;
   Engine& e_;
-  std::vector<Request*> reqs_;
-  std::vector<Status> statuses_;
+  CallArrays a_;
+  std::vector<Request*>& reqs_;
+  std::vector<Status>& statuses_;
   int depth_;
   Error err_ = Error::kOk;
 };

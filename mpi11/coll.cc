@@ -254,6 +254,8 @@ struct Blocks {
 };
 Blocks blocks(const TypeInfo& t, int p, const int* counts, const int* displs) {
   Blocks b;
+  b.counts.reserve(static_cast<std::size_t>(p));
+  b.displs.reserve(static_cast<std::size_t>(p));
   for (int i = 0; i < p; ++i) {
     b.counts.push_back(static_cast<std::size_t>(counts[i]) * t.size);
     b.displs.push_back(t.contiguous ? static_cast<std::size_t>(displs[i] * t.extent()) : b.total);
@@ -263,6 +265,19 @@ Blocks blocks(const TypeInfo& t, int p, const int* counts, const int* displs) {
     b.total = 0;
     for (int i = 0; i < p; ++i) b.total = std::max(b.total, b.displs[i] + b.counts[i]);
   }
+  return b;
+}
+// MPI_Allgather's blocks in a contiguous type: p blocks of `count`
+// elements, block i at i * count elements; no count and displacement
+// arrays built for them.
+Blocks even_blocks(const TypeInfo& t, int p, int count) {
+  Blocks b;
+  const std::size_t bytes = static_cast<std::size_t>(count) * t.size;
+  const std::size_t stride = static_cast<std::size_t>(count * t.extent());
+  b.counts.assign(static_cast<std::size_t>(p), bytes);
+  b.displs.resize(static_cast<std::size_t>(p));
+  for (int i = 0; i < p; ++i) b.displs[static_cast<std::size_t>(i)] = static_cast<std::size_t>(i) * stride;
+  b.total = p ? b.displs.back() + bytes : 0;
   return b;
 }
 // A step that unpacks each block i of `packed` (laid out as `b`) to
@@ -470,6 +485,26 @@ int scatterv(Run& run, Call& k, const void* sendbuf, const int* sendcounts, cons
   return run.finish(k);
 }
 
+// The two allgathers' common part: recvcounts/displs may be null for a
+// contiguous recvtype (MPI_Allgather's even blocks, each of `my_count`).
+template <typename Run>
+int allgather_blocks(Run& run, Call& k, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                     const int* recvcounts, const int* displs, MPI_Datatype recvtype, int my_count) {
+  if (k.data(sendbuf, sendcount, sendtype, "send")) return k.err;
+  const TypeInfo& st = *type_info(sendtype);
+  const TypeInfo* rt = run.type(recvtype);
+  const int p = k.c->size();
+  if (static_cast<std::size_t>(sendcount) * st.size != static_cast<std::size_t>(my_count) * rt->size)
+    return raise(k.comm, k.name, MPI_ERR_TRUNCATE,
+                 "sendcount * size(sendtype) differs from recvcounts[rank] * size(recvtype)");
+  const char* send = packed_in(run, st, sendbuf, static_cast<std::size_t>(sendcount), kSend);
+  Blocks b = recvcounts ? blocks(*rt, p, recvcounts, displs) : even_blocks(*rt, p, my_count);
+  char* base = block_base(*rt, recvbuf, run.scratch(kRecv, b.total));
+  run.allgatherv(k.c->group, send, base, b.counts.data(), b.displs.data());
+  if (!rt->contiguous) unpack_blocks_after(run, rt, base, b, recvcounts, displs, recvbuf, p);
+  return run.finish(k);
+}
+
 template <typename Run>
 int allgatherv(Run& run, Call& k, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                const int* recvcounts, const int* displs, MPI_Datatype recvtype) {
@@ -480,19 +515,8 @@ int allgatherv(Run& run, Call& k, const void* sendbuf, int sendcount, MPI_Dataty
     sendcount = recvcounts[k.c->rank()];
     sendtype = recvtype;
   }
-  if (k.data(sendbuf, sendcount, sendtype, "send")) return k.err;
-  const TypeInfo& st = *type_info(sendtype);
-  const TypeInfo* rt = run.type(recvtype);
-  const int p = k.c->size(), me = k.c->rank();
-  if (static_cast<std::size_t>(sendcount) * st.size != static_cast<std::size_t>(recvcounts[me]) * rt->size)
-    return raise(k.comm, k.name, MPI_ERR_TRUNCATE,
-                 "sendcount * size(sendtype) differs from recvcounts[rank] * size(recvtype)");
-  const char* send = packed_in(run, st, sendbuf, static_cast<std::size_t>(sendcount), kSend);
-  Blocks b = blocks(*rt, p, recvcounts, displs);
-  char* base = block_base(*rt, recvbuf, run.scratch(kRecv, b.total));
-  run.allgatherv(k.c->group, send, base, b.counts.data(), b.displs.data());
-  if (!rt->contiguous) unpack_blocks_after(run, rt, base, b, recvcounts, displs, recvbuf, p);
-  return run.finish(k);
+  return allgather_blocks(run, k, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                          recvcounts[k.c->rank()]);
 }
 
 template <typename Run>
@@ -500,6 +524,11 @@ int allgather(Run& run, Call& k, const void* sendbuf, int sendcount, MPI_Datatyp
               int recvcount, MPI_Datatype recvtype) {
   // recvcount checked here, so that an error names it (not allgatherv's recvcounts[0]).
   if (!k.ok() || k.data(recvbuf, recvcount, recvtype, "recv")) return k.err;
+  const TypeInfo& rt = *type_info(recvtype);
+  if (rt.contiguous && sendbuf != MPI_IN_PLACE)
+    return allgather_blocks(run, k, sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvtype, recvcount);
+  // In place (my block is in recvbuf) or a non-contiguous recvtype: as the
+  // MPI_Allgatherv it is.
   const int p = k.c->size();
   std::vector<int> counts(p, recvcount), displs(p);
   for (int i = 0; i < p; ++i) displs[i] = i * recvcount;

@@ -408,6 +408,44 @@ TEST(Coll, GatherScatterAndTheirVForms) {
   MPI_Type_free(&three);
 }
 
+// MPI_Allgather's blocks at i * recvcount * extent(recvtype), whatever the
+// types: 2 ints sent arrive as one pair (a contiguous type of extent 8), as
+// 2 ints of a strided type (every other int) and as 2 ints resized to an
+// extent of 12 bytes, the gaps untouched.
+TEST(Coll, AllgatherPlacesBlocksByTheReceiveTypesExtent) {
+  const int p = size(), me = rank();
+  const int mine[2] = {10 * me + 1, 10 * me + 2};
+  MPI_Datatype pair, every_other, padded;
+  ASSERT_EQ(MPI_Type_contiguous(2, MPI_INT, &pair), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Type_vector(2, 1, 2, MPI_INT, &every_other), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Type_create_resized(MPI_INT, 0, 12, &padded), MPI_SUCCESS);
+  for (MPI_Datatype* t : {&pair, &every_other, &padded}) ASSERT_EQ(MPI_Type_commit(t), MPI_SUCCESS);
+
+  std::vector<int> pairs(2 * p, -1);
+  ASSERT_EQ(MPI_Allgather(mine, 2, MPI_INT, pairs.data(), 1, pair, MPI_COMM_WORLD), MPI_SUCCESS);
+  for (int r = 0; r < p; ++r) {
+    EXPECT_EQ(pairs[2 * r], 10 * r + 1);
+    EXPECT_EQ(pairs[2 * r + 1], 10 * r + 2);
+  }
+  // every_other: 2 ints 8 bytes apart, extent 12; block r starts at 12 r bytes.
+  std::vector<int> strided(3 * p + 1, -1);
+  ASSERT_EQ(MPI_Allgather(mine, 2, MPI_INT, strided.data(), 1, every_other, MPI_COMM_WORLD), MPI_SUCCESS);
+  for (int r = 0; r < p; ++r) {
+    EXPECT_EQ(strided[3 * r], 10 * r + 1) << "block " << r;
+    EXPECT_EQ(strided[3 * r + 2], 10 * r + 2) << "block " << r;
+  }
+  for (int r = 0; r < p; ++r) EXPECT_EQ(strided[3 * r + 1], -1) << "gap of block " << r;
+  // padded: each int in 12 bytes; block r (2 of them) starts at 24 r bytes.
+  std::vector<int> spaced(6 * p, -1);
+  ASSERT_EQ(MPI_Allgather(mine, 2, MPI_INT, spaced.data(), 2, padded, MPI_COMM_WORLD), MPI_SUCCESS);
+  for (int r = 0; r < p; ++r) {
+    EXPECT_EQ(spaced[6 * r], 10 * r + 1) << "block " << r;
+    EXPECT_EQ(spaced[6 * r + 3], 10 * r + 2) << "block " << r;
+    for (int gap : {1, 2, 4, 5}) EXPECT_EQ(spaced[6 * r + gap], -1) << "gap " << gap << " of block " << r;
+  }
+  for (MPI_Datatype* t : {&pair, &every_other, &padded}) MPI_Type_free(t);
+}
+
 TEST(Coll, AllgatherAlltoallAndTheirVForms) {
   const int p = size(), me = rank();
   double mine[2] = {me + 0.5, -me - 0.5};
