@@ -36,31 +36,45 @@ inline void check_context(std::uint32_t context, const char* call) {
 }
 }  // namespace
 
-Request* Engine::send_init(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context,
-                           SendMode mode) {
-  check_context(context, "send_init");
-  Request* r = impl_->alloc_request();
+namespace {
+// The fields of a fresh request that send_init/isend and recv_init/irecv
+// set (inline in each: a 2-rank 8-byte MPI_Irecv spent ~30 of its
+// instructions calling recv_init and start).
+[[gnu::always_inline]] inline void set_send(Request* r, const void* buf, std::size_t len, int dst, int tag,
+                                            std::uint32_t context, SendMode mode) {
   r->is_send = true;
-  r->persistent = true;
   r->buf = static_cast<char*>(const_cast<void*>(buf));
   r->len = len;
   r->peer = dst;
   r->tag = tag;
   r->context = context;
   r->mode = mode;
+}
+[[gnu::always_inline]] inline void set_recv(Request* r, void* buf, std::size_t len, int src, int tag,
+                                            std::uint32_t context) {
+  r->is_send = false;
+  r->buf = static_cast<char*>(buf);
+  r->len = len;
+  r->peer = src;
+  r->tag = tag;
+  r->context = context;
+}
+}  // namespace
+
+Request* Engine::send_init(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context,
+                           SendMode mode) {
+  check_context(context, "send_init");
+  Request* r = impl_->alloc_request();
+  set_send(r, buf, len, dst, tag, context, mode);
+  r->persistent = true;
   return r;
 }
 
 Request* Engine::recv_init(void* buf, std::size_t len, int src, int tag, std::uint32_t context) {
   check_context(context, "recv_init");
   Request* r = impl_->alloc_request();
-  r->is_send = false;
+  set_recv(r, buf, len, src, tag, context);
   r->persistent = true;
-  r->buf = static_cast<char*>(buf);
-  r->len = len;
-  r->peer = src;
-  r->tag = tag;
-  r->context = context;
   return r;
 }
 
@@ -84,9 +98,10 @@ void Engine::start(Request* r) {
 }
 
 Request* Engine::isend(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context, SendMode mode) {
-  Request* r = send_init(buf, len, dst, tag, context, mode);
-  r->persistent = false;
-  start(r);
+  check_context(context, "isend");
+  Request* r = impl_->alloc_request();
+  set_send(r, buf, len, dst, tag, context, mode);
+  impl_->start_send(r);
   return r;
 }
 
@@ -112,9 +127,10 @@ void Engine::send(const void* buf, std::size_t len, int dst, int tag, std::uint3
 }
 
 Request* Engine::irecv(void* buf, std::size_t len, int src, int tag, std::uint32_t context) {
-  Request* r = recv_init(buf, len, src, tag, context);
-  r->persistent = false;
-  start(r);
+  check_context(context, "irecv");
+  Request* r = impl_->alloc_request();
+  set_recv(r, buf, len, src, tag, context);
+  impl_->start_recv(r);
   return r;
 }
 

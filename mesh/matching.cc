@@ -2,11 +2,6 @@
 
 namespace meshmp::mesh {
 
-void Matcher::post(PostedRecv* r) {
-  r->order = post_order_++;
-  (r->key.source < 0 ? posted_any_ : posted_[r->key.source]).push_back(r);
-}
-
 bool Matcher::unpost(PostedRecv* r) {
   Fifo<PostedRecv>& q = r->key.source < 0 ? posted_any_ : posted_[r->key.source];
   for (PostedRecv* x = q.front(); x; x = x->next)
@@ -17,13 +12,8 @@ bool Matcher::unpost(PostedRecv* r) {
   return false;
 }
 
-PostedRecv* Matcher::first_match(Fifo<PostedRecv>& q, std::uint32_t context, int source, int tag) {
-  for (PostedRecv* x = q.front(); x; x = x->next)
-    if (matches(x->key, context, source, tag)) return x;
-  return nullptr;
-}
-
-PostedRecv* Matcher::match_arrival(std::uint32_t context, int source, int tag) {
+// match_arrival with any-source receives posted.
+PostedRecv* Matcher::match_arrival_or_any(std::uint32_t context, int source, int tag) {
   PostedRecv* specific = first_match(posted_[source], context, source, tag);
   PostedRecv* any = posted_any_.empty() ? nullptr : first_match(posted_any_, context, source, tag);
   // Both could match: the one posted first wins (MPI-1.1 §3.5 ordering).
@@ -41,8 +31,7 @@ void Matcher::add_unexpected(UnexpectedMsg* m) {
   ++unexpected_count_;
 }
 
-UnexpectedMsg* Matcher::match_unexpected(const MatchKey& key, bool remove) {
-  if (unexpected_count_ == 0) return nullptr;
+UnexpectedMsg* Matcher::scan_unexpected(const MatchKey& key, bool remove) {
   UnexpectedMsg* best = nullptr;
   auto scan = [&](Fifo<UnexpectedMsg>& q) {
     for (UnexpectedMsg* m = q.front(); m; m = m->next)

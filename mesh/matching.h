@@ -69,17 +69,29 @@ class Matcher {
   explicit Matcher(int nranks) : posted_(nranks), unexpected_(nranks) {}
 
   /// Queues a receive (key.source may be kAnySource).
-  void post(PostedRecv* r);
+  void post(PostedRecv* r) {
+    r->order = post_order_++;
+    (r->key.source < 0 ? posted_any_ : posted_[r->key.source]).push_back(r);
+  }
   /// Removes a still-posted receive (cancel); false if it is not queued.
   bool unpost(PostedRecv* r);
   /// The earliest-posted receive matching an arrived envelope, removed from
   /// its queue; nullptr if none.
-  PostedRecv* match_arrival(std::uint32_t context, int source, int tag);
+  PostedRecv* match_arrival(std::uint32_t context, int source, int tag) {
+    if (posted_any_.empty()) {  // (the common case: no any-source receive waits)
+      PostedRecv* specific = first_match(posted_[source], context, source, tag);
+      if (specific) posted_[source].erase(specific);
+      return specific;
+    }
+    return match_arrival_or_any(context, source, tag);
+  }
 
   void add_unexpected(UnexpectedMsg* m);
   /// The earliest-arrived unexpected message matching `key`; removed when
   /// `remove`, left in place for a probe otherwise.
-  UnexpectedMsg* match_unexpected(const MatchKey& key, bool remove);
+  UnexpectedMsg* match_unexpected(const MatchKey& key, bool remove) {
+    return unexpected_count_ == 0 ? nullptr : scan_unexpected(key, remove);
+  }
   /// The first unexpected message from `source` for which pred(m) holds,
   /// removed from its queue; nullptr if none (a sender's cancel, §3.8).
   template <typename Pred>
@@ -100,7 +112,13 @@ class Matcher {
   static bool matches(const MatchKey& k, std::uint32_t context, int source, int tag) {
     return k.context == context && (k.source < 0 || k.source == source) && (k.tag < 0 || k.tag == tag);
   }
-  PostedRecv* first_match(Fifo<PostedRecv>& q, std::uint32_t context, int source, int tag);
+  static PostedRecv* first_match(Fifo<PostedRecv>& q, std::uint32_t context, int source, int tag) {
+    for (PostedRecv* x = q.front(); x; x = x->next)
+      if (matches(x->key, context, source, tag)) return x;
+    return nullptr;
+  }
+  PostedRecv* match_arrival_or_any(std::uint32_t context, int source, int tag);
+  UnexpectedMsg* scan_unexpected(const MatchKey& key, bool remove);
 
   std::vector<Fifo<PostedRecv>> posted_;
   Fifo<PostedRecv> posted_any_;

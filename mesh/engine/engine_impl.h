@@ -309,7 +309,7 @@ struct Engine::Impl {
   ~Impl();
 
   // ---- requests.cc (the small, hot pieces inline here)
-  Request* alloc_request() {
+  [[gnu::always_inline]] Request* alloc_request() {
     Request* r = free_requests;
     if (r) {
       free_requests = r->free_next;
