@@ -47,6 +47,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
 
   const meshmp::mesh::WireFault fault = meshmp::mesh::check_header(h, v);
+  // The inline fast path for plain EAGER frames accepts nothing the two
+  // full checks refuse.
+  if (meshmp::mesh::plain_eager(h, v) &&
+      (meshmp::mesh::check_link_part(h, v) || meshmp::mesh::check_end_to_end(h, v)))
+    broken("plain_eager accepts only what check_link_part and check_end_to_end accept");
   if (fault) {  // rejected: fine, if it says why
     if (meshmp::mesh::describe(fault).empty()) broken("a rejected header has a description");
     return 0;

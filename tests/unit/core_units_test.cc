@@ -36,6 +36,54 @@ TEST(WireHeader, AcceptsAWellFormedFrame) {
   EXPECT_EQ(describe(check_header(good_header(), kView)), "");
 }
 
+// check_header's inline path for plain EAGER frames (plain_eager) takes the
+// common frame, and accepts nothing the two full checks refuse: each field
+// of a good frame, and of the view with and without routing, pushed over
+// the values around its limits.
+TEST(WireHeader, PlainEagerPathAcceptsOnlyWhatTheFullChecksAccept) {
+  EXPECT_TRUE(plain_eager(good_header(), kView));
+  LinkView routed = kView;
+  routed.nranks = 8;
+  routed.max_hops = 3;
+  EXPECT_TRUE(plain_eager(good_header(), routed));
+  const std::int64_t values[] = {-2, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 16, 17, 18, 31, 32, 33, 255, 256,
+                                 16383, 16384, 16385, 65535, 65536};
+  int taken = 0, checked = 0;
+  for (const LinkView& base : {kView, routed}) {
+    // Field f of the header (or, from 12 on, of the view) set to v.
+    for (int f = 0; f < 16; ++f)
+      for (std::int64_t x : values) {
+        FrameHeader h = good_header();
+        LinkView v = base;
+        switch (f) {
+          case 0: h.version = static_cast<std::uint8_t>(x); break;
+          case 1: h.type = static_cast<std::uint8_t>(x); break;
+          case 2: h.flags = static_cast<std::uint16_t>(x); break;
+          case 3: h.credits = static_cast<std::uint32_t>(x); break;
+          case 4: h.seq = static_cast<std::uint64_t>(x); break;
+          case 5: h.src = static_cast<std::int32_t>(x); break;
+          case 6: h.dst = static_cast<std::int32_t>(x); break;
+          case 7: h.tag = static_cast<std::int32_t>(x); break;
+          case 8: h.hops = static_cast<std::uint8_t>(x); break;
+          case 9: h.e2e_credits = static_cast<std::uint8_t>(x); break;
+          case 10: h.length = static_cast<std::uint64_t>(x); break;
+          case 11: h.src = h.dst = static_cast<std::int32_t>(x), v.peer_rank = v.my_rank = h.dst; break;
+          case 12: v.peer_rank = h.src = static_cast<std::int32_t>(x); break;
+          case 13: v.my_rank = h.dst = static_cast<std::int32_t>(x); break;
+          case 14: v.nranks = static_cast<int>(x); break;
+          case 15: v.max_hops = static_cast<int>(x); break;
+        }
+        ++checked;
+        if (!plain_eager(h, v)) continue;
+        ++taken;
+        EXPECT_FALSE(check_link_part(h, v)) << "field " << f << " = " << x << ": " << describe(check_link_part(h, v));
+        EXPECT_FALSE(check_end_to_end(h, v)) << "field " << f << " = " << x << ": " << describe(check_end_to_end(h, v));
+      }
+  }
+  EXPECT_GT(taken, 0);
+  EXPECT_LT(taken, checked);
+}
+
 TEST(WireHeader, RejectsEachBadField) {
   struct Case {
     void (*mutate)(FrameHeader&);
