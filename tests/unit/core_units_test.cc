@@ -374,6 +374,57 @@ TEST(SlotRing, WalkingSlotBySlotMeetsEachSequencesSlot) {
   EXPECT_EQ(producer.next(producer.slot(n - 1)), producer.slot(0));
 }
 
+// Small EAGER frames ride in the slot's first cache line: the consumer gets
+// the same header (with recv_id, addr and key 0) and payload either way;
+// 9 bytes, a channel's EAGER and other types keep the payload where it was.
+TEST(SlotRing, SmallEagerFramesRideInTheFirstLine) {
+  const std::uint32_t n = 4;
+  const std::size_t slot = SlotRing::slot_size_for(256);
+  std::vector<std::uint64_t> mem(SlotRing::bytes(n, slot) / 8 + 1, 0);
+  SlotRing ring(mem.data(), n, slot);
+  struct Case {
+    FrameType type;
+    std::uint16_t flags;
+    std::size_t length;
+    bool inline_expected;
+  };
+  const Case cases[] = {{FrameType::kEager, 0, 0, true},           {FrameType::kEager, 0, 5, true},
+                        {FrameType::kEager, kFlagSync, 8, true},   {FrameType::kEager, 0, 9, false},
+                        {FrameType::kEager, kFlagChannel, 8, false}, {FrameType::kData, 0, 8, false}};
+  std::uint64_t seq = 0;
+  for (const Case& c : cases) {
+    char* at = ring.slot(seq);
+    FrameHeader h{};
+    h.version = kWireVersion;
+    h.type = static_cast<std::uint8_t>(c.type);
+    h.flags = c.flags;
+    h.length = c.length;
+    h.tag = 7;
+    h.send_id = 99;
+    h.addr = 1234;  // a channel's number, a DATA offset
+    h.key = 5678;
+    std::memcpy(SlotRing::header(at), &h, sizeof h);
+    for (std::size_t i = 0; i < c.length; ++i) SlotRing::payload(at)[i] = static_cast<char>('a' + i);
+    SlotRing::move_inline(at);
+    SlotRing::publish(at, seq);
+
+    ASSERT_TRUE(SlotRing::ready(at, seq));
+    FrameHeader got{};
+    const char* payload = SlotRing::read(at, &got);
+    EXPECT_EQ(payload != SlotRing::payload(at), c.inline_expected) << "length " << c.length;
+    EXPECT_EQ(std::string(payload, c.length), std::string("abcdefghi", c.length));
+    EXPECT_EQ(got.type, h.type);
+    EXPECT_EQ(got.flags, h.flags);
+    EXPECT_EQ(got.length, h.length);
+    EXPECT_EQ(got.tag, 7);
+    EXPECT_EQ(got.send_id, 99u);
+    EXPECT_EQ(got.addr, c.inline_expected ? 0u : 1234u);
+    EXPECT_EQ(got.key, c.inline_expected ? 0u : 5678u);
+    if (c.inline_expected) EXPECT_EQ(got.recv_id, 0u);
+    ++seq;
+  }
+}
+
 // ---- matching ---------------------------------------------------------------------
 
 TEST(Matcher, EarliestPostedWinsBetweenSpecificAndAnySource) {

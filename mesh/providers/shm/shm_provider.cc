@@ -146,6 +146,7 @@ class ShmLink final : public Link {
     return SlotRing::header(send_at_);
   }
   void end_send(std::size_t) override {
+    SlotRing::move_inline(send_at_);
     SlotRing::header(send_at_)->seq = send_seq_;
     SlotRing::publish(send_at_, send_seq_++);
     send_at_ = send_.next(send_at_);
@@ -154,8 +155,7 @@ class ShmLink final : public Link {
 
   bool peek(FrameHeader* h, const char** payload) override {
     if (!SlotRing::ready(recv_at_, recv_seq_)) return false;
-    std::memcpy(h, SlotRing::header(recv_at_), sizeof *h);
-    *payload = SlotRing::payload(recv_at_);
+    *payload = SlotRing::read(recv_at_, h);
     return true;
   }
   void release() override {

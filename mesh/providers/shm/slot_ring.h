@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "mesh/wire.h"
 
@@ -61,6 +62,40 @@ class SlotRing {
   /// Consumer: whether frame `seq` (in slot `at`) has been published.
   static bool ready(char* at, std::uint64_t seq) {
     return stamp(at).load(std::memory_order_acquire) == seq + 1;
+  }
+
+  /// A small EAGER frame rides whole in the slot's first cache line: its
+  /// payload (at most kInlineBytes) in the header's recv_id field, which an
+  /// EAGER frame does not use, so the consumer reads one line per message
+  /// instead of two (the header's last 16 bytes and the payload are in the
+  /// second). Not a channel's EAGER: it carries its number in `addr`.
+  static constexpr std::size_t kInlineBytes = sizeof(FrameHeader::recv_id);
+  static constexpr std::size_t kFirstLineHeaderBytes = offsetof(FrameHeader, addr);
+  static_assert(8 + kFirstLineHeaderBytes == 64, "stamp + header through recv_id fill the first line");
+  static bool rides_inline(const FrameHeader& h) {
+    return h.type == static_cast<std::uint8_t>(FrameType::kEager) && h.length <= kInlineBytes &&
+           !(h.flags & kFlagChannel);
+  }
+  /// Producer, once header and payload of slot `at` are written: moves a
+  /// payload that rides inline into the first line.
+  static void move_inline(char* at) {
+    FrameHeader* h = header(at);
+    // All kInlineBytes, a constant (a copy of `length` bytes was a call to
+    // memcpy per frame); the bytes past `length` are the slot's own.
+    if (rides_inline(*h)) std::memcpy(&h->recv_id, payload(at), kInlineBytes);
+  }
+  /// Consumer, once slot `at` is ready: its header into *h (recv_id, addr
+  /// and key 0 for a frame that rides inline) and where its payload is.
+  /// Reads the second line only for a frame that does not ride inline.
+  static const char* read(char* at, FrameHeader* h) {
+    const FrameHeader* in = header(at);
+    std::memcpy(h, in, kFirstLineHeaderBytes);
+    if (rides_inline(*h)) {
+      h->recv_id = h->addr = h->key = 0;
+      return reinterpret_cast<const char*>(&in->recv_id);
+    }
+    std::memcpy(&h->addr, &in->addr, sizeof *h - kFirstLineHeaderBytes);
+    return payload(at);
   }
 
   /// The same by sequence number alone.
