@@ -444,6 +444,7 @@ struct Engine::Impl {
   bool emit(LinkState& ls, const FrameHeader& h, Request* req);
   bool flush(LinkState& ls);
   bool poll_link(LinkState& ls);
+  void send_credit(LinkState& ls);  ///< an explicit CREDIT with the link's unreturned credits
 
   // ---- frame_handlers.cc
   // Dispatch through kFrameHandlers; check_header has ruled out any type

@@ -164,17 +164,25 @@ bool Engine::Impl::poll_link(LinkState& ls) {
     ls.ledger.slot_freed();
     any = true;
     if (peers[peer].failed != Error::kOk) return true;
+    // Half the slots free: their credits go back now, not after the last
+    // frame waiting, so a sender that ran out refills while this rank
+    // still reads (a window of 64 sends on 32 slots).
+    if (ls.ledger.wants_explicit_credit() && ls.ledger.can_send_credit()) send_credit(ls);
   }
   polling = false;
   if (!ls.put_queue.empty() || ls.puts_in_flight) any |= progress_puts(ls);
   if (peers[peer].failed != Error::kOk) return true;
   any |= flush(ls);
   if (ls.ledger.wants_explicit_credit() && ls.ledger.can_send_credit()) {
-    write_frame(ls, make_header(FrameType::kCredit, peer), nullptr, 0);
-    ++ls.stats.credit_frames;
+    send_credit(ls);
     any = true;
   }
   return any;
+}
+
+void Engine::Impl::send_credit(LinkState& ls) {
+  write_frame(ls, make_header(FrameType::kCredit, ls.peer), nullptr, 0);
+  ++ls.stats.credit_frames;
 }
 
 }  // namespace meshmp::mesh
