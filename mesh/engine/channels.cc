@@ -48,7 +48,7 @@ bool Engine::Impl::take_channel_message(int src, const FrameHeader& h, const cha
     return true;
   }
   if (!room_for_unexpected(rts ? 0 : h.length, !ch.started.empty())) return false;
-  auto* u = new Unexpected;
+  Unexpected* u = new_unexpected();
   u->source = src;
   u->tag = h.tag;
   u->length = h.length;

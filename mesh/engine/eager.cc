@@ -24,8 +24,23 @@ bool Engine::Impl::room_for_unexpected(std::size_t payload, bool receive_waiting
   return unexpected_bytes + cost_of(payload) <= e.opt_.unexpected_limit || receive_waiting || probing > 0;
 }
 
+Unexpected* Engine::Impl::new_unexpected() {
+  if (spare_unexpected.empty()) return new Unexpected;
+  Unexpected* u = spare_unexpected.back();
+  spare_unexpected.pop_back();
+  std::vector<char> bytes = std::move(u->data);  // (its capacity stays)
+  bytes.clear();
+  *u = Unexpected{};
+  u->data = std::move(bytes);
+  return u;
+}
+
 void Engine::Impl::discard(Unexpected* u) {
   unexpected_bytes -= cost_of(u->data.size());
+  if (spare_unexpected.size() < kSpareUnexpected && u->data.capacity() <= kSpareUnexpectedBytes) {
+    spare_unexpected.push_back(u);
+    return;
+  }
   delete u;
 }
 
@@ -42,7 +57,7 @@ bool Engine::Impl::on_eager(LinkState&, const FrameHeader& h, const char* payloa
     return true;
   }
   if (!room_for_unexpected(h.length, matcher.waiting_for(src)) && !(max_hops && waiting_behind(src))) return false;
-  auto* u = new Unexpected;
+  Unexpected* u = new_unexpected();
   u->context = h.context;
   u->source = src;
   u->tag = h.tag;

@@ -478,6 +478,15 @@ struct Engine::Impl {
     unexpected_bytes += cost_of(u->data.size());
     return u;
   }
+  // A fresh record for an unexpected message: a spare one if there is one
+  // (a halo gather's message often arrives before its receive starts: an
+  // allocation for the record and one for its bytes, then two frees, per
+  // message). discard() keeps up to kSpareUnexpected records whose bytes
+  // fit kSpareUnexpectedBytes, with that capacity: at most 128 KiB held.
+  static constexpr std::size_t kSpareUnexpected = 32;
+  static constexpr std::size_t kSpareUnexpectedBytes = 4096;
+  std::vector<Unexpected*> spare_unexpected;
+  Unexpected* new_unexpected();
   void discard(Unexpected* u);
   bool on_eager(LinkState&, const FrameHeader& h, const char* payload);
   bool on_sync_ack(LinkState&, const FrameHeader& h, const char*);

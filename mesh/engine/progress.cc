@@ -71,6 +71,7 @@ Engine::Impl::~Impl() {
   for (int s = 0; s < e.size_; ++s)
     while (UnexpectedMsg* u = matcher.take_unexpected_if(s, [](const UnexpectedMsg*) { return true; }))
       delete static_cast<Unexpected*>(u);
+  for (Unexpected* u : spare_unexpected) delete u;
 }
 
 }  // namespace meshmp::mesh

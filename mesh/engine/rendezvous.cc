@@ -192,7 +192,7 @@ bool Engine::Impl::on_rts(LinkState&, const FrameHeader& h, const char* payload)
     return true;
   }
   if (!room_for_unexpected(0, matcher.waiting_for(src)) && !(max_hops && waiting_behind(src))) return false;
-  auto* u = new Unexpected;
+  Unexpected* u = new_unexpected();
   u->context = h.context;
   u->source = src;
   u->tag = h.tag;

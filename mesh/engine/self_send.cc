@@ -10,7 +10,7 @@ void Engine::Impl::start_self_send(Request* r) {
     deliver_eager(rr, e.rank_, r->tag, r->buf, r->len);
     return complete(r);
   }
-  auto* u = new Unexpected;
+  Unexpected* u = new_unexpected();
   u->context = r->context;
   u->source = e.rank_;
   u->tag = r->tag;

@@ -73,6 +73,51 @@ TEST(EngineOverLoopback, EagerAndRendezvousMessagesArriveIntact) {
   EXPECT_EQ(fabric.put_calls(), 4);
 }
 
+// Records of unexpected messages are reused (Engine::Impl::new_unexpected):
+// two rounds of messages that all arrive before their receives, the kinds
+// swapped between rounds (synchronous and standard eager, sizes below and
+// above what a kept record holds, rendezvous), each received intact, and
+// no SYNC_ACK or CTS where the message did not ask for one (a peer that
+// got one would fail the pair).
+TEST(EngineOverLoopback, UnexpectedMessagesOfEveryKindReuseRecordsIntact) {
+  LoopbackFabric fabric(2, 8, kEagerLimit);
+  constexpr int kMessages = 12;
+  auto size_of = [](int round, int i) -> std::size_t {
+    const std::size_t sizes[] = {0, 8, 100, 900, 5000, 20000};
+    return sizes[(i + 3 * round) % 6];
+  };
+  auto mode_of = [](int round, int i) { return (i + round) % 2 ? SendMode::kSynchronous : SendMode::kStandard; };
+  run_ranks(fabric, 2, [&](Engine& e, int r) {
+    for (int round = 0; round < 2; ++round) {
+      if (r == 0) {
+        std::vector<std::vector<char>> out;
+        std::vector<Request*> reqs;
+        for (int i = 0; i < kMessages; ++i) {
+          out.push_back(pattern(size_of(round, i), 10 * round + i));
+          reqs.push_back(e.isend(out.back().data(), out.back().size(), 1, i, 7, mode_of(round, i)));
+        }
+        const char go = 1;
+        e.send(&go, 1, 1, 100, 7, SendMode::kStandard, nullptr);
+        std::vector<Status> sts(reqs.size());
+        e.waitall(reqs.size(), reqs.data(), sts.data());
+        for (const Status& st : sts) EXPECT_EQ(st.error, Error::kOk);
+      } else {
+        char go = 0;
+        e.wait(e.irecv(&go, 1, 0, 100, 7), nullptr);  // every message before it waits unexpected
+        for (int i = kMessages - 1; i >= 0; --i) {
+          const std::vector<char> want = pattern(size_of(round, i), 10 * round + i);
+          std::vector<char> got(want.size() + 8, 0);
+          Status st;
+          e.wait(e.irecv(got.data(), got.size(), 0, i, 7), &st);
+          EXPECT_EQ(st.error, Error::kOk) << "round " << round << ", message " << i;
+          EXPECT_EQ(st.bytes, want.size()) << "round " << round << ", message " << i;
+          EXPECT_TRUE(std::equal(want.begin(), want.end(), got.begin())) << "round " << round << ", message " << i;
+        }
+      }
+    }
+  });
+}
+
 TEST(EngineOverLoopback, DoneGoesOnlyAfterTheAsynchronousPutCompletes) {
   LoopbackFabric fabric(2, 8, kEagerLimit);
   fabric.set_put_mode(PutMode::kDeferred);
