@@ -51,10 +51,10 @@ class Call {
   /// start_depth: messages already in sequence before this call on this rank
   /// (a broadcast that continues a reduce).
   explicit Call(const Group& g, int start_depth = 0)
-      : g_(g), e_(*g.engine), a_(take_arrays()), reqs_(a_.reqs), statuses_(a_.statuses), depth_(start_depth) {}
+      : g_(g), e_(*g.engine), a_(take_arrays()), depth_(start_depth) {}
   ~Call() {
     g_last_depth = depth_;
-    reqs_.clear();
+    a_.reqs.clear();
     g_spare_arrays.push_back(std::move(a_));
   }
   Call(const Call&) = delete;
@@ -63,10 +63,10 @@ class Call {
   Error error() const { return err_; }
 
   void post_send(int to, const void* buf, std::size_t n) {
-    reqs_.push_back(e_.isend(buf, n, g_.ranks[to], depth_, g_.context));
+    a_.reqs.push_back(e_.isend(buf, n, g_.ranks[to], depth_, g_.context));
   }
   void post_recv(int from, void* buf, std::size_t n) {
-    reqs_.push_back(e_.irecv(buf, n, g_.ranks[from], mesh::kAnyTag, g_.context));
+    a_.reqs.push_back(e_.irecv(buf, n, g_.ranks[from], mesh::kAnyTag, g_.context));
   }
   // A local step: at once (the transfers before it have finished).
   template <typename F>
@@ -75,23 +75,21 @@ class Call {
   char* scratch(int slot, std::size_t bytes) { return collectives::scratch(static_cast<Scratch>(slot), bytes); }
   // Completes everything posted since the last finish (one step).
   void finish() {
-    statuses_.resize(reqs_.size());
-    e_.waitall(reqs_.size(), reqs_.data(), statuses_.data());
+    a_.statuses.resize(a_.reqs.size());
+    e_.waitall(a_.reqs.size(), a_.reqs.data(), a_.statuses.data());
     int step_depth = depth_;
-    for (const Status& st : statuses_) {
+    for (const Status& st : a_.statuses) {
       if (st.error != Error::kOk && err_ == Error::kOk) err_ = st.error;
       if (st.tag >= 0 && st.source != g_.ranks[g_.me]) step_depth = std::max(step_depth, st.tag + 1);
     }
     depth_ = step_depth;
-    reqs_.clear();
+    a_.reqs.clear();
   }
 
  private:
   const Group& g_;
   Engine& e_;
-  CallArrays a_;
-  std::vector<Request*>& reqs_;
-  std::vector<Status>& statuses_;
+  CallArrays a_;  ///< this call's requests (posted since the last finish) and their statuses
   int depth_;
   Error err_ = Error::kOk;
 };

@@ -98,12 +98,6 @@ class SlotRing {
     return payload(at);
   }
 
-  /// The same by sequence number alone.
-  FrameHeader* header(std::uint64_t seq) const { return header(slot(seq)); }
-  char* payload(std::uint64_t seq) const { return payload(slot(seq)); }
-  void publish(std::uint64_t seq) const { publish(slot(seq), seq); }
-  bool ready(std::uint64_t seq) const { return ready(slot(seq), seq); }
-
  private:
   static std::atomic<std::uint64_t>& stamp(char* at) {
     return *reinterpret_cast<std::atomic<std::uint64_t>*>(at);
