@@ -387,9 +387,10 @@ Error Engine::smp_combine(const void* mine, std::size_t bytes, void* result, Smp
     const char* theirs = nullptr;
     std::size_t their_bytes = 0;
     Error err = Error::kOk;
-    im.block_until([&] {
-      return (theirs = hc.contribution(other, seq, &their_bytes)) != nullptr || im.any_peer_failed(&err);
-    });
+    if (!Impl::poll_briefly([&] { return (theirs = hc.contribution(other, seq, &their_bytes)) != nullptr; }))
+      im.block_until([&] {
+        return (theirs = hc.contribution(other, seq, &their_bytes)) != nullptr || im.any_peer_failed(&err);
+      });
     if (!theirs) return err;
     if (bytes) {
       im.smp_all.resize(2 * bytes);
@@ -419,15 +420,11 @@ Error Engine::smp_combine(const void* mine, std::size_t bytes, void* result, Smp
     return largest > bytes ? Error::kTruncate : Error::kOk;
   }
   Error err = Error::kOk;
-  im.block_until([&] {
-    const HostCombine::State state = hc.result(seq, result, bytes);
-    if (state != HostCombine::State::kPending) {
-      if (state == HostCombine::State::kFailed) err = Error::kProtocol;
-      if (state == HostCombine::State::kTruncated) err = Error::kTruncate;
-      return true;
-    }
-    return im.any_peer_failed(&err);
-  });
+  HostCombine::State state = HostCombine::State::kPending;
+  auto published = [&] { return (state = hc.result(seq, result, bytes)) != HostCombine::State::kPending; };
+  if (!Impl::poll_briefly(published)) im.block_until([&] { return published() || im.any_peer_failed(&err); });
+  if (state == HostCombine::State::kFailed) err = Error::kProtocol;
+  if (state == HostCombine::State::kTruncated) err = Error::kTruncate;
   return err;
 }
 
@@ -455,12 +452,9 @@ Error Engine::smp_broadcast(void* buf, std::size_t bytes, bool is_root, std::siz
     return err;
   }
   std::size_t got = 0;
-  HostCombine::State state = hc.broadcast_result(seq, buf, bytes, &got);
-  if (state == HostCombine::State::kPending)
-    im.block_until([&] {
-      state = hc.broadcast_result(seq, buf, bytes, &got);
-      return state != HostCombine::State::kPending || im.any_peer_failed(&err);
-    });
+  HostCombine::State state = HostCombine::State::kPending;
+  auto published = [&] { return (state = hc.broadcast_result(seq, buf, bytes, &got)) != HostCombine::State::kPending; };
+  if (!Impl::poll_briefly(published)) im.block_until([&] { return published() || im.any_peer_failed(&err); });
   if (state == HostCombine::State::kTruncated) err = Error::kTruncate;
   if (state != HostCombine::State::kPending) *root_bytes = got;
   return err;
