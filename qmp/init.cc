@@ -262,6 +262,7 @@ QMP_status_t QMP_init_msg_passing(int* argc, char*** argv, QMP_thread_level_t re
   world->hidden_context = mesh::ContextIds::kQmpWorldHidden;
   s.allocated = s.job = s.dflt = world;
   s.initialized = true;
+  keep_buffers_within(s.engine->options().registered_limit);
   if (QMP_status_t st = set_up_machine(o, s); st != QMP_SUCCESS) {
     QMP_finalize_msg_passing();
     return st;
@@ -280,6 +281,7 @@ void QMP_finalize_msg_passing(void) {
   if (s.job != s.allocated) delete_comm(s.job);
   delete_comm(s.allocated);
   mpi::finish_for_qmp();
+  release_kept_buffers();
   mesh::Engine::finalize();
   const int verbose = s.verbose;
   s = State{};

@@ -9,6 +9,7 @@
 
 #include "collectives/group.h"
 #include "mesh/engine.h"
+#include "qmp/kept_buffers.h"
 #include "qmp/qmp.h"
 #include "qmp/spares.h"
 
@@ -49,6 +50,7 @@ struct QMP_mem_struct {
   void* raw = nullptr;      ///< what malloc returned (nullptr for registered memory)
   void* aligned = nullptr;  ///< what the user gets
   bool registered = false;  ///< QMP_MEM_COMMS memory from Engine::allocate_registered
+  std::size_t bytes = 0, alignment = 0;  ///< as asked for (registered memory: to be kept, qmp/kept_buffers.h)
   void recycle() { *this = QMP_mem_struct{}; }  ///< for qmp/spares.h
 };
 
@@ -148,6 +150,12 @@ inline State& state() { return g_state; }
 inline Spares<QMP_msghandle_struct> g_handles;
 inline Spares<QMP_msgmem_struct> g_msgmems;
 inline Spares<QMP_mem_struct> g_mems;
+/// Freed registered buffers, for the next allocation of their size; its
+/// budget is set at init, and it is emptied at finalize (qmp/memory.cc).
+inline KeptBuffers g_kept_buffers;
+/// What QMP_init_msg_passing and QMP_finalize_msg_passing do with it.
+void keep_buffers_within(std::size_t registered_limit);
+void release_kept_buffers();
 
 /// Reports a misuse: one QMP_error line "CALL: message", remembered as the
 /// last global error. Returns `code`.

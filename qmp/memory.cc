@@ -1,6 +1,7 @@
 // QMP memory and message memory (QMP_API.md "Memory"). Message memory is
 // kept as (address, bytes) runs in message order; a handle over several runs
 // packs and unpacks them itself, so users never pack by hand.
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -31,6 +32,24 @@ void add_run(const std::unique_ptr<QMP_msgmem_struct>& m, char* p, std::size_t n
 
 }  // namespace
 
+namespace meshmp::qmp {
+
+// An eighth of the registered pool, at most 16 MiB: a 4-d halo of 16^4
+// sites per rank, 16 faces of ~400 KiB, fits; the rest of the pool stays
+// for other sizes (and the kept buffers go back when it runs out).
+void keep_buffers_within(std::size_t registered_limit) {
+  g_kept_buffers.set_budget(std::min<std::size_t>(registered_limit / 8, std::size_t{16} << 20));
+}
+
+void release_kept_buffers() {
+  meshmp::mesh::Engine* engine = meshmp::mesh::Engine::get();
+  g_kept_buffers.release_all([&](void* p) {
+    if (engine) engine->free_registered(p);
+  });
+}
+
+}  // namespace meshmp::qmp
+
 extern "C" {
 
 QMP_mem_t* QMP_allocate_memory(size_t nbytes) try {
@@ -52,11 +71,15 @@ QMP_mem_t* QMP_allocate_aligned_memory(size_t nbytes, size_t alignment, int flag
     return nullptr;
   }
   auto* mem = g_mems.take();
+  mem->bytes = nbytes;
+  mem->alignment = alignment;
   // Communication buffers are registered once (seed 000 §3.7), so a peer's
   // RDMA write into them is a memcpy; a job of one has no peer to write.
   meshmp::mesh::Engine* engine = meshmp::mesh::Engine::get();
   if ((flags & QMP_MEM_COMMS) && engine && engine->size() > 1) {
-    mem->aligned = engine->allocate_registered(nbytes, alignment);
+    mem->aligned = g_kept_buffers.take_or_allocate(
+        nbytes, alignment, [&](std::size_t n, std::size_t a) { return engine->allocate_registered(n, a); },
+        [&](void* p) { engine->free_registered(p); });
     mem->registered = mem->aligned != nullptr;
     if (!mem->registered && state().verbose > 0)
       std::fprintf(stderr, "QMP_allocate_aligned_memory: %zu bytes not registered (%s); using ordinary memory\n",
@@ -82,7 +105,9 @@ void QMP_free_memory(QMP_mem_t* mem) {
   if (!mem) return;
   // Registered memory still allocated at finalize stays mapped until exit.
   if (mem->registered) {
-    if (meshmp::mesh::Engine* engine = meshmp::mesh::Engine::get()) engine->free_registered(mem->aligned);
+    if (meshmp::mesh::Engine* engine = meshmp::mesh::Engine::get();
+        engine && !g_kept_buffers.keep(mem->aligned, mem->bytes, mem->alignment))
+      engine->free_registered(mem->aligned);
   }
   std::free(mem->raw);
   g_mems.give(mem);
