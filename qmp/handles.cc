@@ -80,7 +80,7 @@ QMP_msghandle_t relative(QMP_comm_t comm, QMP_msgmem_t m, int axis, int dir, boo
     fail(QMP_INVALID_ARG, call, "dir must be +1 or -1, got " + std::to_string(dir));
     return nullptr;
   }
-  const int node = t.neighbour(t.coords, axis, dir);
+  const int node = t.neighbours[static_cast<std::size_t>(2 * axis + (dir < 0))];
   // The message travels in the sender's direction: a receive from the +dir
   // neighbour matches that neighbour's send in -dir.
   const int travel = send ? dir : -dir;

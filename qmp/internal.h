@@ -21,6 +21,9 @@ struct Topology {
   std::vector<int> dims;
   std::vector<int> map;
   std::vector<int> coords;
+  /// This node's neighbours, node numbers: [2 * axis] in +1, [2 * axis + 1]
+  /// in -1 (a relative handle's peer, found without a division).
+  std::vector<int> neighbours;
 
   std::vector<int> coords_of(int node) const;
   int node_of(const std::vector<int>& coords) const;  // coordinates taken modulo dims

@@ -63,6 +63,8 @@ QMP_status_t declare(QMP_comm_t comm, const int dims[], int ndim, const int map[
   std::iota(want.begin(), want.end(), 0);
   if (sorted != want) return fail(QMP_INVALID_ARG, call, "map must be a permutation of 0.." + std::to_string(ndim - 1));
   t.coords = t.coords_of(comm->group.me);
+  for (int axis = 0; axis < ndim; ++axis)
+    for (int dir : {+1, -1}) t.neighbours.push_back(t.neighbour(t.coords, axis, dir));
   comm->group.torus = t.rank_order_torus();
   comm->topo = std::move(t);
   return QMP_SUCCESS;
