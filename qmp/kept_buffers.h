@@ -33,12 +33,14 @@ class KeptBuffers {
   void set_budget(std::size_t budget) { budget_ = budget; }
 
   /// A kept buffer of exactly `bytes` and `alignment` (a power of two),
-  /// taken; the latest kept first (a gather's buffers come back as they
-  /// went). nullptr if none.
+  /// taken; the earliest kept first, so that a gather that allocates its
+  /// faces in the order it freed them gets each face's buffer back (and the
+  /// channel request QMP kept for that buffer, qmp/handles.cc). nullptr if
+  /// none.
   void* take(std::size_t bytes, std::size_t alignment) {
     const std::uint64_t k = key(bytes, alignment);
     if (!with_hash_[hash(k)]) return nullptr;  // the common miss: sizes that vary
-    for (std::size_t i = n_; i-- > 0;) {
+    for (std::size_t i = 0; i < n_; ++i) {
       if (keys_[i] != k) continue;
       void* p = bufs_[i];
       held_ -= bytes;

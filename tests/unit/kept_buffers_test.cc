@@ -25,14 +25,19 @@ TEST(KeptBuffers, GivesBackOnlyTheSameSizeAndAlignment) {
   EXPECT_EQ(kept.held(), 0u);
 }
 
-TEST(KeptBuffers, LatestKeptFirst) {
+TEST(KeptBuffers, EarliestKeptFirst) {
   KeptBuffers kept(1 << 20);
   ASSERT_TRUE(kept.keep(buf(1), 4096, 64));
   ASSERT_TRUE(kept.keep(buf(2), 512, 64));
   ASSERT_TRUE(kept.keep(buf(3), 4096, 64));
-  EXPECT_EQ(kept.take(4096, 64), buf(3));
   EXPECT_EQ(kept.take(4096, 64), buf(1));
+  EXPECT_EQ(kept.take(4096, 64), buf(3));
   EXPECT_EQ(kept.take(512, 64), buf(2));
+  // Faces freed in order come back in that order, gather after gather.
+  for (int round = 0; round < 3; ++round) {
+    for (int f = 0; f < 4; ++f) ASSERT_TRUE(kept.keep(buf(10 + f), 1024, 64));
+    for (int f = 0; f < 4; ++f) EXPECT_EQ(kept.take(1024, 64), buf(10 + f)) << round;
+  }
 }
 
 TEST(KeptBuffers, BoundedByCountAndBytes) {
