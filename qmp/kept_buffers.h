@@ -40,14 +40,15 @@ class KeptBuffers {
   void* take(std::size_t bytes, std::size_t alignment) {
     const std::uint64_t k = key(bytes, alignment);
     if (!with_hash_[hash(k)]) return nullptr;  // the common miss: sizes that vary
-    for (std::size_t i = 0; i < n_; ++i) {
+    for (std::size_t i = lo_; i < hi_; ++i) {
       if (keys_[i] != k) continue;
       void* p = bufs_[i];
       held_ -= bytes;
       --with_hash_[hash(k)];
-      --n_;
-      std::copy(keys_.begin() + i + 1, keys_.begin() + n_ + 1, keys_.begin() + i);
-      std::copy(bufs_.begin() + i + 1, bufs_.begin() + n_ + 1, bufs_.begin() + i);
+      // The ones kept before it move up one: none when it was the earliest.
+      std::copy_backward(keys_.begin() + lo_, keys_.begin() + i, keys_.begin() + i + 1);
+      std::copy_backward(bufs_.begin() + lo_, bufs_.begin() + i, bufs_.begin() + i + 1);
+      ++lo_;
       return p;
     }
     return nullptr;
@@ -68,10 +69,16 @@ class KeptBuffers {
   /// Keeps `p` (`bytes` long, allocated with `alignment`) if the count and
   /// the budget allow; false if not, and the caller gives it back itself.
   bool keep(void* p, std::size_t bytes, std::size_t alignment) {
-    if (n_ == kMaxBuffers || held_ > budget_ || bytes > budget_ - held_) return false;
-    keys_[n_] = key(bytes, alignment);
-    ++with_hash_[hash(keys_[n_])];
-    bufs_[n_++] = p;
+    if (size() == kMaxBuffers || held_ > budget_ || bytes > budget_ - held_) return false;
+    if (hi_ == kMaxBuffers) {  // room only before lo_: the kept ones move down
+      std::copy(keys_.begin() + lo_, keys_.begin() + hi_, keys_.begin());
+      std::copy(bufs_.begin() + lo_, bufs_.begin() + hi_, bufs_.begin());
+      hi_ -= lo_;
+      lo_ = 0;
+    }
+    keys_[hi_] = key(bytes, alignment);
+    ++with_hash_[hash(keys_[hi_])];
+    bufs_[hi_++] = p;
     held_ += bytes;
     return true;
   }
@@ -79,14 +86,14 @@ class KeptBuffers {
   /// Calls release(p) for every kept buffer, oldest first, and forgets them.
   template <typename Release>
   void release_all(Release release) {
-    for (std::size_t i = 0; i < n_; ++i) release(bufs_[i]);
-    n_ = 0;
+    for (std::size_t i = lo_; i < hi_; ++i) release(bufs_[i]);
+    lo_ = hi_ = 0;
     with_hash_.fill(0);
     held_ = 0;
   }
 
-  bool empty() const { return n_ == 0; }
-  std::size_t size() const { return n_; }
+  bool empty() const { return lo_ == hi_; }
+  std::size_t size() const { return hi_ - lo_; }
   /// Bytes the kept buffers hold.
   std::size_t held() const { return held_; }
 
@@ -102,8 +109,10 @@ class KeptBuffers {
   static std::size_t hash(std::uint64_t k) { return static_cast<std::size_t>((k * 0x9E3779B97F4A7C15u) >> 56); }
   std::array<std::uint8_t, 256> with_hash_{};
   std::array<std::uint64_t, kMaxBuffers> keys_{};
+  // The kept ones, earliest first, at [lo_, hi_): taking the earliest
+  // moves nothing.
   std::array<void*, kMaxBuffers> bufs_{};
-  std::size_t n_ = 0;
+  std::size_t lo_ = 0, hi_ = 0;
   std::size_t budget_;
   std::size_t held_ = 0;
 };

@@ -77,6 +77,41 @@ TEST(KeptBuffers, EverySizeComesBackFromAFullList) {
   EXPECT_EQ(kept.held(), 0u);
 }
 
+TEST(KeptBuffers, TakingAndKeepingRoundAFullListKeepsTheOrder) {
+  // Taking the earliest frees room at the front; keeping into a list whose
+  // end is reached moves the kept ones down. Every buffer comes back once,
+  // in the order kept, and the count bound holds throughout.
+  KeptBuffers kept(std::size_t{1} << 30);
+  const int n = static_cast<int>(KeptBuffers::kMaxBuffers);
+  for (int i = 0; i < n; ++i) ASSERT_TRUE(kept.keep(buf(i), 256, 64));
+  int next_taken = 0, next_kept = n;
+  for (int round = 0; round < 3 * n; ++round) {
+    EXPECT_EQ(kept.take(256, 64), buf(next_taken++));
+    ASSERT_TRUE(kept.keep(buf(next_kept++), 256, 64));
+    EXPECT_FALSE(kept.keep(buf(1000), 256, 64)) << "full again";
+  }
+  // One of another size kept after them: the rest still come first, in order.
+  EXPECT_EQ(kept.take(256, 64), buf(next_taken++));
+  ASSERT_TRUE(kept.keep(buf(2000), 512, 64));
+  for (int i = 0; i < n - 1; ++i) EXPECT_EQ(kept.take(256, 64), buf(next_taken++));
+  EXPECT_EQ(kept.take(512, 64), buf(2000));
+  EXPECT_TRUE(kept.empty());
+  EXPECT_EQ(kept.held(), 0u);
+}
+
+TEST(KeptBuffers, AnotherSizeTakenFromTheMiddle) {
+  KeptBuffers kept(1 << 20);
+  kept.keep(buf(1), 64, 64);
+  kept.keep(buf(2), 128, 64);
+  kept.keep(buf(3), 64, 64);
+  kept.keep(buf(4), 128, 64);
+  EXPECT_EQ(kept.take(128, 64), buf(2));
+  EXPECT_EQ(kept.take(64, 64), buf(1));
+  EXPECT_EQ(kept.take(64, 64), buf(3));
+  EXPECT_EQ(kept.take(128, 64), buf(4));
+  EXPECT_TRUE(kept.empty());
+}
+
 TEST(KeptBuffers, ReleaseAllGivesEachBackOnce) {
   KeptBuffers kept(1 << 20);
   kept.keep(buf(1), 100, 64);
