@@ -138,8 +138,13 @@ bool Engine::Impl::poll_link(LinkState& ls) {
     bool& flag;
     ~PollEnd() { flag = false; }
   } poll_end{polling};
+  // What a frame is checked against: the sequence number it must carry
+  // changes from frame to frame, and the hops a frame may have travelled
+  // when a cable's news reroutes the job (detours.cc); the rest is the link's.
+  LinkView view{e.rank_, peer, 0, ls.max_payload, ls.ledger.slots(), e.size_, 0};
   for (int budget = 0; budget < 64 && ls.link->peek(&h, &payload); ++budget) {
-    LinkView view{e.rank_, peer, ls.link->recv_seq(), ls.max_payload, ls.ledger.slots(), e.size_, max_hops};
+    view.expected_seq = ls.link->recv_seq();
+    view.max_hops = max_hops;
     const WireFault fault = check_header(h, view);
     // A frame left waiting (unexpected buffer full) is peeked again later:
     // apply its credits only once.
