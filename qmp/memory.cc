@@ -41,11 +41,14 @@ void keep_buffers_within(std::size_t registered_limit) {
   g_kept_buffers.set_budget(std::min<std::size_t>(registered_limit / 8, std::size_t{16} << 20));
 }
 
+// At finalize: memory freed after it (the engine may live on, under MPI)
+// goes straight back to the pool.
 void release_kept_buffers() {
   meshmp::mesh::Engine* engine = meshmp::mesh::Engine::get();
   g_kept_buffers.release_all([&](void* p) {
     if (engine) engine->free_registered(p);
   });
+  g_kept_buffers.set_budget(0);
 }
 
 }  // namespace meshmp::qmp
