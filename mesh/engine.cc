@@ -394,7 +394,7 @@ Error Engine::smp_combine(const void* mine, std::size_t bytes, void* result, Smp
     const char* theirs = nullptr;
     std::size_t their_bytes = 0;
     Error err = Error::kOk;
-    if (!Impl::poll_briefly([&] { return (theirs = hc.contribution(other, seq, &their_bytes)) != nullptr; }))
+    if (!im.poll_briefly([&] { return (theirs = hc.contribution(other, seq, &their_bytes)) != nullptr; }))
       im.block_until([&] {
         return (theirs = hc.contribution(other, seq, &their_bytes)) != nullptr || im.any_peer_failed(&err);
       });
@@ -429,7 +429,7 @@ Error Engine::smp_combine(const void* mine, std::size_t bytes, void* result, Smp
   Error err = Error::kOk;
   HostCombine::State state = HostCombine::State::kPending;
   auto published = [&] { return (state = hc.result(seq, result, bytes)) != HostCombine::State::kPending; };
-  if (!Impl::poll_briefly(published)) im.block_until([&] { return published() || im.any_peer_failed(&err); });
+  if (!im.poll_briefly(published)) im.block_until([&] { return published() || im.any_peer_failed(&err); });
   if (state == HostCombine::State::kFailed) err = Error::kProtocol;
   if (state == HostCombine::State::kTruncated) err = Error::kTruncate;
   return err;
@@ -461,7 +461,7 @@ Error Engine::smp_broadcast(void* buf, std::size_t bytes, bool is_root, std::siz
   std::size_t got = 0;
   HostCombine::State state = HostCombine::State::kPending;
   auto published = [&] { return (state = hc.broadcast_result(seq, buf, bytes, &got)) != HostCombine::State::kPending; };
-  if (!Impl::poll_briefly(published)) im.block_until([&] { return published() || im.any_peer_failed(&err); });
+  if (!im.poll_briefly(published)) im.block_until([&] { return published() || im.any_peer_failed(&err); });
   if (state == HostCombine::State::kTruncated) err = Error::kTruncate;
   if (state != HostCombine::State::kPending) *root_bytes = got;
   return err;
