@@ -466,7 +466,9 @@ struct Engine::Impl {
   bool emit(LinkState& ls, const FrameHeader& h, Request* req);
   bool flush(LinkState& ls);
   bool poll_link(LinkState& ls);
-  void send_credit(LinkState& ls);  ///< an explicit CREDIT with the link's unreturned credits
+  /// An explicit CREDIT with the link's unreturned credits, if the ledger
+  /// wants one and may send it; true if it went.
+  bool send_credit_if_due(LinkState& ls);
 
   // ---- frame_handlers.cc
   // Dispatch through kFrameHandlers; check_header has ruled out any type

@@ -172,22 +172,21 @@ bool Engine::Impl::poll_link(LinkState& ls) {
     // Half the slots free: their credits go back now, not after the last
     // frame waiting, so a sender that ran out refills while this rank
     // still reads (a window of 64 sends on 32 slots).
-    if (ls.ledger.wants_explicit_credit() && ls.ledger.can_send_credit()) send_credit(ls);
+    send_credit_if_due(ls);
   }
   polling = false;
   if (!ls.put_queue.empty() || ls.puts_in_flight) any |= progress_puts(ls);
   if (peers[peer].failed != Error::kOk) return true;
   any |= flush(ls);
-  if (ls.ledger.wants_explicit_credit() && ls.ledger.can_send_credit()) {
-    send_credit(ls);
-    any = true;
-  }
+  any |= send_credit_if_due(ls);
   return any;
 }
 
-void Engine::Impl::send_credit(LinkState& ls) {
+bool Engine::Impl::send_credit_if_due(LinkState& ls) {
+  if (!ls.ledger.wants_explicit_credit() || !ls.ledger.can_send_credit()) return false;
   write_frame(ls, make_header(FrameType::kCredit, ls.peer), nullptr, 0);
   ++ls.stats.credit_frames;
+  return true;
 }
 
 }  // namespace meshmp::mesh
