@@ -109,14 +109,7 @@ std::uint64_t Engine::try_send_now(const void* buf, std::size_t len, int dst, in
   if (dst == rank_ || len >= opt_.eager_limit || context > kMaxWireContext ||
       impl_->peers[dst].failed != Error::kOk)
     return 0;
-  if (std::uint64_t id = impl_->write_eager_now(dst, buf, len, tag, context)) return id;
-  // No token left (or frames wait before this one): the tokens the peer
-  // returned may already be in the link, unread while this rank sends. One
-  // look at that link, and one more try, before the send takes a request and
-  // a place in the queue (a window of 64 sends on 32 slots: half of them did).
-  Impl& im = *impl_;
-  if (im.peers[dst].routed() || !im.poll_link(*im.route(dst)) || im.peers[dst].failed != Error::kOk) return 0;
-  return im.write_eager_now(dst, buf, len, tag, context);
+  return impl_->write_eager_now(dst, buf, len, tag, context);
 }
 
 void Engine::send(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context, SendMode mode,

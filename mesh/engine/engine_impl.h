@@ -463,6 +463,11 @@ struct Engine::Impl {
   }
   void send_on_link(LinkState& ls, const FrameHeader& h, Request* req);
   std::uint64_t write_eager_now(int peer, const void* buf, std::size_t len, int tag, std::uint32_t context);
+  [[gnu::noinline]] std::uint64_t write_eager_after_poll(LinkState& ls, const void* buf, std::size_t len, int tag,
+                                                         std::uint32_t context);
+  // The EAGER frame of a send with no request, on a link that can take it.
+  [[gnu::always_inline]] std::uint64_t write_eager(LinkState& ls, const void* buf, std::size_t len, int tag,
+                                                   std::uint32_t context);
   bool emit(LinkState& ls, const FrameHeader& h, Request* req);
   bool flush(LinkState& ls);
   bool poll_link(LinkState& ls);

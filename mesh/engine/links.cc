@@ -37,14 +37,10 @@ void Engine::Impl::send_on_link(LinkState& ls, const FrameHeader& h, Request* re
   ls.sendq.push_back(f);
 }
 
-// A standard eager frame written now, from `buf`, if the link is up, idle
-// and holds a credit: returns its send id (kSentNowBit set); 0 (nothing
-// written) otherwise.
-std::uint64_t Engine::Impl::write_eager_now(int peer, const void* buf, std::size_t len, int tag,
-                                            std::uint32_t context) {
-  if (peers[peer].routed()) return 0;  // (the request's way: end-to-end credits, routed.cc)
-  LinkState& ls = *route(peer);
-  if (!writable_now(ls) || len > ls.max_payload) return 0;
+// The EAGER frame of a send with no request, on a link that can take it now.
+std::uint64_t Engine::Impl::write_eager(LinkState& ls, const void* buf, std::size_t len, int tag,
+                                        std::uint32_t context) {
+  const int peer = ls.peer;
   FrameHeader h = make_header(FrameType::kEager, peer);
   h.context = context;
   h.tag = tag;
@@ -53,6 +49,29 @@ std::uint64_t Engine::Impl::write_eager_now(int peer, const void* buf, std::size
   write_frame(ls, h, buf, len);
   ++ls.stats.eager_sent;
   return h.send_id;
+}
+
+// A standard eager frame written now, from `buf`, if the link is up, idle
+// and holds a credit: returns its send id (kSentNowBit set); 0 (nothing
+// written) otherwise.
+std::uint64_t Engine::Impl::write_eager_now(int peer, const void* buf, std::size_t len, int tag,
+                                            std::uint32_t context) {
+  if (peers[peer].routed()) return 0;  // (the request's way: end-to-end credits, routed.cc)
+  LinkState& ls = *route(peer);
+  if (len > ls.max_payload) return 0;
+  if (!writable_now(ls)) [[unlikely]] return write_eager_after_poll(ls, buf, len, tag, context);
+  return write_eager(ls, buf, len, tag, context);
+}
+
+// No token left (or frames wait before this one): the tokens the peer
+// returned may already be in the link, unread while this rank sends. One
+// look at that link, and one more try, before the send takes a request and
+// a place in the queue (a window of 64 sends on 32 slots: half of them
+// did). Out of line, so that the common path saves no registers for it.
+std::uint64_t Engine::Impl::write_eager_after_poll(LinkState& ls, const void* buf, std::size_t len, int tag,
+                                                   std::uint32_t context) {
+  if (!poll_link(ls) || peers[ls.peer].failed != Error::kOk || !writable_now(ls)) return 0;
+  return write_eager(ls, buf, len, tag, context);
 }
 
 // Puts one queued/ready frame on the wire. Returns true if the frame is
