@@ -94,7 +94,7 @@ Request* Engine::channel_recv_init(void* buf, std::size_t len, int src, int tag,
 
 void Engine::start(Request* r) {
   if (r->is_send) impl_->start_send(r);
-  else impl_->start_recv(r);
+  else impl_->start_recv(r, MatchKey{r->context, r->peer, r->tag});
 }
 
 Request* Engine::isend(const void* buf, std::size_t len, int dst, int tag, std::uint32_t context, SendMode mode) {
@@ -130,7 +130,7 @@ Request* Engine::irecv(void* buf, std::size_t len, int src, int tag, std::uint32
   check_context(context, "irecv");
   Request* r = impl_->alloc_request();
   set_recv(r, buf, len, src, tag, context);
-  impl_->start_recv(r);
+  impl_->start_recv(r, MatchKey{context, src, tag});
   return r;
 }
 

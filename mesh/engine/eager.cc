@@ -136,17 +136,17 @@ FrameHeader Engine::Impl::envelope(FrameType t, const Request* r) const {
   return h;
 }
 
-void Engine::Impl::start_recv(Request* r) {
+void Engine::Impl::start_recv(Request* r, MatchKey key) {
   r->status = Status{};
-  r->PostedRecv::key = MatchKey{r->context, r->peer, r->tag};
+  r->PostedRecv::key = key;
   if (r->channel) return start_channel_recv(r);
-  if (auto* u = static_cast<Unexpected*>(matcher.match_unexpected(r->PostedRecv::key, true))) {
+  if (auto* u = static_cast<Unexpected*>(matcher.match_unexpected(key, true))) {
     take_unexpected(r, u);
     return;
   }
-  if (r->peer >= 0 && r->peer != e.rank_ && peers[r->peer].failed != Error::kOk) {
-    r->status.error = peers[r->peer].failed;
-    r->status.source = r->peer;
+  if (key.source >= 0 && key.source != e.rank_ && peers[key.source].failed != Error::kOk) {
+    r->status.error = peers[key.source].failed;
+    r->status.source = key.source;
     return complete(r);
   }
   r->state = State::kPosted;
