@@ -264,8 +264,8 @@ struct CommInfo {
   int size() const { return group.size(); }
   int rank() const { return group.me; }
   /// The number of processes point-to-point ranks name, and the world rank of one.
-  int peer_count() const { return inter ? static_cast<int>(remote.size()) : group.size(); }
-  int peer_world(int rank) const { return inter ? remote[rank] : group.ranks[rank]; }
+  [[gnu::always_inline]] int peer_count() const { return inter ? static_cast<int>(remote.size()) : group.size(); }
+  [[gnu::always_inline]] int peer_world(int rank) const { return inter ? remote[rank] : group.ranks[rank]; }
 };
 
 /// A process group (§5.3): world ranks in group-rank order.

@@ -47,6 +47,7 @@ struct Req {
   std::shared_ptr<const TypeInfo> keep;  ///< holds `type` past MPI_Type_free when it is used later
   std::vector<char> stage;  ///< packed data of a non-contiguous type
   MPI_Status st{};
+  MPI_Request next_free = MPI_REQUEST_NULL;  ///< released: the next released entry (Requests::free_head)
 };
 
 struct Requests {
@@ -55,13 +56,16 @@ struct Requests {
   // loads (a std::deque's index arithmetic cost ~10 instructions, several
   // times per message).
   std::vector<std::unique_ptr<Req>> table;
-  std::vector<MPI_Request> free;
+  /// Released entries, newest first, chained through Req::next_free (a
+  /// std::vector's push_back, not inlined into MPI_Waitall, cost ~24
+  /// instructions per request).
+  MPI_Request free_head = MPI_REQUEST_NULL;
   std::vector<MPI_Request> orphans;  // freed by the user while active
 
   [[gnu::always_inline]] MPI_Request alloc() {
-    if (!free.empty()) {
-      const MPI_Request h = free.back();
-      free.pop_back();
+    if (free_head != MPI_REQUEST_NULL) {
+      const MPI_Request h = free_head;
+      free_head = at(h).next_free;
       return h;
     }
     table.push_back(std::make_unique<Req>());
@@ -71,8 +75,9 @@ struct Requests {
   bool valid(MPI_Request h) const {
     return h > 0 && static_cast<std::size_t>(h) <= table.size() && table[static_cast<std::size_t>(h) - 1]->in_use;
   }
-  [[gnu::always_inline]] void release(MPI_Request h) {
-    Req& r = at(h);
+  [[gnu::always_inline]] void release(MPI_Request h) { release(h, at(h)); }
+  /// The same for r = at(h), already looked up.
+  [[gnu::always_inline]] void release(MPI_Request h, Req& r) {
     r.in_use = false;
     r.type = nullptr;
     r.core = nullptr;
@@ -84,7 +89,8 @@ struct Requests {
     }
     if (r.sched) [[unlikely]] r.sched.reset();
     if (r.outcome) [[unlikely]] r.outcome.reset();
-    free.push_back(h);
+    r.next_free = free_head;
+    free_head = h;
   }
 };
 
@@ -118,10 +124,12 @@ struct Args {
   int err;
   if (!(a->c = check_comm(comm, call, &err))) return err;
   if ((err = check_count(comm, call, count))) return err;
-  if ((err = check_type(comm, call, type))) return err;
+  // check_type's test on the type it looks up once (twice: ~10 instructions per call more)
+  a->t = type_info(type);
+  if (!a->t || !a->t->committed || type == MPI_LB || type == MPI_UB) [[unlikely]]
+    return bad_type(comm, call, type, "datatype");
   if ((err = check_tag(comm, call, tag, recv))) return err;
   if ((err = check_rank(comm, *a->c, call, peer, recv ? "source" : "dest", recv))) return err;
-  a->t = type_info(type);
   a->bytes = static_cast<std::size_t>(count) * a->t->size;
   if (!buf && count > 0 && a->t->size > 0 && a->t->true_lb == 0) [[unlikely]] return null_buffer(comm, call, count);
   return MPI_SUCCESS;
@@ -142,6 +150,52 @@ void fill_status(MPI_Status* st, const CommInfo& c, const mesh::Status& cs, int 
 }
 
 // ---- starting --------------------------------------------------------------------
+
+// A new request's description (make_request, checked_request): what a
+// start, a completion, MPI_Cancel and the status queries read back.
+[[gnu::always_inline]] inline void describe(Req& r, bool is_send, bool persistent, bool buffered, SendMode mode,
+                                            MPI_Comm comm, const void* buf, int count, int peer, int tag,
+                                            const TypeInfo* t) {
+  r.in_use = true;
+  r.active = r.done = false;
+  r.is_send = is_send;
+  r.persistent = persistent;
+  r.buffered = buffered;
+  r.contiguous = t->contiguous;
+  r.core = nullptr;
+  r.message = nullptr;
+  r.sent_id = 0;
+  r.mode = mode;
+  r.comm = comm;
+  r.buf = const_cast<void*>(buf);
+  r.count = static_cast<std::size_t>(count);
+  r.peer = peer;
+  r.tag = tag;
+  r.type = t;
+}
+
+// Starts the core part of nonpersistent send or receive r (not buffered,
+// not a matched message) of `bytes` at `data` with peer and tag as the
+// request has them: a standard send written into the slot at once is
+// complete with no core request to wait on.
+[[gnu::always_inline]] inline void start_core(Req& r, const CommInfo& c, bool is_send, SendMode mode, char* data,
+                                              std::size_t bytes, int peer, int tag) {
+  if (!is_send) {
+    r.core = engine().irecv(data, bytes, world_of(c, peer), tag, c.p2p_context);
+    return;
+  }
+  const int dst = c.peer_world(peer);
+  if (mode == SendMode::kStandard && (r.sent_id = engine().try_send_now(data, bytes, dst, tag, c.p2p_context))) {
+    mesh::Status sent;
+    sent.source = engine().rank();
+    sent.tag = tag;
+    sent.bytes = bytes;
+    fill_status(&r.st, c, sent, MPI_SUCCESS);
+    r.done = true;
+    return;
+  }
+  r.core = engine().isend(data, bytes, dst, tag, c.p2p_context, mode);
+}
 
 // Starts a send or receive request (fresh or persistent); never fails after
 // the argument checks, except a buffered send that does not fit.
@@ -176,56 +230,31 @@ void fill_status(MPI_Status* st, const CommInfo& c, const mesh::Status& cs, int 
     engine().start(r.core);
     return MPI_SUCCESS;
   }
-  if (r.is_send) {
-    const char* data = t.contiguous ? data_start(t, r.buf) : r.stage.data();
-    if (!t.contiguous) pack(t, r.buf, r.count, r.stage.data());
-    const int dst = c.peer_world(r.peer);
-    // Written into the slot at once: complete, with no core request to wait on.
-    if (r.mode == SendMode::kStandard && (r.sent_id = engine().try_send_now(data, bytes, dst, r.tag, c.p2p_context))) {
-      mesh::Status sent;
-      sent.source = engine().rank();
-      sent.tag = r.tag;
-      sent.bytes = bytes;
-      fill_status(&r.st, c, sent, MPI_SUCCESS);
-      r.done = true;
-      return MPI_SUCCESS;
-    }
-    r.core = engine().isend(data, bytes, dst, r.tag, c.p2p_context, r.mode);
-  } else {
-    char* data = t.contiguous ? const_cast<char*>(data_start(t, r.buf)) : r.stage.data();
-    r.core = r.message ? engine().receive_message(r.message, data, bytes)
-                       : engine().irecv(data, bytes, world_of(c, r.peer), r.tag, c.p2p_context);
+  char* data = t.contiguous ? const_cast<char*>(data_start(t, r.buf)) : r.stage.data();
+  if (r.is_send && !t.contiguous) pack(t, r.buf, r.count, data);
+  if (r.message) {
+    r.core = engine().receive_message(r.message, data, bytes);
     r.message = nullptr;
+  } else {
+    start_core(r, c, r.is_send, r.mode, data, bytes, r.peer, r.tag);
   }
   return MPI_SUCCESS;
 }
 
-// A request; `message` (a receive, MPI_Imrecv): the matched message it
-// receives, peer and tag then only describing it.
-[[gnu::always_inline]] inline int make_request(const char* call, bool is_send, bool persistent, bool buffered,
-                                               SendMode mode, const void* buf, int count, MPI_Datatype type, int peer,
-                                               int tag, MPI_Comm comm, MPI_Request* request,
-                                               mesh::Message* message = nullptr) {
+// A request, its arguments checked one by one (an error names the bad one);
+// `message` (a receive, MPI_Imrecv): the matched message it receives, peer
+// and tag then only describing it. make_request's path for all but the
+// plain requests.
+[[gnu::noinline]] int checked_request(const char* call, bool is_send, bool persistent, bool buffered, SendMode mode,
+                                      const void* buf, int count, MPI_Datatype type, int peer, int tag, MPI_Comm comm,
+                                      MPI_Request* request, mesh::Message* message) {
   Args a;
   if (int err = check_args(call, buf, count, type, peer, tag, comm, !is_send, &a)) return err;
   if (!request) return raise(comm, call, MPI_ERR_REQUEST, "request is NULL");
   Requests& rs = requests();
   const MPI_Request h = rs.alloc();
   Req& r = rs.at(h);  // a released or new entry: stage empty, keep null
-  r.in_use = true;
-  r.active = r.done = false;
-  r.core = nullptr;
-  r.is_send = is_send;
-  r.persistent = persistent;
-  r.buffered = buffered;
-  r.mode = mode;
-  r.comm = comm;
-  r.buf = const_cast<void*>(buf);
-  r.count = static_cast<std::size_t>(count);
-  r.peer = peer;
-  r.tag = tag;
-  r.type = a.t;
-  r.contiguous = a.t->contiguous;
+  describe(r, is_send, persistent, buffered, mode, comm, buf, count, peer, tag, a.t);
   if (persistent || !r.contiguous) r.keep = keep_type(type);
   if (!a.t->contiguous && !buffered) r.stage.resize(a.bytes);
   r.message = message;
@@ -245,6 +274,55 @@ void fill_status(MPI_Status* st, const CommInfo& c, const mesh::Status& cs, int 
   return MPI_SUCCESS;
 }
 
+
+// The plain request -- MPI_Isend, MPI_Irecv and their kin of a contiguous
+// committed type to or from a rank of the communicator, every argument
+// valid -- is recognized by one test of them all and started from the
+// arguments at hand; anything else (an error among them, MPI_PROC_NULL, a
+// non-contiguous type, a persistent or buffered request) goes through
+// checked_request, which tells what is wrong. (Through the checks that
+// raise errors, with their error paths inline, an 8-byte MPI_Irecv spent
+// ~150 instructions in the MPI layer, the engine's part ~125.)
+struct PlainArgs {
+  const CommInfo* c;
+  const TypeInfo* t;
+};
+[[gnu::always_inline]] inline PlainArgs plain_args(const void* buf, int count, MPI_Datatype type, int peer, int tag,
+                                                   MPI_Comm comm, bool recv, const MPI_Request* request) {
+  const State& s = g_state;
+  if (!s.initialized || s.finalized || comm <= 0 || static_cast<std::size_t>(comm) >= s.comms.size()) return {};
+  const CommInfo& c = const_cast<State&>(s).comms[static_cast<std::size_t>(comm)];
+  const TypeInfo* t = type_info(type);
+  if (!c.in_use || !t || !t->committed || !t->contiguous || type == MPI_LB || type == MPI_UB || count < 0 || !request)
+    return {};
+  if ((tag < 0 || tag > mesh::kTagUb) && !(recv && tag == MPI_ANY_TAG)) return {};
+  if ((peer < 0 || peer >= c.peer_count()) && !(recv && peer == MPI_ANY_SOURCE)) return {};
+  if (!buf && count > 0 && t->size > 0 && t->true_lb == 0) return {};
+  return {&c, t};
+}
+
+[[gnu::always_inline]] inline int make_request(const char* call, bool is_send, bool persistent, bool buffered,
+                                               SendMode mode, const void* buf, int count, MPI_Datatype type, int peer,
+                                               int tag, MPI_Comm comm, MPI_Request* request,
+                                               mesh::Message* message = nullptr) {
+  const PlainArgs a = persistent || buffered || message
+                          ? PlainArgs{}
+                          : plain_args(buf, count, type, peer, tag, comm, !is_send, request);
+  if (!a.c) [[unlikely]]
+    return checked_request(call, is_send, persistent, buffered, mode, buf, count, type, peer, tag, comm, request,
+                           message);
+  const CommInfo& c = *a.c;
+  const std::size_t bytes = static_cast<std::size_t>(count) * a.t->size;
+  Requests& rs = requests();
+  const MPI_Request h = rs.alloc();
+  Req& r = rs.at(h);  // a released or new entry: stage empty, keep null
+  describe(r, is_send, false, false, mode, comm, buf, count, peer, tag, a.t);
+  r.active = true;
+  *request = h;
+  start_core(r, c, is_send, mode, const_cast<char*>(data_start(*a.t, buf)), bytes, peer, tag);
+  return MPI_SUCCESS;
+}
+
 // ---- completing ------------------------------------------------------------------
 
 // A non-contiguous receive arrived in the staging buffer: into the user's layout.
@@ -252,12 +330,12 @@ void unpack_received(const Req& r, const mesh::Status& cs) {
   if (!r.is_send && !r.contiguous && !cs.cancelled) unpack(*r.type, r.stage.data(), cs.bytes, r.buf, r.count);
 }
 
-// Concludes live request *h whose core part completed with *cs (nullptr: it
-// had none, its status is r.st): unpacks a non-contiguous receive, fills
+// Concludes live request *h (r: its entry) whose core part completed with
+// *cs (nullptr: it had none, its status is r.st): unpacks a non-contiguous receive, fills
 // *st, frees a nonpersistent request (nulling *h) or deactivates a
 // persistent one. Returns the request's error code.
-[[gnu::always_inline]] inline int conclude(MPI_Request* h, const mesh::Status* cs, MPI_Status* st, const char* call) {
-  Req& r = requests().at(*h);
+[[gnu::always_inline]] inline int conclude(MPI_Request* h, Req& r, const mesh::Status* cs, MPI_Status* st,
+                                           const char* call) {
   int code = MPI_SUCCESS;
   if (r.done || !cs) {
     if (st) *st = r.st;
@@ -265,12 +343,12 @@ void unpack_received(const Req& r, const mesh::Status& cs) {
   } else {
     code = code_of(cs->error, call);
     unpack_received(r, *cs);
-    fill_status(st, comm_ref(r.comm), *cs, code);
+    if (st) fill_status(st, comm_ref(r.comm), *cs, code);
   }
   r.active = false;
   r.done = false;
   if (!r.persistent) {
-    requests().release(*h);
+    requests().release(*h, r);
     *h = MPI_REQUEST_NULL;
   }
   return code;
@@ -298,13 +376,13 @@ bool complete(MPI_Request* h, MPI_Status* st, bool block, const char* call, int*
     if (!schedule_done(r)) return false;
   }
   if (r.done) {
-    *code = conclude(h, nullptr, st, call);
+    *code = conclude(h, r, nullptr, st, call);
     return true;
   }
   mesh::Status cs;
   if (block) engine().wait(r.core, &cs);
   else if (!engine().test(r.core, &cs)) return false;
-  *code = conclude(h, &cs, st, call);
+  *code = conclude(h, r, &cs, st, call);
   return true;
 }
 
@@ -509,29 +587,6 @@ MESHMP_MPI_FN(int, Request_free, (MPI_Request* request)) {
 
 namespace {
 
-// The core requests of the live requests still in flight (nullptr for the
-// others); *any_live says whether there is any live request at all, *done
-// the index of one already complete without a core request (or -1).
-std::vector<mesh::Request*>& in_flight(int count, const MPI_Request* reqs, bool* any_live, int* done,
-                                       bool* schedules) {
-  static std::vector<mesh::Request*> cores;  // reused: no allocation per call
-  cores.assign(static_cast<std::size_t>(count), nullptr);
-  *any_live = *schedules = false;
-  *done = -1;
-  for (int i = 0; i < count; ++i) {
-    if (!is_live(reqs[i])) continue;
-    *any_live = true;
-    const Req& r = requests().at(reqs[i]);
-    if (r.done) {
-      if (*done < 0) *done = i;
-    } else {
-      cores[i] = r.core;
-      *schedules |= r.sched != nullptr;
-    }
-  }
-  return cores;
-}
-
 int wait_one(MPI_Request* request, MPI_Status* status, const char* call) {
   if (!request) return raise(MPI_COMM_NULL, call, MPI_ERR_REQUEST, "request is NULL");
   if (!is_live(*request)) {
@@ -726,14 +781,37 @@ MESHMP_MPI_FN(int, Testany, (int count, MPI_Request* array_of_requests, int* ind
 
 namespace {
 // Completes every live request of the array (the array is checked).
+// MPI_Waitall and MPI_Testall's completion: every live request of the
+// array completes (blocking), its status into array_of_statuses[i]; null and
+// inactive ones get an empty status. Two passes over the array: the first
+// checks every handle (MPI_ERR_REQUEST, before anything is waited for) and
+// gathers the core requests still in flight, the engine waits for them all,
+// and the second concludes each. (Three passes and a separate check before:
+// ~100 instructions per request of an 8-byte MPI_Waitall, half of them
+// looking handles up again.)
 int wait_all(const char* call, int count, MPI_Request* array_of_requests, MPI_Status* array_of_statuses) {
-  bool any;
-  int done;
-  bool schedules;
-  std::vector<mesh::Request*>& cores = in_flight(count, array_of_requests, &any, &done, &schedules);
+  if (count < 0) return raise(MPI_COMM_NULL, call, MPI_ERR_COUNT, "count = " + std::to_string(count) + " is negative");
+  if (count > 0 && !array_of_requests) return raise(MPI_COMM_NULL, call, MPI_ERR_REQUEST, "array_of_requests is NULL");
+  static std::vector<mesh::Request*> cores;  // reused: no allocation per call
   static std::vector<mesh::Status> cs;
-  cs.resize(cores.size());
-  engine().waitall(cores.size(), cores.data(), cs.data());
+  if (cores.size() < static_cast<std::size_t>(count)) {
+    cores.resize(static_cast<std::size_t>(count));
+    cs.resize(static_cast<std::size_t>(count));
+  }
+  Requests& rs = requests();
+  bool schedules = false;
+  for (int i = 0; i < count; ++i) {
+    const MPI_Request h = array_of_requests[i];
+    cores[i] = nullptr;
+    if (h == MPI_REQUEST_NULL) continue;
+    if (!rs.valid(h)) [[unlikely]]
+      return raise(MPI_COMM_NULL, call, MPI_ERR_REQUEST, "array_of_requests[" + std::to_string(i) + "] is not a request");
+    const Req& r = rs.at(h);
+    if (!r.active || r.done) continue;
+    cores[i] = r.core;  // nullptr for a nonblocking collective
+    schedules |= r.sched != nullptr;
+  }
+  engine().waitall(static_cast<std::size_t>(count), cores.data(), cs.data());
   for (int i = 0; schedules && i < count; ++i)  // nonblocking collectives (they moved meanwhile too)
     if (is_live(array_of_requests[i]) && requests().at(array_of_requests[i]).sched) {
       Req& r = requests().at(array_of_requests[i]);
@@ -744,14 +822,16 @@ int wait_all(const char* call, int count, MPI_Request* array_of_requests, MPI_St
   MPI_Comm failed_comm = MPI_COMM_NULL;
   for (int i = 0; i < count; ++i) {
     MPI_Status* st = array_of_statuses ? &array_of_statuses[i] : nullptr;
-    if (!is_live(array_of_requests[i])) {
+    const MPI_Request h = array_of_requests[i];
+    Req* r = h == MPI_REQUEST_NULL ? nullptr : &rs.at(h);
+    if (!r || !r->active) {
       set_empty_status(st, MPI_ANY_SOURCE);
       continue;
     }
-    const MPI_Comm c = requests().at(array_of_requests[i]).comm;
-    const int code = conclude(&array_of_requests[i], cores[i] ? &cs[i] : nullptr, st, call);
+    const MPI_Comm c = r->comm;
+    const int code = conclude(&array_of_requests[i], *r, cores[i] ? &cs[i] : nullptr, st, call);
     if (st) st->MPI_ERROR = code;
-    if (code) ++failed, failed_comm = c;
+    if (code) [[unlikely]] ++failed, failed_comm = c;
   }
   return in_status(call, failed_comm, failed);
 }
@@ -759,7 +839,6 @@ int wait_all(const char* call, int count, MPI_Request* array_of_requests, MPI_St
 }  // namespace
 
 MESHMP_MPI_FN(int, Waitall, (int count, MPI_Request* array_of_requests, MPI_Status* array_of_statuses)) {
-  if (int err = check_request_array("MPI_Waitall", count, array_of_requests)) return err;
   return wait_all("MPI_Waitall", count, array_of_requests, array_of_statuses);
 } MESHMP_MPI_END(Waitall)
 

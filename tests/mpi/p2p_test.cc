@@ -614,6 +614,41 @@ TEST(P2p, BadArgumentsReturnTheirClassUnderErrorsReturn) {
   EXPECT_NE(std::string(text).find("dest"), std::string::npos) << text;
 }
 
+// MPI_Waitall and MPI_Testall check every handle before they wait for any
+// (one pass gathers the requests in flight and checks them): a bad handle
+// anywhere returns MPI_ERR_REQUEST with the good requests untouched, and a
+// negative count MPI_ERR_COUNT. The plain MPI_Isend/MPI_Irecv path still
+// rejects a type that carries no data.
+TEST(P2p, WaitallChecksEveryHandleBeforeWaitingForAny) {
+  mpitest::ErrorsReturn er;
+  MPI_Comm comm;
+  ASSERT_EQ(MPI_Comm_dup(MPI_COMM_WORLD, &comm), MPI_SUCCESS);
+  int v = 0, flag = -1;
+  MPI_Request rs[3];
+  ASSERT_EQ(MPI_Irecv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 77, comm, &rs[0]), MPI_SUCCESS);  // nobody sends it
+  rs[1] = MPI_REQUEST_NULL;
+  rs[2] = 123456;
+  EXPECT_EQ(error_class(MPI_Waitall(3, rs, MPI_STATUSES_IGNORE)), MPI_ERR_REQUEST);
+  EXPECT_EQ(error_class(MPI_Testall(3, rs, &flag, MPI_STATUSES_IGNORE)), MPI_ERR_REQUEST);
+  EXPECT_EQ(error_class(MPI_Waitall(-1, rs, MPI_STATUSES_IGNORE)), MPI_ERR_COUNT);
+  EXPECT_NE(rs[0], MPI_REQUEST_NULL);
+  EXPECT_EQ(rs[2], 123456);
+  // The receive is still live: it can be cancelled and completed.
+  ASSERT_EQ(MPI_Cancel(&rs[0]), MPI_SUCCESS);
+  MPI_Status st[2];
+  ASSERT_EQ(MPI_Waitall(2, rs, st), MPI_SUCCESS);
+  int cancelled = 0;
+  MPI_Test_cancelled(&st[0], &cancelled);
+  EXPECT_TRUE(cancelled);
+  EXPECT_EQ(rs[0], MPI_REQUEST_NULL);
+  EXPECT_EQ(st[1].MPI_SOURCE, MPI_ANY_SOURCE);  // the null request's empty status
+  EXPECT_EQ(st[1].MPI_TAG, MPI_ANY_TAG);
+  MPI_Request r;
+  EXPECT_EQ(error_class(MPI_Isend(&v, 1, MPI_LB, 0, 0, comm, &r)), MPI_ERR_TYPE);
+  EXPECT_EQ(error_class(MPI_Irecv(&v, 1, MPI_DATATYPE_NULL, 0, 0, comm, &r)), MPI_ERR_TYPE);
+  MPI_Comm_free(&comm);
+}
+
 }  // namespace
 
 MPI_TEST_MAIN()
