@@ -45,6 +45,7 @@
 #include "mesh/bootstrap/bootstrap.h"
 #include "mesh/credits.h"
 #include "mesh/engine.h"
+#include "mesh/engine/small_copy.h"
 #include "mesh/link.h"
 #include "mesh/matching.h"
 #include "mesh/provider.h"
@@ -472,8 +473,14 @@ struct Engine::Impl {
   bool flush(LinkState& ls);
   bool poll_link(LinkState& ls);
   /// An explicit CREDIT with the link's unreturned credits, if the ledger
-  /// wants one and may send it; true if it went.
-  bool send_credit_if_due(LinkState& ls);
+  /// wants one and may send it; true if it went. The test is inline: it
+  /// runs after every frame a link takes.
+  bool send_credit_if_due(LinkState& ls) {
+    if (!ls.ledger.wants_explicit_credit() || !ls.ledger.can_send_credit()) [[likely]] return false;
+    send_credit(ls);
+    return true;
+  }
+  void send_credit(LinkState& ls);
 
   // ---- frame_handlers.cc
   // Dispatch through kFrameHandlers; check_header has ruled out any type
@@ -491,9 +498,9 @@ struct Engine::Impl {
   /// (a load that spans two pending stores cannot be forwarded from them and
   /// waits until they reach the cache: ~10 ns of an MPI_Irecv's 25).
   void start_recv(Request* r, MatchKey key);
-  void deliver_eager(Request* r, int src, int tag, const char* data, std::size_t n) {
+  [[gnu::always_inline]] void deliver_eager(Request* r, int src, int tag, const char* data, std::size_t n) {
     std::size_t take = std::min(n, r->len);
-    if (take) std::memcpy(r->buf, data, take);
+    copy_payload(r->buf, data, take);
     r->status.source = src;
     r->status.tag = tag;
     r->status.bytes = take;

@@ -201,11 +201,9 @@ bool Engine::Impl::poll_link(LinkState& ls) {
   return any;
 }
 
-bool Engine::Impl::send_credit_if_due(LinkState& ls) {
-  if (!ls.ledger.wants_explicit_credit() || !ls.ledger.can_send_credit()) return false;
+void Engine::Impl::send_credit(LinkState& ls) {
   write_frame(ls, make_header(FrameType::kCredit, ls.peer), nullptr, 0);
   ++ls.stats.credit_frames;
-  return true;
 }
 
 }  // namespace meshmp::mesh
