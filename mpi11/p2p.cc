@@ -29,6 +29,9 @@ struct Req {
   bool active = false;    ///< started (persistent) and not yet completed by a wait/test
   bool done = false;      ///< completed without a core request: status in `st`
   bool buffered = false;
+  /// keep, stage, sched or outcome was set: release() must look at them
+  /// (a plain contiguous send or receive never has any).
+  bool extras = false;
   std::uint64_t sent_id = 0;  ///< a send written at once (done, no core request): its message id, for MPI_Cancel
   mesh::Message* message = nullptr;  ///< MPI_Imrecv/MPI_Mrecv: the matched message start() receives
   mesh::Request* core = nullptr;
@@ -81,14 +84,14 @@ struct Requests {
     r.in_use = false;
     r.type = nullptr;
     r.core = nullptr;
-    // What a plain contiguous send or receive never had (the common case).
-    if (r.keep) [[unlikely]] r.keep.reset();
-    if (r.stage.capacity()) [[unlikely]] {
-      r.stage.clear();
+    if (r.extras) [[unlikely]] {
+      r.extras = false;
+      r.keep.reset();
+      r.stage.clear();  // its capacity (up to 1 MiB) stays for the next non-contiguous request
       if (r.stage.capacity() > (std::size_t{1} << 20)) r.stage.shrink_to_fit();
+      r.sched.reset();
+      r.outcome.reset();
     }
-    if (r.sched) [[unlikely]] r.sched.reset();
-    if (r.outcome) [[unlikely]] r.outcome.reset();
     r.next_free = free_head;
     free_head = h;
   }
@@ -255,8 +258,14 @@ void fill_status(MPI_Status* st, const CommInfo& c, const mesh::Status& cs, int 
   const MPI_Request h = rs.alloc();
   Req& r = rs.at(h);  // a released or new entry: stage empty, keep null
   describe(r, is_send, persistent, buffered, mode, comm, buf, count, peer, tag, a.t);
-  if (persistent || !r.contiguous) r.keep = keep_type(type);
-  if (!a.t->contiguous && !buffered) r.stage.resize(a.bytes);
+  if (persistent || !r.contiguous) {
+    r.extras = true;
+    r.keep = keep_type(type);
+  }
+  if (!a.t->contiguous && !buffered) {
+    r.extras = true;
+    r.stage.resize(a.bytes);
+  }
   r.message = message;
   if (persistent && peer != MPI_PROC_NULL && !buffered) {
     const CommInfo& c = *a.c;
@@ -430,6 +439,7 @@ int start_collective(MPI_Comm comm, const char* call, std::unique_ptr<collective
   r.sent_id = 0;
   r.comm = comm;
   r.peer = MPI_PROC_NULL;
+  r.extras = true;
   r.sched = std::move(s);
   r.call = call;
   r.outcome = std::move(outcome);

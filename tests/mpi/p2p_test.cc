@@ -649,6 +649,42 @@ TEST(P2p, WaitallChecksEveryHandleBeforeWaitingForAny) {
   MPI_Comm_free(&comm);
 }
 
+// Released request entries are taken again newest first, whatever kind
+// they were: a non-contiguous exchange (staging buffers, kept types), then
+// plain ones in the same entries, then persistent ones, round after round;
+// each delivers its own data.
+TEST(P2p, RequestEntriesReusedAcrossKindsDeliverEachMessage) {
+  const int me = rank();
+  MPI_Datatype every_other;
+  ASSERT_EQ(MPI_Type_vector(3, 1, 2, MPI_INT, &every_other), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Type_commit(&every_other), MPI_SUCCESS);
+  for (int round = 0; round < 4; ++round) {
+    int src[6], dst[6];
+    for (int i = 0; i < 6; ++i) src[i] = 100 * round + i, dst[i] = -1;
+    MPI_Request r[2];
+    ASSERT_EQ(MPI_Irecv(dst, 1, every_other, me, 5, MPI_COMM_WORLD, &r[0]), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Isend(src, 1, every_other, me, 5, MPI_COMM_WORLD, &r[1]), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Waitall(2, r, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    for (int i = 0; i < 6; ++i) EXPECT_EQ(dst[i], i % 2 ? -1 : src[i]) << "round " << round << " element " << i;
+
+    int a = 1000 + round, b = -1;
+    ASSERT_EQ(MPI_Irecv(&b, 1, MPI_INT, me, 6, MPI_COMM_WORLD, &r[0]), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Isend(&a, 1, MPI_INT, me, 6, MPI_COMM_WORLD, &r[1]), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Waitall(2, r, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    EXPECT_EQ(b, a);
+
+    int c = 2000 + round, d = -1;
+    ASSERT_EQ(MPI_Recv_init(&d, 1, MPI_INT, me, 7, MPI_COMM_WORLD, &r[0]), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Send_init(&c, 1, MPI_INT, me, 7, MPI_COMM_WORLD, &r[1]), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Startall(2, r), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Waitall(2, r, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    EXPECT_EQ(d, c);
+    ASSERT_EQ(MPI_Request_free(&r[0]), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Request_free(&r[1]), MPI_SUCCESS);
+  }
+  MPI_Type_free(&every_other);
+}
+
 }  // namespace
 
 MPI_TEST_MAIN()
