@@ -136,23 +136,6 @@ FrameHeader Engine::Impl::envelope(FrameType t, const Request* r) const {
   return h;
 }
 
-void Engine::Impl::start_recv(Request* r, MatchKey key) {
-  r->status = Status{};
-  r->PostedRecv::key = key;
-  if (r->channel) return start_channel_recv(r);
-  if (auto* u = static_cast<Unexpected*>(matcher.match_unexpected(key, true))) {
-    take_unexpected(r, u);
-    return;
-  }
-  if (key.source >= 0 && key.source != e.rank_ && peers[key.source].failed != Error::kOk) {
-    r->status.error = peers[key.source].failed;
-    r->status.source = key.source;
-    return complete(r);
-  }
-  r->state = State::kPosted;
-  matcher.post(r);
-}
-
 void Engine::Impl::take_unexpected(Request* r, Unexpected* u) {
   if (u->self_send) {
     Request* s = u->self_send;

@@ -498,7 +498,24 @@ struct Engine::Impl {
   /// (a load that spans two pending stores cannot be forwarded from them and
   /// waits until they reach the cache; posting receives through the core
   /// API, 2-core VM: 15.1-15.3 -> 14.4-14.6 ns each).
-  void start_recv(Request* r, MatchKey key);
+  /// Inline in irecv, where its call and frame were ~15 of the engine's
+  /// ~130 instructions per posted receive.
+  [[gnu::always_inline]] void start_recv(Request* r, MatchKey key) {
+    r->status = Status{};
+    r->PostedRecv::key = key;
+    if (r->channel) return start_channel_recv(r);
+    if (auto* u = static_cast<Unexpected*>(matcher.match_unexpected(key, true))) {
+      take_unexpected(r, u);
+      return;
+    }
+    if (key.source >= 0 && key.source != e.rank_ && peers[key.source].failed != Error::kOk) {
+      r->status.error = peers[key.source].failed;
+      r->status.source = key.source;
+      return complete(r);
+    }
+    r->state = State::kPosted;
+    matcher.post(r);
+  }
   [[gnu::always_inline]] void deliver_eager(Request* r, int src, int tag, const char* data, std::size_t n) {
     std::size_t take = std::min(n, r->len);
     copy_payload(r->buf, data, take);
