@@ -38,8 +38,8 @@ void Engine::Impl::send_on_link(LinkState& ls, const FrameHeader& h, Request* re
 }
 
 // The EAGER frame of a send with no request, on a link that can take it now.
-std::uint64_t Engine::Impl::write_eager(LinkState& ls, const void* buf, std::size_t len, int tag,
-                                        std::uint32_t context) {
+inline std::uint64_t Engine::Impl::write_eager(LinkState& ls, const void* buf, std::size_t len, int tag,
+                                               std::uint32_t context) {
   const int peer = ls.peer;
   FrameHeader h = make_header(FrameType::kEager, peer);
   h.context = context;
