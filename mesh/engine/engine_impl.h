@@ -502,7 +502,12 @@ struct Engine::Impl {
   /// ~130 instructions per posted receive.
   [[gnu::always_inline]] void start_recv(Request* r, MatchKey key) {
     r->status = Status{};
-    r->PostedRecv::key = key;
+    // Member by member: a copy of the whole key is an 8-byte load of the
+    // two 4-byte stores that built it on the stack, which the core cannot
+    // forward (a stall on every receive posted).
+    r->PostedRecv::key.context = key.context;
+    r->PostedRecv::key.source = key.source;
+    r->PostedRecv::key.tag = key.tag;
     if (r->channel) return start_channel_recv(r);
     if (auto* u = static_cast<Unexpected*>(matcher.match_unexpected(key, true))) {
       take_unexpected(r, u);
