@@ -45,7 +45,7 @@
 #include "mesh/bootstrap/bootstrap.h"
 #include "mesh/credits.h"
 #include "mesh/engine.h"
-#include "mesh/engine/small_copy.h"
+#include "mesh/small_copy.h"
 #include "mesh/link.h"
 #include "mesh/matching.h"
 #include "mesh/provider.h"
@@ -435,22 +435,44 @@ struct Engine::Impl {
   }
 
   // Writes one frame into the link's next slot; the caller checked a token.
-  void write_frame(LinkState& ls, FrameHeader h, const void* payload, std::size_t n) {
-    if (max_hops) [[unlikely]] record_written(ls, h);
+  //
+  // Payload first, then the header: the header's first line holds the
+  // slot's publication stamp, which the receiver polls, and end_send
+  // writes it again (seq, stamp). Written last, that line crosses to the
+  // producer once, not once before and once after the payload copy
+  // (streaming 384-768 B: 1.1-1.4x; the poll no longer slowed by a
+  // system call per round had made them 0.7-0.85x, issue 32).
+  void write_frame(LinkState& ls, const FrameHeader& h, const void* payload, std::size_t n) {
     char* pl = nullptr;
     FrameHeader* slot = ls.link->begin_send(&pl);
-    h.credits = ls.ledger.spend();
-    // Payload first, then the header: the header's first line holds the
-    // slot's publication stamp, which the receiver polls, and end_send
-    // writes it again (seq, stamp). Written last, that line crosses to the
-    // producer once, not once before and once after the payload copy
-    // (streaming 384-768 B: 1.1-1.4x; the poll no longer slowed by a
-    // system call per round had made them 0.7-0.85x, issue 32).
     if (n) std::memcpy(pl, payload, n);
     std::memcpy(slot, &h, sizeof h);
+    end_frame(ls, slot, n);
+  }
+  // A frame of type t to the link's peer, its header written in place in
+  // `slot` (begin_send's, after the payload): zero but for version, type,
+  // source and destination, for the caller to fill before end_frame. The
+  // frames this rank makes up as it sends (an EAGER sent at once, a
+  // CREDIT) are written so: a header built on the stack and copied into
+  // the slot is read back with wider loads than the narrow stores that
+  // built it, which the core cannot forward from the store buffer -- a
+  // stall of ~10 ns each, three per eager send.
+  FrameHeader* header_in(FrameHeader* slot, FrameType t, int peer) const {
+    *slot = FrameHeader{};
+    slot->version = kWireVersion;
+    slot->type = static_cast<std::uint8_t>(t);
+    slot->src = e.rank_;
+    slot->dst = peer;
+    return slot;
+  }
+  // Sends the frame in `slot` with n payload bytes: the credits it returns
+  // are the link's unreturned ones.
+  void end_frame(LinkState& ls, FrameHeader* slot, std::size_t n) {
+    slot->credits = ls.ledger.spend();
+    if (max_hops) [[unlikely]] record_written(ls, *slot);
+    ls.stats.bytes_sent += slot->type == static_cast<std::uint8_t>(FrameType::kCredit) ? 0 : n;
     ls.link->end_send(n);
     ++ls.stats.frames_sent;
-    ls.stats.bytes_sent += h.type == static_cast<std::uint8_t>(FrameType::kCredit) ? 0 : n;
   }
 
   // Sends a frame now if the link is up, nothing is queued before it and a

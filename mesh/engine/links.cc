@@ -40,15 +40,18 @@ void Engine::Impl::send_on_link(LinkState& ls, const FrameHeader& h, Request* re
 // The EAGER frame of a send with no request, on a link that can take it now.
 inline std::uint64_t Engine::Impl::write_eager(LinkState& ls, const void* buf, std::size_t len, int tag,
                                                std::uint32_t context) {
-  const int peer = ls.peer;
-  FrameHeader h = make_header(FrameType::kEager, peer);
-  h.context = context;
+  char* pl = nullptr;
+  FrameHeader* slot = ls.link->begin_send(&pl);
+  if (len) std::memcpy(pl, buf, len);
+  FrameHeader& h = *header_in(slot, FrameType::kEager, ls.peer);
+  h.context = static_cast<std::uint16_t>(context);
   h.tag = tag;
   h.length = len;
-  h.send_id = kSentNowBit | ++sent_now;
-  write_frame(ls, h, buf, len);
+  const std::uint64_t id = kSentNowBit | ++sent_now;
+  h.send_id = id;
+  end_frame(ls, slot, len);
   ++ls.stats.eager_sent;
-  return h.send_id;
+  return id;
 }
 
 // A standard eager frame written now, from `buf`, if the link is up, idle
@@ -202,7 +205,8 @@ bool Engine::Impl::poll_link(LinkState& ls) {
 }
 
 void Engine::Impl::send_credit(LinkState& ls) {
-  write_frame(ls, make_header(FrameType::kCredit, ls.peer), nullptr, 0);
+  char* pl = nullptr;
+  end_frame(ls, header_in(ls.link->begin_send(&pl), FrameType::kCredit, ls.peer), 0);
   ++ls.stats.credit_frames;
 }
 

@@ -389,7 +389,12 @@ TEST(SlotRing, SmallEagerFramesRideInTheFirstLine) {
     std::size_t length;
     bool inline_expected;
   };
-  const Case cases[] = {{FrameType::kEager, 0, 0, true},           {FrameType::kEager, 0, 5, true},
+  // (Every inline length: the move copies `length` bytes, in pieces of 1,
+  // 4 or 8 bytes, not always 8.)
+  const Case cases[] = {{FrameType::kEager, 0, 0, true},           {FrameType::kEager, 0, 1, true},
+                        {FrameType::kEager, 0, 2, true},           {FrameType::kEager, 0, 3, true},
+                        {FrameType::kEager, 0, 4, true},           {FrameType::kEager, 0, 5, true},
+                        {FrameType::kEager, 0, 7, true},
                         {FrameType::kEager, kFlagSync, 8, true},   {FrameType::kEager, 0, 9, false},
                         {FrameType::kEager, kFlagChannel, 8, false}, {FrameType::kData, 0, 8, false}};
   std::uint64_t seq = 0;

@@ -1,7 +1,7 @@
-// copy_payload (mesh/engine/small_copy.h): every length from 0 to past the
+// copy_payload (mesh/small_copy.h): every length from 0 to past the
 // inline limit copies exactly those bytes, at every alignment, and touches
 // nothing around the destination.
-#include "mesh/engine/small_copy.h"
+#include "mesh/small_copy.h"
 
 #include <gtest/gtest.h>
 

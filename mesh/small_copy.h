@@ -2,6 +2,9 @@
 // (Engine::Impl::deliver_eager): most are a few bytes (the 8-byte message of
 // a halo exchange or a message-rate loop), for which a call to memcpy
 // through the PLT cost more than the copy (~12 instructions per message).
+// And the shm provider's move of a small payload into its slot's first line
+// (slot_ring.h), just after the engine wrote it: loads no wider than the
+// stores memcpy made, which the core can forward from its store buffer.
 #pragma once
 
 #include <cstddef>
