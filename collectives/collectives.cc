@@ -428,8 +428,11 @@ Error allreduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op
   if (algo == CombineAlgorithm::kAuto && op.commutative && hierarchy_applies(g))
     return hierarchical_allreduce(g, buf, count, op);
   if (!op.commutative) algo = CombineAlgorithm::kReduceBroadcast;  // the only rank-ordered one
+  // Two members: the exchange is one message each way, reduce + broadcast
+  // one after the other, at every size up to the ring's.
+  const std::size_t exchange_max = g.size() == 2 ? kRingMinBytes - 1 : kExchangeMaxBytes;
   if (algo == CombineAlgorithm::kAuto || algo == CombineAlgorithm::kSharedMemory)
-    algo = bytes <= kExchangeMaxBytes ? CombineAlgorithm::kDimensionExchange
+    algo = bytes <= exchange_max ? CombineAlgorithm::kDimensionExchange
            : bytes < kRingMinBytes   ? CombineAlgorithm::kReduceBroadcast
                                      : CombineAlgorithm::kRing;
   if (algo == CombineAlgorithm::kRing && count >= static_cast<std::size_t>(g.size()))

@@ -163,6 +163,25 @@ TEST(Collectives, AllreduceBothAlgorithmsExactAndBitIdentical) {
   }
 }
 
+// Two members: the automatic choice is the exchange (one message each way,
+// one step) up to the ring's size, not reduce + broadcast (two steps); on
+// one host from 8 KiB the staged shared-memory combine (no message).
+TEST(Collectives, AllreduceOfTwoIsOneExchangeBelowTheRing) {
+  Group g = world();
+  if (g.size() != 2) GTEST_SKIP() << "two members only";
+  for (int count : {300, 700, 1023, 2047}) {  // 2.3 .. 16 KiB of doubles
+    std::vector<double> buf(count), all(2 * count);
+    for (int i = 0; i < count; ++i) buf[i] = 1.0 / (3 + g.me + i);
+    collectives::gather(g, buf.data(), all.data(), count * sizeof(double), 0);
+    ASSERT_EQ(collectives::allreduce(g, buf.data(), count, sum_op<double>()), mesh::Error::kOk);
+    const int depth = max_critical_path(g);
+    if (depth != 0 || count * sizeof(double) < 8192) EXPECT_EQ(depth, 1) << count << " doubles";
+    EXPECT_TRUE(identical_everywhere(g, buf.data(), count * sizeof(double)));
+    if (g.me == 0)
+      for (int i = 0; i < count; ++i) EXPECT_NEAR(buf[i], all[i] + all[count + i], 1e-15) << i;
+  }
+}
+
 TEST(Collectives, AllreduceIsDeterministicAcrossRepeats) {
   Group g = world();
   std::vector<double> first;
