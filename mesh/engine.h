@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "mesh/context_ids.h"
+#include "mesh/defaults.h"
 #include "mesh/geometry.h"
 #include "mesh/request.h"
 
@@ -56,8 +57,8 @@ enum class BarrierChoice : std::uint8_t {
 
 /// Tunables, normally read from the environment and config by Engine::init.
 struct EngineOptions {
-  std::size_t eager_limit = 16384;  ///< bytes; messages of this size and above use rendezvous
-  std::uint32_t credits = 32;       ///< receive slots per link direction
+  std::size_t eager_limit = kDefaultEagerLimit;  ///< bytes; messages of this size and above use rendezvous
+  std::uint32_t credits = kDefaultCredits;       ///< receive slots per link direction
   bool cma = true;                  ///< RDMA write by process_vm_writev
   /// Polls before sleeping on the doorbell: about 0.5 ms here, longer than a
   /// peer takes to RDMA-write 4 MiB, so a rendezvous receive rarely sleeps.

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "mesh/defaults.h"
 #include "mesh/geometry.h"
 #include "mesh/host_combine.h"
 #include "mesh/link.h"
@@ -134,8 +135,8 @@ class Provider {
 struct ProviderSetup {
   std::string job;            ///< the launcher's job id (not a secret)
   int rank = 0, nranks = 1;
-  std::uint32_t slots = 32;   ///< receive slots per link direction (EngineOptions::credits)
-  std::size_t payload = 16384;  ///< bytes per slot (EngineOptions::eager_limit)
+  std::uint32_t slots = kDefaultCredits;  ///< receive slots per link direction (EngineOptions::credits)
+  std::size_t payload = kDefaultEagerLimit;  ///< bytes per slot (EngineOptions::eager_limit)
   /// Bytes per slot of links over a byte stream (meshmp's tcp, ofi without
   /// hardware RDMA) where more than `payload`: messages below it go eager
   /// there (MESHMP_STREAM_EAGER_LIMIT).

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "mesh/defaults.h"
 #include "mesh/geometry.h"
 
 namespace meshmp::mesh {
@@ -24,10 +25,6 @@ class ConfigError : public std::runtime_error {
 /// §4); `switched`: any pair of nodes may connect directly.
 enum class Fabric { kMesh, kSwitched };
 
-/// Default eager/rendezvous threshold in bytes (seed 003 §5.1: "<16K bytes").
-inline constexpr std::size_t kDefaultEagerLimit = 16384;
-/// Default receive slots (tokens) per link direction.
-inline constexpr int kDefaultCredits = 32;
 
 /// An IPv4 block "a.b.c.d/len" (host byte order).
 struct Ipv4Block {
@@ -40,7 +37,7 @@ struct MeshConfig {
   Torus torus;                        ///< [mesh] dims, periodic
   Fabric fabric = Fabric::kMesh;      ///< [mesh] fabric
   std::size_t eager_limit = kDefaultEagerLimit;  ///< [mesh] eager_limit, bytes
-  int credits = kDefaultCredits;      ///< [mesh] credits, slots per link
+  int credits = static_cast<int>(kDefaultCredits);  ///< [mesh] credits, slots per link
   std::vector<std::string> hosts;     ///< host of each rank (empty: not given)
   /// [addresses] of an IP mesh (kernel_forwarder/address_plan.h): node i's
   /// address is nodes.base + i + 1 (a /32 on its loopback); cable k's two

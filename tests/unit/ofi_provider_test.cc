@@ -307,6 +307,26 @@ TEST(OfiProvider, TwoRanksConnectOnFirstUseAndExchangeFramesAndWrites) {
 // drains it after each wake: once everything that woke it is read and
 // drained, the descriptor must not stay readable (the rank would never
 // sleep again).
+// Without hardware RDMA a link's slots hold the stream eager limit: the
+// engine's credits, but at most 32 of them, on both ends alike.
+TEST(OfiProvider, StreamSlotsAreTheCreditsUpTo32) {
+  for (const std::uint32_t credits : {8u, 64u}) {
+    ProviderSetup s0 = setup_for(0, 2), s1 = setup_for(1, 2);
+    s0.slots = s1.slots = credits;
+    s0.stream_payload = s1.stream_payload = 65536;
+    OfiProvider p0{s0}, p1{s1};
+    const std::vector<std::string> cards = {p0.address_card(), p1.address_card()};
+    p0.attach(cards);
+    p1.attach(cards);
+    std::unique_ptr<Link> a = p0.connect(1);
+    std::vector<std::unique_ptr<Link>> in;
+    ASSERT_TRUE(pump({&p0, &p1}, [&] { return !in.empty() && a->up() && in[0]->up(); }, &in));
+    EXPECT_EQ(a->slots(), std::min(credits, 32u));
+    EXPECT_EQ(in[0]->slots(), std::min(credits, 32u));
+    EXPECT_GE(a->max_payload(), 65536u);
+  }
+}
+
 TEST(OfiProvider, TheWaitDescriptorIsQuietOnceWhatWokeItIsReadAndDrained) {
   OfiProvider p0{setup_for(0, 2)}, p1{setup_for(1, 2)};
   const std::vector<std::string> cards = {p0.address_card(), p1.address_card()};

@@ -107,8 +107,11 @@ OfiProvider::OfiProvider(const ProviderSetup& s)
   // engine's limit. Over libfabric's tcp a write is bytes on a socket too,
   // and the rendezvous's round trip costs more than the copy it saves.
   payload_ = pins_ ? s.payload : std::max(s.payload, s.stream_payload);
+  // Slots of that size are posted receives and send buffers (three per
+  // slot): 32 of 4 MiB are already 384 MiB of address space per link.
+  slots_ = payload_ > s.payload ? std::min(s.slots, kStreamSlots) : s.slots;
   inject_ = info_->tx_attr->inject_size;
-  info_->rx_attr->size = std::max<std::size_t>(info_->rx_attr->size, s.slots);
+  info_->rx_attr->size = std::max<std::size_t>(info_->rx_attr->size, slots_);
 
   if (int r = ofi::lib().fabric(info_->fabric_attr, &fabric_, nullptr)) throw ofi::error("fi_fabric (" + prov + ")", r);
   if (int r = fi_domain(fabric_, info_, &domain_, nullptr)) throw ofi::error("fi_domain (" + prov + ")", r);
@@ -233,7 +236,7 @@ bool OfiProvider::reachable(int peer) const { return tcp::reachable(s_, mine_, c
 // ---- links -----------------------------------------------------------------
 
 std::unique_ptr<OfiLink> OfiProvider::dial(int peer, int index, bool on_demand) {
-  auto link = std::make_unique<OfiLink>(this, peer, index, s_.slots, payload_);
+  auto link = std::make_unique<OfiLink>(this, peer, index, slots_, payload_);
   book_.live.push_back(link.get());
   settled_ = false;
   const tcp::TcpCard& pc = cards_.at(peer).card;
@@ -273,7 +276,7 @@ std::unique_ptr<OfiLink> OfiProvider::dial(int peer, int index, bool on_demand) 
 }
 
 std::unique_ptr<Link> OfiProvider::offer_link(int peer, int index) {
-  auto link = std::make_unique<OfiLink>(this, peer, index, s_.slots, payload_);
+  auto link = std::make_unique<OfiLink>(this, peer, index, slots_, payload_);
   book_.live.push_back(link.get());
   book_.offered[{peer, index}] = link.get();
   settled_ = false;
@@ -357,7 +360,7 @@ void OfiProvider::on_connreq(fi_info* info, const void* data, std::size_t len) {
     if (mine) {
       target = mine;
     } else {
-      made = std::make_unique<OfiLink>(this, peer, 0, s_.slots, payload_);
+      made = std::make_unique<OfiLink>(this, peer, 0, slots_, payload_);
       book_.live.push_back(made.get());
       target = made.get();
       book_.on_demand[peer] = target;

@@ -204,6 +204,10 @@ class OfiProvider final : public Provider, public MemoryDomain {
   std::size_t inject_ = 0;
   bool prov_key_ = false, local_mr_ = false, rma_ = true, pins_ = false, socket_wait_ = false;
   std::size_t payload_ = 0;  // bytes per slot of its links (ProviderCaps::eager_limit)
+  // Slots per link direction: the engine's credits, at most kStreamSlots
+  // where slots hold a stream eager limit (4 MiB each).
+  std::uint32_t slots_ = 0;
+  static constexpr std::uint32_t kStreamSlots = 32;
   tcp::TcpCard mine_;
   std::vector<PeerCard> cards_;
   LinkBook<OfiLink> book_;
