@@ -104,6 +104,17 @@ bool pump(const std::vector<OfiProvider*>& ps, F done, std::vector<std::unique_p
   return false;
 }
 
+// Rank 0's link to rank 1, up, with rank 1's end of it in *in; null if the
+// two did not come up within pump's 5 s.
+std::unique_ptr<Link> connect_pair(OfiProvider& p0, OfiProvider& p1, std::vector<std::unique_ptr<Link>>* in) {
+  const std::vector<std::string> cards = {p0.address_card(), p1.address_card()};
+  p0.attach(cards);
+  p1.attach(cards);
+  std::unique_ptr<Link> a = p0.connect(1);
+  if (!pump({&p0, &p1}, [&] { return !in->empty() && a->up() && (*in)[0]->up(); }, in)) return nullptr;
+  return a;
+}
+
 // The port and listener id on a provider's card ("ofi <id> <heartbeat
 // address> <key> tcp <port> ...").
 int port_of(const OfiProvider& p, ofi::ListenerId* id) {
@@ -315,12 +326,9 @@ TEST(OfiProvider, StreamSlotsAreTheCreditsUpTo32) {
     s0.slots = s1.slots = credits;
     s0.stream_payload = s1.stream_payload = 65536;
     OfiProvider p0{s0}, p1{s1};
-    const std::vector<std::string> cards = {p0.address_card(), p1.address_card()};
-    p0.attach(cards);
-    p1.attach(cards);
-    std::unique_ptr<Link> a = p0.connect(1);
     std::vector<std::unique_ptr<Link>> in;
-    ASSERT_TRUE(pump({&p0, &p1}, [&] { return !in.empty() && a->up() && in[0]->up(); }, &in));
+    std::unique_ptr<Link> a = connect_pair(p0, p1, &in);
+    ASSERT_TRUE(a);
     EXPECT_EQ(a->slots(), std::min(credits, 32u));
     EXPECT_EQ(in[0]->slots(), std::min(credits, 32u));
     EXPECT_GE(a->max_payload(), 65536u);
@@ -329,12 +337,9 @@ TEST(OfiProvider, StreamSlotsAreTheCreditsUpTo32) {
 
 TEST(OfiProvider, TheWaitDescriptorIsQuietOnceWhatWokeItIsReadAndDrained) {
   OfiProvider p0{setup_for(0, 2)}, p1{setup_for(1, 2)};
-  const std::vector<std::string> cards = {p0.address_card(), p1.address_card()};
-  p0.attach(cards);
-  p1.attach(cards);
-  std::unique_ptr<Link> a = p0.connect(1);
   std::vector<std::unique_ptr<Link>> in;
-  ASSERT_TRUE(pump({&p0, &p1}, [&] { return !in.empty() && a->up() && in[0]->up(); }, &in));
+  std::unique_ptr<Link> a = connect_pair(p0, p1, &in);
+  ASSERT_TRUE(a);
   Link& b = *in[0];
   char* pl;
   std::memset(a->begin_send(&pl), 0, sizeof(FrameHeader));
