@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "mesh/defaults.h"
 #include "mesh/provider.h"
 #include "mesh/providers/shm/shm_registry.h"
 
@@ -39,8 +40,8 @@ class ShmProvider final : public Provider, public MemoryDomain, public HostCombi
                               ///< those names stay listed while the job runs (so they give away nothing of `token`)
     int rank = 0;
     int nranks = 1;
-    std::uint32_t slots = 32;     ///< receive slots per link direction
-    std::size_t payload = 16384;  ///< bytes per slot (>= eager limit)
+    std::uint32_t slots = kDefaultCredits;        ///< receive slots per link direction
+    std::size_t payload = kDefaultEagerLimit;    ///< bytes per slot (>= eager limit)
     bool cma = true;              ///< use process_vm_writev for RDMA write
     std::size_t registered_limit = 0;  ///< bytes of registered memory (the engine's option)
     std::string host;    ///< host_identity() of this rank (mesh/host_identity.h)
