@@ -14,10 +14,11 @@ inline constexpr std::size_t kDefaultEagerLimit = 16384;
 
 /// Receive slots (tokens) per link direction, each of the eager limit. 64,
 /// the message-rate benchmark's whole window of 64 sends: with 32 a sender
-/// ran out of tokens halfway while the receiver posted its receives, 22-26 M
-/// messages/s against 27-31 with 64 (2 ranks, 2-core machine, Open MPI
-/// 21-24; docs/performance.md). The cost: about 1 MiB of shm ring per link
-/// direction, and as many posted receive buffers on an ofi link.
+/// ran out of tokens halfway while the receiver posted its receives, 24.9-
+/// 25.7 M messages/s against 28.2-30.9 with 64 (2 ranks, 2-core machine,
+/// Open MPI 23.4-24.4; docs/performance.md). The cost: about 1 MiB of shm
+/// ring per link direction, and as many posted receive buffers on an ofi
+/// link (at most 32 where its slots hold 4 MiB, ofi_provider.h).
 inline constexpr std::uint32_t kDefaultCredits = 64;
 
 }  // namespace meshmp::mesh
