@@ -155,8 +155,7 @@ int failed_call(const char* call, const std::exception& e) {
   return raise(MPI_COMM_NULL, call, MPI_ERR_INTERN, e.what());
 }
 
-int report(MPI_Comm comm, int code) {
-  if (code == MPI_SUCCESS) return code;
+int run_handler(MPI_Comm comm, int code) {
   State& s = state();
   MPI_Errhandler h = MPI_ERRORS_ARE_FATAL;
   if (comm > 0 && static_cast<std::size_t>(comm) < s.comms.size() && s.comms[comm].in_use)
