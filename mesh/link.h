@@ -64,6 +64,13 @@ class Link {
   /// points *payload at its payload and returns true. The frame stays until
   /// release().
   virtual bool peek(FrameHeader* h, const char** payload) = 0;
+  /// Whether peek() would find a frame, without copying its header: the
+  /// engine's idle poll asks this of every link on every round.
+  virtual bool has_frame() {
+    FrameHeader h;
+    const char* payload;
+    return peek(&h, &payload);
+  }
   virtual void release() = 0;
   /// Sequence number the next received frame must carry.
   virtual std::uint64_t recv_seq() const = 0;

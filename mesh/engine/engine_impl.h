@@ -493,7 +493,18 @@ struct Engine::Impl {
                                                    std::uint32_t context);
   bool emit(LinkState& ls, const FrameHeader& h, Request* req);
   bool flush(LinkState& ls);
-  bool poll_link(LinkState& ls);
+  /// One look at link ls: takes what arrived (up to 64 frames), sends what
+  /// waits for tokens, returns credits; true if anything happened. A link
+  /// with nothing to do costs a test of its flags and one has_frame() (a
+  /// ping-pong's wait polls it flat out: every instruction of this round
+  /// delays seeing the reply).
+  bool poll_link(LinkState& ls) {
+    if (peers[ls.peer].failed == Error::kOk && !ls.cut && ls.up && ls.sendq.empty() && ls.put_queue.empty() &&
+        !ls.puts_in_flight && !ls.link->has_frame()) [[likely]]
+      return send_credit_if_due(ls);
+    return take_from_link(ls);
+  }
+  bool take_from_link(LinkState& ls);
   /// An explicit CREDIT with the link's unreturned credits, if the ledger
   /// wants one and may send it; true if it went. The test is inline: it
   /// runs after every frame a link takes.

@@ -144,7 +144,7 @@ bool Engine::Impl::flush(LinkState& ls) {
   return any;
 }
 
-bool Engine::Impl::poll_link(LinkState& ls) {
+bool Engine::Impl::take_from_link(LinkState& ls) {
   const int peer = ls.peer;
   if (peers[peer].failed != Error::kOk || ls.cut) return false;
   bool any = false;

@@ -182,6 +182,8 @@ class ShmProvider final : public Provider, public MemoryDomain, public HostCombi
   bool cma_enabled() const { return o_.cma; }
 
  private:
+  // take_failures once a peer reported a link closed.
+  [[gnu::noinline]] void take_closed(std::vector<LinkFailure>* failures);
   /// Creates the segment of link #index to `peer`. If the name exists:
   /// nullptr when `peer_may_have_made_it` (a simultaneous connect), else throws.
   std::unique_ptr<Link> create_link(int peer, int index, bool peer_may_have_made_it = false);
