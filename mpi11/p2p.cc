@@ -296,13 +296,12 @@ struct PlainArgs {
   const TypeInfo* t;
 };
 [[gnu::always_inline]] inline PlainArgs plain_args(const void* buf, int count, MPI_Datatype type, int peer, int tag,
-                                                   MPI_Comm comm, bool recv, const MPI_Request* request) {
+                                                   MPI_Comm comm, bool recv) {
   State& s = g_state;
   if (!s.initialized || s.finalized || comm <= 0 || static_cast<std::size_t>(comm) >= s.comms.size()) return {};
   const CommInfo& c = s.comms[static_cast<std::size_t>(comm)];
   const TypeInfo* t = type_info(type);
-  if (!c.in_use || !t || !t->committed || !t->contiguous || type == MPI_LB || type == MPI_UB || count < 0 || !request)
-    return {};
+  if (!c.in_use || !t || !t->committed || !t->contiguous || type == MPI_LB || type == MPI_UB || count < 0) return {};
   if ((tag < 0 || tag > mesh::kTagUb) && !(recv && tag == MPI_ANY_TAG)) return {};
   if ((peer < 0 || peer >= c.peer_count()) && !(recv && peer == MPI_ANY_SOURCE)) return {};
   if (!buf && count > 0 && t->size > 0 && t->true_lb == 0) return {};
@@ -315,7 +314,7 @@ struct PlainArgs {
                                                mesh::Message* message = nullptr) {
   const PlainArgs a = persistent || buffered || message
                           ? PlainArgs{}
-                          : plain_args(buf, count, type, peer, tag, comm, !is_send, request);
+                          : request ? plain_args(buf, count, type, peer, tag, comm, !is_send) : PlainArgs{};
   if (!a.c) [[unlikely]]
     return checked_request(call, is_send, persistent, buffered, mode, buf, count, type, peer, tag, comm, request,
                            message);
@@ -466,8 +465,12 @@ using mesh::SendMode;
 
 namespace {
 
-int blocking_send(const char* call, SendMode mode, const void* buf, int count, MPI_Datatype type, int dest, int tag,
-                  MPI_Comm comm) {
+// The checks that name what is wrong, then the send. Arguments that
+// plain_args passes skip them (an 8-byte MPI_Send spent 136 instructions
+// in the MPI layer, 103 now, every one on a ping-pong's path; MPI_Recv 126
+// -> 107).
+[[gnu::noinline]] int checked_send(const char* call, SendMode mode, const void* buf, int count, MPI_Datatype type,
+                                   int dest, int tag, MPI_Comm comm) {
   Args a;
   if (int err = check_args(call, buf, count, type, dest, tag, comm, false, &a)) return err;
   if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
@@ -480,6 +483,17 @@ int blocking_send(const char* call, SendMode mode, const void* buf, int count, M
   }
   mesh::Status cs;
   engine().send(data, a.bytes, a.c->peer_world(dest), tag, a.c->p2p_context, mode, &cs);
+  return cs.error == mesh::Error::kOk ? MPI_SUCCESS : report(comm, code_of(cs.error, call));
+}
+
+[[gnu::always_inline]] inline int blocking_send(const char* call, SendMode mode, const void* buf, int count,
+                                                MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  const PlainArgs a = plain_args(buf, count, type, dest, tag, comm, false);
+  if (!a.c) [[unlikely]]
+    return checked_send(call, mode, buf, count, type, dest, tag, comm);
+  mesh::Status cs;
+  engine().send(data_start(*a.t, buf), static_cast<std::size_t>(count) * a.t->size, a.c->peer_world(dest), tag,
+                a.c->p2p_context, mode, &cs);
   return cs.error == mesh::Error::kOk ? MPI_SUCCESS : report(comm, code_of(cs.error, call));
 }
 
@@ -504,7 +518,10 @@ MESHMP_MPI_FN(int, Bsend, (const void* buf, int count, MPI_Datatype datatype, in
   return PMPI_Request_free(&r);
 } MESHMP_MPI_END(Bsend)
 
-MESHMP_MPI_FN(int, Recv, (void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)) {
+namespace {
+// MPI_Recv's checks that name what is wrong, then the receive.
+[[gnu::noinline]] int checked_recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                                   MPI_Status* status) {
   const char* call = "MPI_Recv";
   Args a;
   if (int err = check_args(call, buf, count, datatype, source, tag, comm, true, &a)) return err;
@@ -522,6 +539,21 @@ MESHMP_MPI_FN(int, Recv, (void* buf, int count, MPI_Datatype datatype, int sourc
   e.wait(e.irecv(data, a.bytes, world_of(*a.c, source), tag, a.c->p2p_context), &cs);
   if (!a.t->contiguous) unpack(*a.t, data, cs.bytes, buf, static_cast<std::size_t>(count));
   const int code = code_of(cs.error, call);
+  fill_status(status, *a.c, cs, code);
+  return report(comm, code);
+}
+}  // namespace
+
+MESHMP_MPI_FN(int, Recv, (void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status)) {
+  const PlainArgs a = plain_args(buf, count, datatype, source, tag, comm, true);
+  if (!a.c) [[unlikely]]
+    return checked_recv(buf, count, datatype, source, tag, comm, status);
+  mesh::Engine& e = engine();
+  mesh::Status cs;
+  e.wait(e.irecv(const_cast<char*>(data_start(*a.t, buf)), static_cast<std::size_t>(count) * a.t->size,
+                 world_of(*a.c, source), tag, a.c->p2p_context),
+         &cs);
+  const int code = code_of(cs.error, "MPI_Recv");
   fill_status(status, *a.c, cs, code);
   return report(comm, code);
 } MESHMP_MPI_END(Recv)
