@@ -199,7 +199,7 @@ bool Engine::Impl::take_from_link(LinkState& ls) {
   polling = false;
   if (!ls.put_queue.empty() || ls.puts_in_flight) any |= progress_puts(ls);
   if (peers[peer].failed != Error::kOk) return true;
-  any |= flush(ls);
+  if (!ls.sendq.empty()) any |= flush(ls);
   any |= send_credit_if_due(ls);
   return any;
 }
