@@ -52,11 +52,13 @@ class Link {
   virtual std::size_t max_payload() const = 0;
 
   /// Send side. The caller holds a token. begin_send() returns the header to
-  /// fill and sets *payload to max_payload() bytes after it; end_send()
+  /// fill and sets *payload to room for the `payload_bytes` (at most
+  /// max_payload()) the frame will carry -- where a provider puts the frame
+  /// may depend on its size (shm: a small one in a cell); end_send()
   /// stamps the sequence number, publishes the frame with the first
   /// `payload_bytes` of its payload (what a stream provider transmits) and
   /// wakes the peer.
-  virtual FrameHeader* begin_send(char** payload) = 0;
+  virtual FrameHeader* begin_send(char** payload, std::size_t payload_bytes) = 0;
   virtual void end_send(std::size_t payload_bytes) = 0;
 
   /// Receive side. If a frame is waiting, copies its header into *h (the

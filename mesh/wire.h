@@ -98,6 +98,12 @@ struct FrameHeader {
   std::uint64_t key;       ///< CTS/DONE/DATA: registration key of the receive buffer
 };
 static_assert(sizeof(FrameHeader) == 72);
+/// Payload bytes that follow a header: `length` for EAGER and DATA, none
+/// for the other types (an RTS's `length` is its message's).
+inline std::size_t payload_bytes(const FrameHeader& h) {
+  const auto t = static_cast<FrameType>(h.type);
+  return t == FrameType::kEager || t == FrameType::kData ? h.length : 0;
+}
 /// Context ids the header can carry: below 2^16.
 inline constexpr std::uint32_t kMaxWireContext = 0xffff;
 inline constexpr std::size_t kLinkPartBytes = 16;  ///< offsetof(FrameHeader, src)

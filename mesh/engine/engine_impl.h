@@ -444,7 +444,7 @@ struct Engine::Impl {
   // system call per round had made them 0.7-0.85x, issue 32).
   void write_frame(LinkState& ls, const FrameHeader& h, const void* payload, std::size_t n) {
     char* pl = nullptr;
-    FrameHeader* slot = ls.link->begin_send(&pl);
+    FrameHeader* slot = ls.link->begin_send(&pl, n);
     if (n) std::memcpy(pl, payload, n);
     std::memcpy(slot, &h, sizeof h);
     end_frame(ls, slot, n);
@@ -666,10 +666,6 @@ struct Engine::Impl {
   void hear_every_rank();
   void fail_routes_through(int n, Error why);
   void drop_routed_frames(int peer);
-  static std::size_t payload_bytes(const FrameHeader& h) {
-    const auto t = static_cast<FrameType>(h.type);
-    return t == FrameType::kEager || t == FrameType::kData ? h.length : 0;
-  }
   bool on_flag(LinkState&, const FrameHeader& h, const char*);
   bool on_no_route(LinkState&, const FrameHeader& h, const char*);
   void take_in_order(int src, const FrameHeader& h, const char* payload);

@@ -41,7 +41,7 @@ void Engine::Impl::send_on_link(LinkState& ls, const FrameHeader& h, Request* re
 inline std::uint64_t Engine::Impl::write_eager(LinkState& ls, const void* buf, std::size_t len, int tag,
                                                std::uint32_t context) {
   char* pl = nullptr;
-  FrameHeader* slot = ls.link->begin_send(&pl);
+  FrameHeader* slot = ls.link->begin_send(&pl, len);
   copy_payload(pl, buf, len);  // (most are a few bytes: memcpy through the PLT cost more)
   FrameHeader& h = *header_in(slot, FrameType::kEager, ls.peer);
   h.context = static_cast<std::uint16_t>(context);
@@ -206,7 +206,7 @@ bool Engine::Impl::take_from_link(LinkState& ls) {
 
 void Engine::Impl::send_credit(LinkState& ls) {
   char* pl = nullptr;
-  end_frame(ls, header_in(ls.link->begin_send(&pl), FrameType::kCredit, ls.peer), 0);
+  end_frame(ls, header_in(ls.link->begin_send(&pl, 0), FrameType::kCredit, ls.peer), 0);
   ++ls.stats.credit_frames;
 }
 

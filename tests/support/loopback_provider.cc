@@ -95,7 +95,7 @@ class LoopbackLink final : public mesh::Link {
   }
   std::uint32_t slots() const override { return s_->slots; }
   std::size_t max_payload() const override { return s_->payload; }
-  FrameHeader* begin_send(char** payload) override {
+  FrameHeader* begin_send(char** payload, std::size_t) override {
     std::lock_guard<std::mutex> g(s_->mu);
     auto& slot = send_->ring[send_->published % s_->slots];
     *payload = slot.payload.data();

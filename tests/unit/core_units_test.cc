@@ -375,14 +375,15 @@ TEST(SlotRing, WalkingSlotBySlotMeetsEachSequencesSlot) {
   EXPECT_EQ(producer.next(producer.slot(n - 1)), producer.slot(0));
 }
 
-// Small EAGER frames ride in the slot's first cache line: the consumer gets
-// the same header (with recv_id, addr and key 0) and payload either way;
-// 9 bytes, a channel's EAGER and other types keep the payload where it was.
+// A small EAGER frame rides in its cell's first line: the consumer gets
+// the same header (with recv_id, addr and key 0) and payload either way; 9
+// bytes, a channel's EAGER and other types keep the payload in the cell's
+// second line, after the header. (A cell whose first line alone was
+// written, the second holds the previous frame's bytes: 0xee here.)
 TEST(SlotRing, SmallEagerFramesRideInTheFirstLine) {
   const std::uint32_t n = 4;
-  const std::size_t slot = SlotRing::slot_size_for(256);
-  std::vector<std::uint64_t> mem(SlotRing::bytes(n, slot) / 8 + 1, 0);
-  SlotRing ring(mem.data(), n, slot);
+  std::vector<std::uint64_t> mem(SlotRing::bytes(n, SlotRing::kCellBytes) / 8, 0xeeeeeeeeeeeeeeee);
+  SlotRing cells(mem.data(), n, SlotRing::kCellBytes);
   struct Case {
     FrameType type;
     std::uint16_t flags;
@@ -396,10 +397,11 @@ TEST(SlotRing, SmallEagerFramesRideInTheFirstLine) {
                         {FrameType::kEager, 0, 4, true},           {FrameType::kEager, 0, 5, true},
                         {FrameType::kEager, 0, 7, true},
                         {FrameType::kEager, kFlagSync, 8, true},   {FrameType::kEager, 0, 9, false},
-                        {FrameType::kEager, kFlagChannel, 8, false}, {FrameType::kData, 0, 8, false}};
+                        {FrameType::kEager, 0, 48, false},         {FrameType::kEager, kFlagChannel, 8, false},
+                        {FrameType::kData, 0, 8, false},           {FrameType::kRts, 0, 1 << 20, false}};
   std::uint64_t seq = 0;
   for (const Case& c : cases) {
-    char* at = ring.slot(seq);
+    char* at = cells.slot(seq);
     FrameHeader h{};
     h.version = kWireVersion;
     h.type = static_cast<std::uint8_t>(c.type);
@@ -407,27 +409,63 @@ TEST(SlotRing, SmallEagerFramesRideInTheFirstLine) {
     h.length = c.length;
     h.tag = 7;
     h.send_id = 99;
-    h.addr = 1234;  // a channel's number, a DATA offset
+    h.recv_id = 4321;  // a DATA frame's receive request
+    h.addr = 1234;     // a channel's number, a DATA offset
     h.key = 5678;
-    std::memcpy(SlotRing::header(at), &h, sizeof h);
-    for (std::size_t i = 0; i < c.length; ++i) SlotRing::payload(at)[i] = static_cast<char>('a' + i);
-    SlotRing::move_inline(at);
+    const std::size_t bytes = payload_bytes(h);
+    std::string expected;
+    for (std::size_t i = 0; i < bytes; ++i) expected += static_cast<char>('a' + i % 26);
+    if (bytes <= SlotRing::kInlineBytes) {  // written by the link, then copied in
+      SlotRing::write_cell(at, h, expected.data(), bytes);
+    } else {  // written in place
+      std::memcpy(SlotRing::header(at), &h, sizeof h);
+      std::memcpy(SlotRing::payload(at), expected.data(), bytes);
+    }
     SlotRing::publish(at, seq);
 
     ASSERT_TRUE(SlotRing::ready(at, seq));
     FrameHeader got{};
-    const char* payload = SlotRing::read(at, &got);
+    const char* payload = SlotRing::read_cell(at, &got);
+    ASSERT_NE(payload, nullptr) << "length " << c.length;
     EXPECT_EQ(payload != SlotRing::payload(at), c.inline_expected) << "length " << c.length;
-    EXPECT_EQ(std::string(payload, c.length), std::string("abcdefghi", c.length));
+    EXPECT_LE(payload + bytes, at + SlotRing::kCellBytes);
+    EXPECT_EQ(std::string(payload, bytes), expected);
     EXPECT_EQ(got.type, h.type);
     EXPECT_EQ(got.flags, h.flags);
     EXPECT_EQ(got.length, h.length);
     EXPECT_EQ(got.tag, 7);
     EXPECT_EQ(got.send_id, 99u);
+    EXPECT_EQ(got.recv_id, c.inline_expected ? 0u : 4321u);
     EXPECT_EQ(got.addr, c.inline_expected ? 0u : 1234u);
     EXPECT_EQ(got.key, c.inline_expected ? 0u : 5678u);
-    if (c.inline_expected) EXPECT_EQ(got.recv_id, 0u);
     ++seq;
+  }
+}
+
+// A cell whose header claims more payload than the cell holds (a peer's
+// fault) is refused: that payload would lie beyond the cell.
+TEST(SlotRing, ACellRefusesMorePayloadThanItHolds) {
+  struct Case {
+    FrameType type;
+    std::uint16_t flags;
+    std::size_t length;
+    bool refused;
+  };
+  const Case cases[] = {{FrameType::kEager, 0, 48, false},     {FrameType::kEager, 0, 49, true},
+                        {FrameType::kEager, 0, 16384, true},   {FrameType::kEager, kFlagChannel, 49, true},
+                        {FrameType::kData, 0, 49, true},       {FrameType::kData, 0, 48, false},
+                        {FrameType::kRts, 0, 1 << 20, false},  {FrameType::kCredit, 0, 0, false}};
+  std::vector<std::uint64_t> mem(SlotRing::kCellBytes / 8, 0);
+  char* cell = reinterpret_cast<char*>(mem.data());
+  for (const Case& c : cases) {
+    FrameHeader h{};
+    h.version = kWireVersion;
+    h.type = static_cast<std::uint8_t>(c.type);
+    h.flags = c.flags;
+    h.length = c.length;
+    std::memcpy(SlotRing::header(cell), &h, sizeof h);
+    FrameHeader got{};
+    EXPECT_EQ(SlotRing::read_cell(cell, &got) == nullptr, c.refused) << frame_type_name(c.type) << " of " << c.length;
   }
 }
 

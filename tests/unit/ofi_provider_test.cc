@@ -246,7 +246,7 @@ TEST(OfiProvider, TwoRanksConnectOnFirstUseAndExchangeFramesAndWrites) {
   // A frame each way, the payload intact.
   for (int i = 0; i < 20; ++i) {
     char* pl;
-    FrameHeader* h = a->begin_send(&pl);
+    FrameHeader* h = a->begin_send(&pl, 1000);
     std::memset(h, 0, sizeof *h);
     h->tag = 100 + i;
     for (int k = 0; k < 1000; ++k) pl[k] = static_cast<char>(i + k);
@@ -280,7 +280,7 @@ TEST(OfiProvider, TwoRanksConnectOnFirstUseAndExchangeFramesAndWrites) {
   // A frame behind the write on the same endpoint (the engine's DONE):
   // when it is there, so are the bytes.
   char* pl;
-  std::memset(a->begin_send(&pl), 0, sizeof(FrameHeader));
+  std::memset(a->begin_send(&pl, 0), 0, sizeof(FrameHeader));
   a->end_send(0);
   FrameHeader done;
   const char* none;
@@ -342,7 +342,7 @@ TEST(OfiProvider, TheWaitDescriptorIsQuietOnceWhatWokeItIsReadAndDrained) {
   ASSERT_TRUE(a);
   Link& b = *in[0];
   char* pl;
-  std::memset(a->begin_send(&pl), 0, sizeof(FrameHeader));
+  std::memset(a->begin_send(&pl, 0), 0, sizeof(FrameHeader));
   a->end_send(0);
   // Until the frame is there, unread: then arm() finds something waiting
   // and makes the descriptor readable at once.

@@ -12,6 +12,7 @@
 #include "mesh/host_identity.h"
 #include "mesh/link.h"
 #include "mesh/providers/shm/shm_provider.h"
+#include "mesh/providers/shm/slot_ring.h"
 #include "mesh/wire.h"
 
 namespace meshmp::mesh {
@@ -44,7 +45,7 @@ class ShmLinkPair : public ::testing::Test {
   // An EAGER frame of `len` bytes of `fill` from rank 0 to rank 1.
   void send(std::size_t len, char fill) {
     char* payload = nullptr;
-    FrameHeader* h = offered_->begin_send(&payload);
+    FrameHeader* h = offered_->begin_send(&payload, len);
     std::memset(h, 0, sizeof *h);
     h->version = kWireVersion;
     h->type = static_cast<std::uint8_t>(FrameType::kEager);
@@ -83,6 +84,79 @@ TEST_F(ShmLinkPair, HasFrameAgreesWithPeekFrameByFrame) {
     EXPECT_FALSE(joined_->peek(&h, &payload)) << "after frame " << i;
   }
   EXPECT_FALSE(offered_->has_frame()) << "the other direction has had nothing";
+}
+
+// Frames of up to 48 payload bytes go in the next cell, the others in the
+// next slot: with every mix of the two in flight (up to the ring's 4
+// frames), the receiver walks cells and slots in step with the sender and
+// gets every frame, in order, whole.
+TEST_F(ShmLinkPair, MixedCellAndSlotFramesArriveInOrder) {
+  std::mt19937 rng(7);
+  const std::size_t sizes[] = {0, 1, 8, 9, 48, 49, 100, 4000};
+  std::vector<std::size_t> in_flight;
+  int sent = 0, received = 0;
+  FrameHeader h;
+  const char* payload = nullptr;
+  while (received < 400) {
+    const bool can_send = in_flight.size() < 4 && sent < 400;
+    if (can_send && (in_flight.empty() || rng() % 2)) {
+      const std::size_t len = sizes[rng() % std::size(sizes)];
+      send(len, static_cast<char>('a' + sent % 26));
+      in_flight.push_back(len);
+      ++sent;
+      continue;
+    }
+    ASSERT_TRUE(joined_->peek(&h, &payload)) << "frame " << received;
+    const std::size_t len = in_flight.front();
+    ASSERT_EQ(h.seq, static_cast<std::uint64_t>(received));
+    ASSERT_EQ(h.length, len) << "frame " << received;
+    ASSERT_EQ(std::string(payload, len), std::string(len, static_cast<char>('a' + received % 26)))
+        << "frame " << received << " of " << len << " bytes";
+    joined_->release();
+    in_flight.erase(in_flight.begin());
+    ++received;
+  }
+  EXPECT_FALSE(joined_->has_frame());
+}
+
+// A peer that publishes, in a cell, a frame whose payload would lie beyond
+// the cell fails the link on both ends, naming the frame, and the frame is
+// never shown.
+TEST_F(ShmLinkPair, AFrameTooBigForItsCellFailsTheLinkOnBothEnds) {
+  // Where rank 0's first cell to rank 1 lies: the segment is a 64-byte
+  // header, the two directions' slots (rank 0's first), then their cells.
+  char* payload = nullptr;
+  offered_->begin_send(&payload, 4000);
+  char* slot0 = payload - SlotRing::kSlotOverhead;
+  const std::size_t slot_size = SlotRing::slot_size_for(kDefaultEagerLimit);
+  char* cell0 = slot0 + 2 * SlotRing::bytes(4, slot_size);
+  FrameHeader forged{};
+  forged.version = kWireVersion;
+  forged.type = static_cast<std::uint8_t>(FrameType::kEager);
+  forged.src = 0;
+  forged.dst = 1;
+  forged.length = 4000;
+  std::memcpy(SlotRing::header(cell0), &forged, sizeof forged);
+  SlotRing::publish(cell0, 0);
+
+  FrameHeader h;
+  const char* got = nullptr;
+  EXPECT_FALSE(joined_->peek(&h, &got));
+  std::vector<LinkFailure> at1, at0;
+  ranks_[1]->take_failures(&at1);
+  ASSERT_EQ(at1.size(), 1u);
+  EXPECT_EQ(at1[0].peer, 0);
+  EXPECT_FALSE(at1[0].peer_gone);
+  EXPECT_NE(at1[0].what.find("rejected frame: EAGER of 4000 bytes in a cell (a cell holds at most 48 payload bytes)"), std::string::npos) << at1[0].what;
+  ranks_[0]->take_failures(&at0);
+  ASSERT_EQ(at0.size(), 1u);
+  EXPECT_EQ(at0[0].peer, 1);
+  EXPECT_FALSE(at0[0].peer_gone);
+  // Asked again, the frame is still refused, and reported once.
+  EXPECT_FALSE(joined_->peek(&h, &got));
+  at1.clear();
+  ranks_[1]->take_failures(&at1);
+  EXPECT_TRUE(at1.empty());
 }
 
 }  // namespace

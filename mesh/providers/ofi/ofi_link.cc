@@ -296,7 +296,7 @@ void OfiLink::beat(std::chrono::steady_clock::time_point now) {
   }
 }
 
-FrameHeader* OfiLink::begin_send(char** payload) {
+FrameHeader* OfiLink::begin_send(char** payload, std::size_t) {
   while (send_free_.empty() && state_ == State::kUp && ep_) {
     // Every send buffer is in flight: their completions need no peer's
     // help, only the provider's progress. Read them; block briefly on the

@@ -41,7 +41,7 @@ std::string segment_error(const char* what, const std::string& name) {
 
 constexpr std::uint32_t kControlMagic = 0x6d73'6843;  // "Chsm"
 constexpr std::uint32_t kLinkMagic = 0x6d73'684c;     // "Lhsm"
-constexpr std::uint32_t kLinkVersion = 1;
+constexpr std::uint32_t kLinkVersion = 2;  // 2: cell rings
 // ShmControl::sleeping: awake, asleep on the futex, asleep in an epoll
 // beside other providers (wake through the FIFO, wait_fd()).
 constexpr std::uint32_t kSleepsOnFutex = 1;
@@ -100,7 +100,7 @@ struct ShmControl {
   std::atomic<std::uint8_t>* closed(std::uint32_t n) { return requests() + n; }
 };
 
-// Header of a link segment; two rings follow (lower rank -> higher first).
+// Header of a link segment; the rings follow (lower rank -> higher first).
 struct ShmLinkHeader {
   std::atomic<std::uint32_t> magic;  // stored last by the creator
   std::uint32_t version;
@@ -113,21 +113,33 @@ struct ShmLinkHeader {
 };
 constexpr std::size_t kLinkHeaderBytes = 64;
 static_assert(sizeof(ShmLinkHeader) <= kLinkHeaderBytes);
+// The whole segment: the header, the two directions' slot rings, then
+// their cell rings (SlotRing::kCellBytes).
+static std::size_t link_segment_bytes(std::uint32_t nslots, std::size_t slot_size) {
+  return kLinkHeaderBytes + 2 * (SlotRing::bytes(nslots, slot_size) + SlotRing::bytes(nslots, SlotRing::kCellBytes));
+}
 
 class ShmLink final : public Link {
  public:
   ShmLink(ShmProvider* prov, int peer, int index, void* base, std::size_t bytes, bool creator)
       : prov_(prov), peer_(peer), index_(index), base_(base), bytes_(bytes) {
     hdr_ = static_cast<ShmLinkHeader*>(base);
-    const std::size_t slot_size = hdr_->slot_size;
+    const std::uint32_t n = hdr_->nslots;
+    const std::size_t slots = SlotRing::bytes(n, hdr_->slot_size);
+    const std::size_t cells = SlotRing::bytes(n, SlotRing::kCellBytes);
     char* rings = static_cast<char*>(base) + kLinkHeaderBytes;
-    SlotRing lo_to_hi(rings, hdr_->nslots, slot_size);
-    SlotRing hi_to_lo(rings + SlotRing::bytes(hdr_->nslots, slot_size), hdr_->nslots, slot_size);
     const bool i_am_lo = prov->rank() < peer;
-    send_ = i_am_lo ? lo_to_hi : hi_to_lo;
-    recv_ = i_am_lo ? hi_to_lo : lo_to_hi;
+    char* mine = rings + (i_am_lo ? 0 : slots);
+    char* theirs = rings + (i_am_lo ? slots : 0);
+    send_ = SlotRing(mine, n, hdr_->slot_size);
+    recv_ = SlotRing(theirs, n, hdr_->slot_size);
+    char* cell_rings = rings + 2 * slots;
+    send_cells_ = SlotRing(cell_rings + (i_am_lo ? 0 : cells), n, SlotRing::kCellBytes);
+    recv_cells_ = SlotRing(cell_rings + (i_am_lo ? cells : 0), n, SlotRing::kCellBytes);
     send_at_ = send_.slot(0);
     recv_at_ = recv_.slot(0);
+    send_cell_ = send_cells_.slot(0);
+    recv_cell_ = recv_cells_.slot(0);
     up_ = !creator;  // the opener knows the creator is there
   }
   ~ShmLink() override { ::munmap(base_, bytes_); }
@@ -141,27 +153,61 @@ class ShmLink final : public Link {
   std::uint32_t slots() const override { return send_.nslots(); }
   std::size_t max_payload() const override { return send_.payload_capacity(); }
 
-  FrameHeader* begin_send(char** payload) override {
-    *payload = SlotRing::payload(send_at_);
-    return SlotRing::header(send_at_);
+  // A frame of up to kCellPayloadBytes goes in the next cell, any other in
+  // the next slot, header and payload written in place -- but for one of
+  // up to kInlineBytes, written here first and copied into the cell's first
+  // line alone (SlotRing::write_cell) when it rides inline: written in
+  // place, the header's last fields and the payload took the cell's second
+  // line from the receiver as well, which kept the 2-rank 8-byte message
+  // rate where it was with slots alone.
+  FrameHeader* begin_send(char** payload, std::size_t payload_bytes) override {
+    if (payload_bytes <= SlotRing::kInlineBytes) {
+      send_to_ = SendTo::kStaged;
+      *payload = staged_payload_;
+      return &staged_;
+    }
+    send_to_ = payload_bytes <= SlotRing::kCellPayloadBytes ? SendTo::kCell : SendTo::kSlot;
+    char* at = send_to_ == SendTo::kCell ? send_cell_ : send_at_;
+    *payload = SlotRing::payload(at);
+    return SlotRing::header(at);
   }
-  void end_send(std::size_t) override {
-    SlotRing::move_inline(send_at_);
-    SlotRing::header(send_at_)->seq = send_seq_;
-    SlotRing::publish(send_at_, send_seq_++);
-    send_at_ = send_.next(send_at_);
+  void end_send(std::size_t payload_bytes) override {
+    if (send_to_ == SendTo::kSlot) {
+      SlotRing::header(send_at_)->seq = send_seq_;
+      SlotRing::publish(send_at_, send_seq_++);
+      send_at_ = send_.next(send_at_);
+    } else {
+      if (send_to_ == SendTo::kStaged) {
+        staged_.seq = send_seq_;
+        SlotRing::write_cell(send_cell_, staged_, staged_payload_, std::min(payload_bytes, SlotRing::kInlineBytes));
+      } else {
+        SlotRing::header(send_cell_)->seq = send_seq_;
+      }
+      SlotRing::publish(send_cell_, send_seq_++);
+      send_cell_ = send_cells_.next(send_cell_);
+    }
     prov_->wake(peer_);
   }
 
   bool peek(FrameHeader* h, const char** payload) override {
+    if (SlotRing::ready(recv_cell_, recv_seq_)) {
+      *payload = SlotRing::read_cell(recv_cell_, h);
+      if (!*payload) [[unlikely]] return reject_cell_frame(*h);
+      peeked_cell_ = true;
+      return true;
+    }
     if (!SlotRing::ready(recv_at_, recv_seq_)) return false;
-    *payload = SlotRing::read(recv_at_, h);
+    *payload = SlotRing::read_slot(recv_at_, h);
+    peeked_cell_ = false;
     return true;
   }
-  bool has_frame() override { return SlotRing::ready(recv_at_, recv_seq_); }
+  bool has_frame() override {
+    return SlotRing::ready(recv_cell_, recv_seq_) || SlotRing::ready(recv_at_, recv_seq_);
+  }
   void release() override {
     ++recv_seq_;
-    recv_at_ = recv_.next(recv_at_);
+    if (peeked_cell_) recv_cell_ = recv_cells_.next(recv_cell_);
+    else recv_at_ = recv_.next(recv_at_);
   }
   std::uint64_t recv_seq() const override { return recv_seq_; }
 
@@ -217,10 +263,34 @@ class ShmLink final : public Link {
   std::size_t bytes_;
   bool up_ = false;
   ShmLinkHeader* hdr_;
-  SlotRing send_, recv_;
+  // A cell whose header claims more payload than a cell holds (the peer's
+  // fault): the link fails on both ends, reported once, and the frame is
+  // never shown.
+  [[gnu::noinline]] bool reject_cell_frame(const FrameHeader& h) {
+    if (!rejected_) {
+      rejected_ = true;
+      prov_->reject_link(peer_, describe() + ": rejected frame: " + frame_type_name(static_cast<FrameType>(h.type)) + " of " +
+                                    std::to_string(h.length) + " bytes in a cell (a cell holds at most " +
+                                    std::to_string(SlotRing::kCellPayloadBytes) + " payload bytes)");
+    }
+    return false;
+  }
+
+  SlotRing send_, recv_;              ///< the slots
+  SlotRing send_cells_, recv_cells_;  ///< the cells of small frames (SlotRing::write_cell)
   std::uint64_t send_seq_ = 0, recv_seq_ = 0;
-  char* send_at_ = nullptr;  ///< the slot of frame send_seq_ (SlotRing::next, no division)
-  char* recv_at_ = nullptr;  ///< the slot of frame recv_seq_
+  // Walked with SlotRing::next, no division. A frame takes the next cell
+  // or the next slot.
+  char* send_cell_ = nullptr;  ///< the next cell to fill
+  char* send_at_ = nullptr;    ///< the next slot to fill
+  char* recv_cell_ = nullptr;  ///< the next cell to read
+  char* recv_at_ = nullptr;    ///< the next slot to read
+  enum class SendTo : std::uint8_t { kStaged, kCell, kSlot };
+  SendTo send_to_ = SendTo::kSlot;  ///< where the frame begin_send began is written
+  FrameHeader staged_{};            ///< its header, for SendTo::kStaged
+  char staged_payload_[SlotRing::kInlineBytes];
+  bool peeked_cell_ = false;   ///< whether the frame peek() saw is in recv_cell_, else recv_at_
+  bool rejected_ = false;      ///< reject_cell_frame reported this link
 };
 
 ShmProvider::ShmProvider(const Options& o)
@@ -340,7 +410,7 @@ void ShmProvider::unlink_own_control() {
 
 std::unique_ptr<Link> ShmProvider::create_link(int peer, int index, bool peer_may_have_made_it) {
   const std::size_t slot_size = SlotRing::slot_size_for(o_.payload);
-  const std::size_t bytes = kLinkHeaderBytes + 2 * SlotRing::bytes(o_.slots, slot_size);
+  const std::size_t bytes = link_segment_bytes(o_.slots, slot_size);
   const std::string name = link_name(o_.rank, peer, index);
   std::size_t mapped = 0;
   void* p = map_segment(name, bytes, true, &mapped);
@@ -373,7 +443,7 @@ std::unique_ptr<Link> ShmProvider::open_link(int peer, int index) {
     return nullptr;  // not initialised yet; try again later
   }
   // The header is the peer's word: check it describes exactly this mapping.
-  const std::size_t need = kLinkHeaderBytes + 2 * SlotRing::bytes(h->nslots, h->slot_size);
+  const std::size_t need = link_segment_bytes(h->nslots, h->slot_size);
   if (h->version != kLinkVersion || h->nslots < 4 || h->nslots > 1024 ||
       h->slot_size < SlotRing::slot_size_for(64) || h->slot_size % 64 != 0 ||
       h->slot_size > (2u << 20) || need != mapped || h->lo_rank != std::min(o_.rank, peer) ||
@@ -456,9 +526,17 @@ void ShmProvider::take_failures(std::vector<LinkFailure>* failures) {
   if (own_->closed_pending.load(std::memory_order_acquire)) [[unlikely]] take_closed(failures);
 }
 
+void ShmProvider::reject_link(int peer, std::string what) {
+  report_closed(peer);
+  rejected_.push_back({peer, false, std::move(what)});
+  own_->closed_pending.store(1, std::memory_order_release);
+}
+
 void ShmProvider::take_closed(std::vector<LinkFailure>* failures) {
   own_->closed_pending.store(0, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_seq_cst);
+  for (LinkFailure& f : rejected_) failures->push_back(std::move(f));
+  rejected_.clear();
   for (int r = 0; r < o_.nranks; ++r)
     if (own_->closed(static_cast<std::uint32_t>(o_.nranks))[r].exchange(0, std::memory_order_acq_rel))
       failures->push_back({r, false, "closed the link: it rejected data this rank sent"});

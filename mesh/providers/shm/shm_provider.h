@@ -177,12 +177,16 @@ class ShmProvider final : public Provider, public MemoryDomain, public HostCombi
   void wake(int peer);
   /// This rank's contribution number `seq` into its own slot (seq parity).
   void write_contribution(std::uint64_t seq, const void* data, std::size_t bytes);
+  /// A link to `peer` found data it cannot take (`what` says which link
+  /// and what): tells the peer (report_closed) and has the next
+  /// take_failures report it here.
+  void reject_link(int peer, std::string what);
   int pid_of(int peer) const { return pids_.at(peer); }
   int rank() const { return o_.rank; }
   bool cma_enabled() const { return o_.cma; }
 
  private:
-  // take_failures once a peer reported a link closed.
+  // take_failures once a peer reported a link closed, or a link rejected data.
   [[gnu::noinline]] void take_closed(std::vector<LinkFailure>* failures);
   /// Creates the segment of link #index to `peer`. If the name exists:
   /// nullptr when `peer_may_have_made_it` (a simultaneous connect), else throws.
@@ -198,6 +202,7 @@ class ShmProvider final : public Provider, public MemoryDomain, public HostCombi
   std::vector<std::string> hosts_;        ///< every rank's host identity (own only, before attach)
   std::vector<std::string> arena_tokens_;
   int wake_fifo_ = -1;                    ///< own FIFO (read end), once wait_fd() made it
+  std::vector<LinkFailure> rejected_;     ///< reject_link's, for the next take_failures
   std::vector<int> peer_fifos_;           ///< peers' FIFOs (write ends), opened on first use
   std::string link_name(int a, int b, int index) const;
   std::vector<std::string> tokens_;  ///< every rank's name token (own only, before attach)

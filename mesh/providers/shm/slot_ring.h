@@ -1,7 +1,10 @@
 // A ring of fixed-size slots in memory shared by one producer and one
 // consumer (the shm provider's "pre-posted receive descriptors", seed 000
-// §3.3 mbufs). Flow control is not the ring's business: the sender writes a
-// slot only while it holds a token (CreditLedger), so it never overruns.
+// §3.3 mbufs). A link direction has two: its slots, and a ring of small
+// cells for small frames (kCellBytes). Flow control is not the ring's
+// business: the sender writes a frame only while it holds a token
+// (CreditLedger), and there are as many cells as slots as tokens, so
+// neither ring overruns.
 #pragma once
 
 #include <atomic>
@@ -16,8 +19,8 @@ namespace meshmp::mesh {
 
 class SlotRing {
  public:
-  /// Bytes in front of the payload in each slot: the publication stamp and
-  /// the frame header. The payload starts 16 bytes past a cache line, as
+  /// Bytes in front of the payload in each slot: room for a publication
+  /// stamp and the frame header. The payload starts 16 bytes past a cache line, as
   /// malloc's blocks do: glibc copies 1-8 KiB with `rep movsb`, which is
   /// fastest when source and destination share their offset in a cache
   /// line (a payload 8 bytes past, with an 80-byte header, made those
@@ -65,11 +68,27 @@ class SlotRing {
     return stamp(at).load(std::memory_order_acquire) == seq + 1;
   }
 
-  /// A small EAGER frame rides whole in the slot's first cache line: its
-  /// payload (at most kInlineBytes) in the header's recv_id field, which an
-  /// EAGER frame does not use, so the consumer reads one line per message
-  /// instead of two (the header's last 16 bytes and the payload are in the
-  /// second). Not a channel's EAGER: it carries its number in `addr`.
+  /// Small frames travel in cells of a second ring, the cell ring:
+  /// kCellBytes (two cache lines) each, contiguous, walked like the slots
+  /// (nslots cells); each cell has its own publication stamp and the same
+  /// layout as a slot, with room for kCellPayloadBytes. A frame of at most
+  /// that payload goes in the next cell and leaves the slots alone; any
+  /// other in the next slot, as before. So a run of small messages is a
+  /// run of nearby lines -- what the hardware prefetchers follow --
+  /// instead of a line or two per slot, a slot (16 KiB) apart: the 2-rank
+  /// 8-byte message rate rose by a fifth or more (docs/performance.md). A
+  /// frame's sequence number says which it is: the consumer finds the
+  /// next one published in one ring or the other.
+  static constexpr std::size_t kCellBytes = 128;
+  static constexpr std::size_t kCellPayloadBytes = kCellBytes - kSlotOverhead;
+  static_assert(kCellPayloadBytes == 48);
+
+  /// A small EAGER frame rides whole in its cell's first cache line: its
+  /// payload (at most kInlineBytes) in the header's recv_id field, which
+  /// an EAGER frame does not use, so the consumer reads one line per
+  /// message instead of two (the header's last 16 bytes and the payload
+  /// are in the second). Not a channel's EAGER: it carries its number in
+  /// `addr`.
   static constexpr std::size_t kInlineBytes = sizeof(FrameHeader::recv_id);
   static constexpr std::size_t kFirstLineHeaderBytes = offsetof(FrameHeader, addr);
   static_assert(8 + kFirstLineHeaderBytes == 64, "stamp + header through recv_id fill the first line");
@@ -77,20 +96,29 @@ class SlotRing {
     return h.type == static_cast<std::uint8_t>(FrameType::kEager) && h.length <= kInlineBytes &&
            !(h.flags & kFlagChannel);
   }
-  /// Producer, once header and payload of slot `at` are written: moves a
-  /// payload that rides inline into the first line.
-  static void move_inline(char* at) {
-    FrameHeader* h = header(at);
-    // `length` bytes inline (a call to memcpy per frame was dearer). Not
-    // all kInlineBytes: the payload was stored a moment ago, with stores
-    // as narrow as its length (1 byte: one byte), and one 8-byte load of
-    // them cannot be forwarded from the store buffer -- a stall of ~10 ns.
-    if (rides_inline(*h)) copy_payload(&h->recv_id, payload(at), h->length);
+  /// Producer: writes a frame of n <= kInlineBytes payload bytes, header
+  /// `h` and payload `bytes`, into cell `at` -- into its first line alone
+  /// if it rides inline; the caller then publishes the cell.
+  [[gnu::always_inline]] static void write_cell(char* at, const FrameHeader& h, const char* bytes, std::size_t n) {
+    FrameHeader* c = header(at);
+    // `length` bytes (a call to memcpy per frame was dearer). Not all
+    // kInlineBytes: the payload was stored a moment ago, with stores as
+    // narrow as its length (1 byte: one byte), and one 8-byte load of them
+    // cannot be forwarded from the store buffer -- a stall of ~10 ns.
+    if (rides_inline(h)) {
+      std::memcpy(c, &h, offsetof(FrameHeader, recv_id));
+      copy_payload(&c->recv_id, bytes, n);
+    } else {
+      std::memcpy(c, &h, sizeof h);
+      copy_payload(payload(at), bytes, n);
+    }
   }
-  /// Consumer, once slot `at` is ready: its header into *h (recv_id, addr
+  /// Consumer, once cell `at` is ready: its header into *h (recv_id, addr
   /// and key 0 for a frame that rides inline) and where its payload is.
   /// Reads the second line only for a frame that does not ride inline.
-  static const char* read(char* at, FrameHeader* h) {
+  /// nullptr if the header says its payload is larger than a cell's (the
+  /// peer's fault): it would lie beyond the cell.
+  static const char* read_cell(char* at, FrameHeader* h) {
     const FrameHeader* in = header(at);
     std::memcpy(h, in, kFirstLineHeaderBytes);
     if (rides_inline(*h)) {
@@ -98,6 +126,13 @@ class SlotRing {
       return reinterpret_cast<const char*>(&in->recv_id);
     }
     std::memcpy(&h->addr, &in->addr, sizeof *h - kFirstLineHeaderBytes);
+    if (payload_bytes(*h) > kCellPayloadBytes) return nullptr;
+    return payload(at);
+  }
+  /// Consumer, once slot `at` is ready: its header into *h; the payload
+  /// follows it.
+  static const char* read_slot(char* at, FrameHeader* h) {
+    std::memcpy(h, header(at), sizeof *h);
     return payload(at);
   }
 

@@ -276,7 +276,7 @@ void TcpLink::want_out(bool on) {
   ::epoll_ctl(p_->epoll_fd(), EPOLL_CTL_MOD, fd_, &ev);
 }
 
-FrameHeader* TcpLink::begin_send(char** payload) {
+FrameHeader* TcpLink::begin_send(char** payload, std::size_t) {
   *payload = out_frame_.data() + kFrameHead;
   return reinterpret_cast<FrameHeader*>(out_frame_.data() + kRecordHead);
 }

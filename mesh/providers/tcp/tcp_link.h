@@ -77,7 +77,7 @@ class TcpLink final : public Link {
   bool up() override;
   std::uint32_t slots() const override { return slots_; }
   std::size_t max_payload() const override { return payload_; }
-  FrameHeader* begin_send(char** payload) override;
+  FrameHeader* begin_send(char** payload, std::size_t payload_bytes) override;
   void end_send(std::size_t payload_bytes) override;
   bool peek(FrameHeader* h, const char** payload) override;
   void release() override;
