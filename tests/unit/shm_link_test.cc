@@ -147,7 +147,9 @@ TEST_F(ShmLinkPair, AFrameTooBigForItsCellFailsTheLinkOnBothEnds) {
   ASSERT_EQ(at1.size(), 1u);
   EXPECT_EQ(at1[0].peer, 0);
   EXPECT_FALSE(at1[0].peer_gone);
-  EXPECT_NE(at1[0].what.find("rejected frame: EAGER of 4000 bytes in a cell (a cell holds at most 48 payload bytes)"), std::string::npos) << at1[0].what;
+  EXPECT_NE(at1[0].what.find("rejected frame: EAGER of 4000 bytes in a cell (a cell holds at most 48 payload bytes)"),
+            std::string::npos)
+      << at1[0].what;
   ranks_[0]->take_failures(&at0);
   ASSERT_EQ(at0.size(), 1u);
   EXPECT_EQ(at0[0].peer, 1);

@@ -269,7 +269,8 @@ class ShmLink final : public Link {
   [[gnu::noinline]] bool reject_cell_frame(const FrameHeader& h) {
     if (!rejected_) {
       rejected_ = true;
-      prov_->reject_link(peer_, describe() + ": rejected frame: " + frame_type_name(static_cast<FrameType>(h.type)) + " of " +
+      prov_->reject_link(peer_, describe() + ": rejected frame: " +
+                                    frame_type_name(static_cast<FrameType>(h.type)) + " of " +
                                     std::to_string(h.length) + " bytes in a cell (a cell holds at most " +
                                     std::to_string(SlotRing::kCellPayloadBytes) + " payload bytes)");
     }

@@ -76,7 +76,7 @@ class SlotRing {
   /// other in the next slot, as before. So a run of small messages is a
   /// run of nearby lines -- what the hardware prefetchers follow --
   /// instead of a line or two per slot, a slot (16 KiB) apart: the 2-rank
-  /// 8-byte message rate rose by a fifth or more (docs/performance.md). A
+  /// 8-byte message rate rose by a fifth to a third (docs/performance.md). A
   /// frame's sequence number says which it is: the consumer finds the
   /// next one published in one ring or the other.
   static constexpr std::size_t kCellBytes = 128;
