@@ -469,6 +469,79 @@ TEST(SlotRing, ACellRefusesMorePayloadThanItHolds) {
   }
 }
 
+// The shortest frames travel in 32-byte records: what the consumer makes
+// of one is the header and payload the producer had, the link's peer as
+// source, this rank as destination, the sequence number it expected.
+TEST(SlotRing, ShortRecordsCarryAPlainOrSynchronousEagerOfUpTo8Bytes) {
+  const std::uint32_t n = 4;
+  std::vector<std::uint64_t> mem(SlotRing::bytes(n, sizeof(SlotRing::ShortRecord)) / 8, 0);
+  SlotRing records(mem.data(), n, sizeof(SlotRing::ShortRecord));
+  for (std::uint64_t seq = 0; seq < 2 * SlotRing::kInlineBytes + 2; ++seq) {
+    FrameHeader h{};
+    h.version = kWireVersion;
+    h.type = static_cast<std::uint8_t>(FrameType::kEager);
+    h.flags = seq % 2 ? kFlagSync : 0;
+    h.credits = static_cast<std::uint32_t>(seq * 15 % 256);
+    h.seq = 1000 + seq;
+    h.src = 3;
+    h.dst = 5;
+    h.tag = seq % 3 ? 77 : 0x7fffffff;
+    h.context = static_cast<std::uint16_t>(0xfff0 + seq % 16);
+    h.length = seq % (SlotRing::kInlineBytes + 1);
+    h.send_id = 0x8000000000000000ull | seq;
+    ASSERT_TRUE(SlotRing::fits_short(h, 3, 5)) << "seq " << seq;
+    const std::string bytes = std::string("abcdefgh").substr(0, h.length);
+    char* at = records.slot(seq);
+    std::memset(at, 0xee, sizeof(SlotRing::ShortRecord));
+    SlotRing::write_short(at, h, bytes.data());
+    EXPECT_FALSE(SlotRing::ready(at, h.seq)) << "not before it is published";
+    SlotRing::publish(at, h.seq);
+    ASSERT_TRUE(SlotRing::ready(at, h.seq));
+    EXPECT_FALSE(SlotRing::ready(at, h.seq + n)) << "nor as a later frame of the same place";
+    FrameHeader got;
+    std::memset(&got, 0x55, sizeof got);
+    const char* payload = SlotRing::read_short(at, h.seq, 3, 5, &got);
+    ASSERT_NE(payload, nullptr);
+    EXPECT_EQ(std::memcmp(&got, &h, sizeof h), 0) << "seq " << seq;
+    EXPECT_EQ(std::string(payload, got.length), bytes);
+    EXPECT_GE(payload, at);
+    EXPECT_LE(payload + got.length, at + sizeof(SlotRing::ShortRecord));
+  }
+}
+
+// Only such frames fit a record; one that claims more than 8 bytes is
+// refused (a peer's fault).
+TEST(SlotRing, OtherFramesDoNotFitAShortRecordAndAClaimOfMoreIsRefused) {
+  FrameHeader h{};
+  h.version = kWireVersion;
+  h.type = static_cast<std::uint8_t>(FrameType::kEager);
+  h.length = 8;
+  h.src = 0;
+  h.dst = 1;
+  EXPECT_TRUE(SlotRing::fits_short(h, 0, 1));
+  auto changed = [&](auto change) {
+    FrameHeader c = h;
+    change(c);
+    return SlotRing::fits_short(c, 0, 1);
+  };
+  EXPECT_FALSE(changed([](FrameHeader& c) { c.length = 9; }));
+  EXPECT_FALSE(changed([](FrameHeader& c) { c.flags = kFlagChannel; }));
+  EXPECT_FALSE(changed([](FrameHeader& c) { c.type = static_cast<std::uint8_t>(FrameType::kData); }));
+  EXPECT_FALSE(changed([](FrameHeader& c) { c.type = static_cast<std::uint8_t>(FrameType::kCredit); }));
+  EXPECT_FALSE(changed([](FrameHeader& c) { c.hops = 1; }));
+  EXPECT_FALSE(changed([](FrameHeader& c) { c.e2e_credits = 1; }));
+  EXPECT_FALSE(changed([](FrameHeader& c) { c.credits = 256; }));
+  EXPECT_FALSE(changed([](FrameHeader& c) { c.src = 2; }));  // relayed
+  EXPECT_FALSE(changed([](FrameHeader& c) { c.dst = 2; }));  // to be relayed
+
+  SlotRing::ShortRecord r{};
+  for (std::uint8_t claim : {std::uint8_t{9}, std::uint8_t{0x7f}, std::uint8_t{0x80 | 9}}) {
+    r.length_sync = claim;
+    FrameHeader got;
+    EXPECT_EQ(SlotRing::read_short(reinterpret_cast<char*>(&r), 0, 0, 1, &got), nullptr) << int{claim};
+  }
+}
+
 // ---- matching ---------------------------------------------------------------------
 
 TEST(Matcher, EarliestPostedWinsBetweenSpecificAndAnySource) {

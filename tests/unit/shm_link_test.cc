@@ -56,6 +56,8 @@ class ShmLinkPair : public ::testing::Test {
     offered_->end_send(len);
   }
 
+  void expect_refused_on_both_ends(const std::string& what);
+
   std::string job_;
   std::vector<std::unique_ptr<ShmProvider>> ranks_;
   std::unique_ptr<Link> offered_, joined_;
@@ -119,26 +121,23 @@ TEST_F(ShmLinkPair, MixedCellAndSlotFramesArriveInOrder) {
   EXPECT_FALSE(joined_->has_frame());
 }
 
-// A peer that publishes, in a cell, a frame whose payload would lie beyond
-// the cell fails the link on both ends, naming the frame, and the frame is
-// never shown.
-TEST_F(ShmLinkPair, AFrameTooBigForItsCellFailsTheLinkOnBothEnds) {
-  // Where rank 0's first cell to rank 1 lies: the segment is a 64-byte
-  // header, the two directions' slots (rank 0's first), then their cells.
+// Where rank 0's rings to rank 1 lie in their segment: after a 64-byte
+// header, the two directions' slots (rank 0's first), their cells, their
+// short records -- 4 of each per direction here.
+char* first_slot(Link& sender) {
   char* payload = nullptr;
-  offered_->begin_send(&payload, 4000);
-  char* slot0 = payload - SlotRing::kSlotOverhead;
-  const std::size_t slot_size = SlotRing::slot_size_for(kDefaultEagerLimit);
-  char* cell0 = slot0 + 2 * SlotRing::bytes(4, slot_size);
-  FrameHeader forged{};
-  forged.version = kWireVersion;
-  forged.type = static_cast<std::uint8_t>(FrameType::kEager);
-  forged.src = 0;
-  forged.dst = 1;
-  forged.length = 4000;
-  std::memcpy(SlotRing::header(cell0), &forged, sizeof forged);
-  SlotRing::publish(cell0, 0);
+  sender.begin_send(&payload, 4000);
+  return payload - SlotRing::kSlotOverhead;
+}
+char* first_cell(Link& sender) {
+  return first_slot(sender) + 2 * SlotRing::bytes(4, SlotRing::slot_size_for(kDefaultEagerLimit));
+}
+char* first_short_record(Link& sender) { return first_cell(sender) + 2 * SlotRing::bytes(4, SlotRing::kCellBytes); }
 
+// A frame published where it cannot be: rank 1 never shows it, and the
+// link fails on both ends, rank 1's report naming the frame (`what`),
+// once.
+void ShmLinkPair::expect_refused_on_both_ends(const std::string& what) {
   FrameHeader h;
   const char* got = nullptr;
   EXPECT_FALSE(joined_->peek(&h, &got));
@@ -147,9 +146,7 @@ TEST_F(ShmLinkPair, AFrameTooBigForItsCellFailsTheLinkOnBothEnds) {
   ASSERT_EQ(at1.size(), 1u);
   EXPECT_EQ(at1[0].peer, 0);
   EXPECT_FALSE(at1[0].peer_gone);
-  EXPECT_NE(at1[0].what.find("rejected frame: EAGER of 4000 bytes in a cell (a cell holds at most 48 payload bytes)"),
-            std::string::npos)
-      << at1[0].what;
+  EXPECT_NE(at1[0].what.find(what), std::string::npos) << at1[0].what;
   ranks_[0]->take_failures(&at0);
   ASSERT_EQ(at0.size(), 1u);
   EXPECT_EQ(at0[0].peer, 1);
@@ -159,6 +156,28 @@ TEST_F(ShmLinkPair, AFrameTooBigForItsCellFailsTheLinkOnBothEnds) {
   at1.clear();
   ranks_[1]->take_failures(&at1);
   EXPECT_TRUE(at1.empty());
+}
+
+// A cell whose frame claims a payload beyond the cell.
+TEST_F(ShmLinkPair, AFrameTooBigForItsCellFailsTheLinkOnBothEnds) {
+  char* cell0 = first_cell(*offered_);
+  FrameHeader forged{};
+  forged.version = kWireVersion;
+  forged.type = static_cast<std::uint8_t>(FrameType::kEager);
+  forged.src = 0;
+  forged.dst = 1;
+  forged.length = 4000;
+  std::memcpy(SlotRing::header(cell0), &forged, sizeof forged);
+  SlotRing::publish(cell0, 0);
+  expect_refused_on_both_ends("rejected frame: EAGER of 4000 bytes in a cell (at most 48 payload bytes)");
+}
+
+// A short record that claims more than 8 bytes (200: 72, synchronous).
+TEST_F(ShmLinkPair, AShortRecordClaimingMoreThan8BytesFailsTheLinkOnBothEnds) {
+  char* record0 = first_short_record(*offered_);
+  reinterpret_cast<SlotRing::ShortRecord*>(record0)->length_sync = 200;
+  SlotRing::publish(record0, 0);
+  expect_refused_on_both_ends("rejected frame: EAGER of 72 bytes in a short record (at most 8 payload bytes)");
 }
 
 }  // namespace

@@ -41,7 +41,7 @@ std::string segment_error(const char* what, const std::string& name) {
 
 constexpr std::uint32_t kControlMagic = 0x6d73'6843;  // "Chsm"
 constexpr std::uint32_t kLinkMagic = 0x6d73'684c;     // "Lhsm"
-constexpr std::uint32_t kLinkVersion = 2;  // 2: cell rings
+constexpr std::uint32_t kLinkVersion = 2;  // 2: cell rings and short records
 // ShmControl::sleeping: awake, asleep on the futex, asleep in an epoll
 // beside other providers (wake through the FIFO, wait_fd()).
 constexpr std::uint32_t kSleepsOnFutex = 1;
@@ -113,10 +113,11 @@ struct ShmLinkHeader {
 };
 constexpr std::size_t kLinkHeaderBytes = 64;
 static_assert(sizeof(ShmLinkHeader) <= kLinkHeaderBytes);
-// The whole segment: the header, the two directions' slot rings, then
-// their cell rings (SlotRing::kCellBytes).
+// The whole segment: the header, the two directions' slot rings, their
+// cell rings (SlotRing::kCellBytes), then their short records.
 static std::size_t link_segment_bytes(std::uint32_t nslots, std::size_t slot_size) {
-  return kLinkHeaderBytes + 2 * (SlotRing::bytes(nslots, slot_size) + SlotRing::bytes(nslots, SlotRing::kCellBytes));
+  return kLinkHeaderBytes + 2 * (SlotRing::bytes(nslots, slot_size) + SlotRing::bytes(nslots, SlotRing::kCellBytes) +
+                                 SlotRing::bytes(nslots, sizeof(SlotRing::ShortRecord)));
 }
 
 class ShmLink final : public Link {
@@ -136,6 +137,12 @@ class ShmLink final : public Link {
     char* cell_rings = rings + 2 * slots;
     send_cells_ = SlotRing(cell_rings + (i_am_lo ? 0 : cells), n, SlotRing::kCellBytes);
     recv_cells_ = SlotRing(cell_rings + (i_am_lo ? cells : 0), n, SlotRing::kCellBytes);
+    const std::size_t shorts = SlotRing::bytes(n, sizeof(SlotRing::ShortRecord));
+    char* short_rings = cell_rings + 2 * cells;
+    send_shorts_ = SlotRing(short_rings + (i_am_lo ? 0 : shorts), n, sizeof(SlotRing::ShortRecord));
+    recv_shorts_ = SlotRing(short_rings + (i_am_lo ? shorts : 0), n, sizeof(SlotRing::ShortRecord));
+    send_short_ = send_shorts_.slot(0);
+    recv_short_ = recv_shorts_.slot(0);
     send_at_ = send_.slot(0);
     recv_at_ = recv_.slot(0);
     send_cell_ = send_cells_.slot(0);
@@ -155,11 +162,12 @@ class ShmLink final : public Link {
 
   // A frame of up to kCellPayloadBytes goes in the next cell, any other in
   // the next slot, header and payload written in place -- but for one of
-  // up to kInlineBytes, written here first and copied into the cell's first
-  // line alone (SlotRing::write_cell) when it rides inline: written in
-  // place, the header's last fields and the payload took the cell's second
-  // line from the receiver as well, which kept the 2-rank 8-byte message
-  // rate where it was with slots alone.
+  // up to kInlineBytes, written here first and copied into the next short
+  // record (SlotRing::ShortRecord) or, if it is not one, into the cell's
+  // first line alone when it rides inline: written in place, the header's
+  // last fields and the payload took the cell's second line from the
+  // receiver as well, which kept the 2-rank 8-byte message rate where it
+  // was with slots alone.
   FrameHeader* begin_send(char** payload, std::size_t payload_bytes) override {
     if (payload_bytes <= SlotRing::kInlineBytes) {
       send_to_ = SendTo::kStaged;
@@ -172,41 +180,51 @@ class ShmLink final : public Link {
     return SlotRing::header(at);
   }
   void end_send(std::size_t payload_bytes) override {
-    if (send_to_ == SendTo::kSlot) {
-      SlotRing::header(send_at_)->seq = send_seq_;
-      SlotRing::publish(send_at_, send_seq_++);
-      send_at_ = send_.next(send_at_);
-    } else {
-      if (send_to_ == SendTo::kStaged) {
-        staged_.seq = send_seq_;
-        SlotRing::write_cell(send_cell_, staged_, staged_payload_, std::min(payload_bytes, SlotRing::kInlineBytes));
+    if (send_to_ == SendTo::kStaged) {
+      staged_.seq = send_seq_;
+      if (SlotRing::fits_short(staged_, prov_->rank(), peer_)) {
+        SlotRing::write_short(send_short_, staged_, staged_payload_);
+        publish(send_short_, send_shorts_);
       } else {
-        SlotRing::header(send_cell_)->seq = send_seq_;
+        SlotRing::write_cell(send_cell_, staged_, staged_payload_, std::min(payload_bytes, SlotRing::kInlineBytes));
+        publish(send_cell_, send_cells_);
       }
-      SlotRing::publish(send_cell_, send_seq_++);
-      send_cell_ = send_cells_.next(send_cell_);
+    } else if (send_to_ == SendTo::kCell) {
+      SlotRing::header(send_cell_)->seq = send_seq_;
+      publish(send_cell_, send_cells_);
+    } else {
+      SlotRing::header(send_at_)->seq = send_seq_;
+      publish(send_at_, send_);
     }
     prov_->wake(peer_);
   }
 
   bool peek(FrameHeader* h, const char** payload) override {
+    if (SlotRing::ready(recv_short_, recv_seq_)) {
+      *payload = SlotRing::read_short(recv_short_, recv_seq_, peer_, prov_->rank(), h);
+      if (!*payload) [[unlikely]] return reject_frame(*h, "a short record", SlotRing::kInlineBytes);
+      peeked_ = Ring::kShort;
+      return true;
+    }
     if (SlotRing::ready(recv_cell_, recv_seq_)) {
       *payload = SlotRing::read_cell(recv_cell_, h);
-      if (!*payload) [[unlikely]] return reject_cell_frame(*h);
-      peeked_cell_ = true;
+      if (!*payload) [[unlikely]] return reject_frame(*h, "a cell", SlotRing::kCellPayloadBytes);
+      peeked_ = Ring::kCell;
       return true;
     }
     if (!SlotRing::ready(recv_at_, recv_seq_)) return false;
     *payload = SlotRing::read_slot(recv_at_, h);
-    peeked_cell_ = false;
+    peeked_ = Ring::kSlot;
     return true;
   }
   bool has_frame() override {
-    return SlotRing::ready(recv_cell_, recv_seq_) || SlotRing::ready(recv_at_, recv_seq_);
+    return SlotRing::ready(recv_short_, recv_seq_) || SlotRing::ready(recv_cell_, recv_seq_) ||
+           SlotRing::ready(recv_at_, recv_seq_);
   }
   void release() override {
     ++recv_seq_;
-    if (peeked_cell_) recv_cell_ = recv_cells_.next(recv_cell_);
+    if (peeked_ == Ring::kShort) recv_short_ = recv_shorts_.next(recv_short_);
+    else if (peeked_ == Ring::kCell) recv_cell_ = recv_cells_.next(recv_cell_);
     else recv_at_ = recv_.next(recv_at_);
   }
   std::uint64_t recv_seq() const override { return recv_seq_; }
@@ -263,22 +281,27 @@ class ShmLink final : public Link {
   std::size_t bytes_;
   bool up_ = false;
   ShmLinkHeader* hdr_;
-  // A cell whose header claims more payload than a cell holds (the peer's
-  // fault): the link fails on both ends, reported once, and the frame is
-  // never shown.
-  [[gnu::noinline]] bool reject_cell_frame(const FrameHeader& h) {
+  // The frame publishes in `at` of `ring`, and `at` moves on.
+  void publish(char*& at, const SlotRing& ring) {
+    SlotRing::publish(at, send_seq_++);
+    at = ring.next(at);
+  }
+  // A short record or a cell whose header claims more payload than it
+  // holds (the peer's fault): the link fails on both ends, reported once,
+  // and the frame is never shown.
+  [[gnu::noinline]] bool reject_frame(const FrameHeader& h, const char* in, std::size_t most) {
     if (!rejected_) {
       rejected_ = true;
       prov_->reject_link(peer_, describe() + ": rejected frame: " +
                                     frame_type_name(static_cast<FrameType>(h.type)) + " of " +
-                                    std::to_string(h.length) + " bytes in a cell (a cell holds at most " +
-                                    std::to_string(SlotRing::kCellPayloadBytes) + " payload bytes)");
+                                    std::to_string(h.length) + " bytes in " + in + " (at most " +
+                                    std::to_string(most) + " payload bytes)");
     }
     return false;
   }
 
   SlotRing send_, recv_;              ///< the slots
-  SlotRing send_cells_, recv_cells_;  ///< the cells of small frames (SlotRing::write_cell)
+  SlotRing send_cells_, recv_cells_;  ///< the cells of small frames (SlotRing::kCellBytes)
   std::uint64_t send_seq_ = 0, recv_seq_ = 0;
   // Walked with SlotRing::next, no division. A frame takes the next cell
   // or the next slot.
@@ -290,8 +313,12 @@ class ShmLink final : public Link {
   SendTo send_to_ = SendTo::kSlot;  ///< where the frame begin_send began is written
   FrameHeader staged_{};            ///< its header, for SendTo::kStaged
   char staged_payload_[SlotRing::kInlineBytes];
-  bool peeked_cell_ = false;   ///< whether the frame peek() saw is in recv_cell_, else recv_at_
-  bool rejected_ = false;      ///< reject_cell_frame reported this link
+  SlotRing send_shorts_, recv_shorts_;  ///< the short records (SlotRing::ShortRecord)
+  char* send_short_ = nullptr;
+  char* recv_short_ = nullptr;
+  enum class Ring : std::uint8_t { kShort, kCell, kSlot };
+  Ring peeked_ = Ring::kSlot;  ///< where the frame peek() saw is
+  bool rejected_ = false;      ///< reject_frame reported this link
 };
 
 ShmProvider::ShmProvider(const Options& o)

@@ -1,10 +1,10 @@
 // A ring of fixed-size slots in memory shared by one producer and one
 // consumer (the shm provider's "pre-posted receive descriptors", seed 000
-// §3.3 mbufs). A link direction has two: its slots, and a ring of small
-// cells for small frames (kCellBytes). Flow control is not the ring's
-// business: the sender writes a frame only while it holds a token
-// (CreditLedger), and there are as many cells as slots as tokens, so
-// neither ring overruns.
+// §3.3 mbufs). A link direction has three: its slots, a ring of cells for
+// small frames (kCellBytes), and one of records for the shortest
+// (ShortRecord). Flow control is not the ring's business: the sender
+// writes a frame only while it holds a token (CreditLedger), and each ring
+// has as many places as there are tokens, so none overruns.
 #pragma once
 
 #include <atomic>
@@ -72,13 +72,13 @@ class SlotRing {
   /// kCellBytes (two cache lines) each, contiguous, walked like the slots
   /// (nslots cells); each cell has its own publication stamp and the same
   /// layout as a slot, with room for kCellPayloadBytes. A frame of at most
-  /// that payload goes in the next cell and leaves the slots alone; any
-  /// other in the next slot, as before. So a run of small messages is a
-  /// run of nearby lines -- what the hardware prefetchers follow --
-  /// instead of a line or two per slot, a slot (16 KiB) apart: the 2-rank
-  /// 8-byte message rate rose by a fifth to a third (docs/performance.md). A
-  /// frame's sequence number says which it is: the consumer finds the
-  /// next one published in one ring or the other.
+  /// that payload goes in the next cell and leaves the slots alone (unless
+  /// it fits a ShortRecord); any other in the next slot, as before. So a
+  /// run of small messages is a run of nearby lines -- what the hardware
+  /// prefetchers follow -- instead of a line or two per slot, a slot
+  /// (16 KiB) apart: the 2-rank 8-byte message rate rose by a fifth to a
+  /// third (docs/performance.md). A frame's sequence number says where it
+  /// is: the consumer finds the next one published in one ring or another.
   static constexpr std::size_t kCellBytes = 128;
   static constexpr std::size_t kCellPayloadBytes = kCellBytes - kSlotOverhead;
   static_assert(kCellPayloadBytes == 48);
@@ -134,6 +134,62 @@ class SlotRing {
   static const char* read_slot(char* at, FrameHeader* h) {
     std::memcpy(h, header(at), sizeof *h);
     return payload(at);
+  }
+
+  /// The shortest frames -- an EAGER of up to 8 bytes from the link's
+  /// peer itself, plain or synchronous -- travel in a third ring of
+  /// 32-byte records, two to a cache line, as Open MPI's shared memory
+  /// packs its small messages: the stamp (publish, ready) and a header of
+  /// what such a frame needs, the rest known from the link (version, type,
+  /// source, destination, the sequence number) or zero.
+  struct ShortRecord {
+    std::uint64_t stamp;  ///< the frame's sequence number + 1
+    std::int32_t tag;
+    std::uint16_t context;
+    std::uint8_t length_sync;  ///< payload bytes (at most kInlineBytes), | kShortSync if synchronous
+    std::uint8_t credits;
+    std::uint64_t send_id;
+    char payload[kInlineBytes];
+  };
+  static_assert(sizeof(ShortRecord) == 32);
+  static constexpr std::uint8_t kShortSync = 0x80;
+  static bool fits_short(const FrameHeader& h, int from, int to) {
+    return h.type == static_cast<std::uint8_t>(FrameType::kEager) && h.length <= kInlineBytes &&
+           (h.flags & ~kFlagSync) == 0 && h.hops == 0 && h.e2e_credits == 0 && h.credits <= 0xff &&
+           h.src == from && h.dst == to;
+  }
+  /// Producer: writes frame `h` (fits_short) with payload `bytes` into
+  /// record `at`; the caller then publishes it. Field by field, as the
+  /// engine stored them: loads as wide as those stores, which the core
+  /// forwards from its store buffer.
+  [[gnu::always_inline]] static void write_short(char* at, const FrameHeader& h, const char* bytes) {
+    auto* r = reinterpret_cast<ShortRecord*>(at);
+    r->tag = h.tag;
+    r->context = h.context;
+    r->length_sync = static_cast<std::uint8_t>(h.length | ((h.flags & kFlagSync) ? kShortSync : 0));
+    r->credits = static_cast<std::uint8_t>(h.credits);
+    r->send_id = h.send_id;
+    copy_payload(r->payload, bytes, h.length);
+  }
+  /// Consumer, once record `at` is ready as frame `seq` from `from` to
+  /// `to`: its header into *h and where its payload is; nullptr if the
+  /// record claims more than kInlineBytes (the peer's fault).
+  static const char* read_short(char* at, std::uint64_t seq, int from, int to, FrameHeader* h) {
+    const auto* r = reinterpret_cast<const ShortRecord*>(at);
+    const std::uint8_t ls = r->length_sync;
+    *h = FrameHeader{};
+    h->version = kWireVersion;
+    h->type = static_cast<std::uint8_t>(FrameType::kEager);
+    h->flags = (ls & kShortSync) ? kFlagSync : 0;
+    h->credits = r->credits;
+    h->seq = seq;
+    h->src = from;
+    h->dst = to;
+    h->tag = r->tag;
+    h->context = r->context;
+    h->length = ls & ~kShortSync;
+    h->send_id = r->send_id;
+    return h->length <= kInlineBytes ? r->payload : nullptr;
   }
 
  private:
