@@ -88,10 +88,11 @@ TEST_F(ShmLinkPair, HasFrameAgreesWithPeekFrameByFrame) {
   EXPECT_FALSE(offered_->has_frame()) << "the other direction has had nothing";
 }
 
-// Frames of up to 48 payload bytes go in the next cell, the others in the
-// next slot: with every mix of the two in flight (up to the ring's 4
-// frames), the receiver walks cells and slots in step with the sender and
-// gets every frame, in order, whole.
+// EAGER frames of up to 8 bytes go in the next short record, others of up
+// to 48 in the next cell, the rest in the next slot: with every mix of the
+// three in flight (up to the rings' 4 frames), the receiver walks records,
+// cells and slots in step with the sender and gets every frame, in order,
+// whole.
 TEST_F(ShmLinkPair, MixedCellAndSlotFramesArriveInOrder) {
   std::mt19937 rng(7);
   const std::size_t sizes[] = {0, 1, 8, 9, 48, 49, 100, 4000};
