@@ -45,13 +45,19 @@ int bad_tag(MPI_Comm comm, const char* call, int tag) {
                "tag = " + std::to_string(tag) + " is outside 0..MPI_TAG_UB (" + std::to_string(mesh::kTagUb) + ")");
 }
 
-void set_empty_status(MPI_Status* st, int source) {
+void set_proc_null_status(MPI_Status* st) {
   if (!st) return;
-  st->MPI_SOURCE = source;
+  st->MPI_SOURCE = MPI_PROC_NULL;
   st->MPI_TAG = MPI_ANY_TAG;
-  st->MPI_ERROR = MPI_SUCCESS;
   st->meshmp_cancelled = 0;
   st->meshmp_bytes = 0;
+}
+
+void set_empty_status(MPI_Status* st) {
+  if (!st) return;
+  set_proc_null_status(st);
+  st->MPI_SOURCE = MPI_ANY_SOURCE;
+  st->MPI_ERROR = MPI_SUCCESS;
 }
 
 namespace {

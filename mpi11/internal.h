@@ -397,10 +397,22 @@ inline int check_tag(MPI_Comm comm, const char* call, int tag, bool any_ok) {
   return bad_tag(comm, call, tag);
 }
 
-/// An empty status (MPI-1.1 §3.7.3): from `source` (MPI_ANY_SOURCE for a null
-/// or inactive request, MPI_PROC_NULL for a receive from it, §3.11), tag
-/// MPI_ANY_TAG, count 0. A null `st` (MPI_STATUS_IGNORE) is left alone.
-void set_empty_status(MPI_Status* st, int source);
+/// The empty status of a null or inactive request (MPI-3.1 §3.7.3): source
+/// MPI_ANY_SOURCE, tag MPI_ANY_TAG, error MPI_SUCCESS, count 0, not
+/// cancelled. A null `st` (MPI_STATUS_IGNORE) is left alone.
+void set_empty_status(MPI_Status* st);
+/// The status of a receive or probe of MPI_PROC_NULL (MPI-3.1 §3.11):
+/// source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0, not cancelled; its
+/// error field untouched, as every call returning one status leaves it
+/// (§3.2.5: only the calls returning several statuses set it).
+void set_proc_null_status(MPI_Status* st);
+/// Copies `from` into *to (if not null) but for the error field (§3.2.5).
+inline void copy_status(MPI_Status* to, const MPI_Status& from) {
+  if (!to) return;
+  const int error = to->MPI_ERROR;
+  *to = from;
+  to->MPI_ERROR = error;
+}
 
 // ---- requests (p2p.cc) ---------------------------------------------------------
 

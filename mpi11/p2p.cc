@@ -142,12 +142,13 @@ struct Args {
 
 // ---- statuses --------------------------------------------------------------------
 
-void fill_status(MPI_Status* st, const CommInfo& c, const mesh::Status& cs, int code) {
+// Source, tag, count and cancellation from the core's status; the error
+// field is left alone (MPI-3.1 §3.2.5).
+void fill_status(MPI_Status* st, const CommInfo& c, const mesh::Status& cs) {
   if (!st) return;
   st->MPI_SOURCE = cs.source >= 0 && static_cast<std::size_t>(cs.source) < c.rank_of_world.size()
                        ? c.rank_of_world[cs.source] : MPI_ANY_SOURCE;
   st->MPI_TAG = cs.tag;
-  st->MPI_ERROR = code;
   st->meshmp_cancelled = cs.cancelled;
   st->meshmp_bytes = static_cast<long long>(cs.bytes);
 }
@@ -193,7 +194,8 @@ void fill_status(MPI_Status* st, const CommInfo& c, const mesh::Status& cs, int 
     sent.source = engine().rank();
     sent.tag = tag;
     sent.bytes = bytes;
-    fill_status(&r.st, c, sent, MPI_SUCCESS);
+    fill_status(&r.st, c, sent);
+    r.st.MPI_ERROR = MPI_SUCCESS;
     r.done = true;
     return;
   }
@@ -209,7 +211,8 @@ void fill_status(MPI_Status* st, const CommInfo& c, const mesh::Status& cs, int 
   r.sent_id = 0;
   if (r.peer == MPI_PROC_NULL) {
     r.done = true;
-    set_empty_status(&r.st, MPI_PROC_NULL);
+    set_proc_null_status(&r.st);
+    r.st.MPI_ERROR = MPI_SUCCESS;
     return MPI_SUCCESS;
   }
   const CommInfo& c = comm_ref(r.comm);
@@ -225,7 +228,7 @@ void fill_status(MPI_Status* st, const CommInfo& c, const mesh::Status& cs, int 
     pack(t, r.buf, r.count, space);
     buffer_track(space, engine().isend(space, bytes, c.peer_world(r.peer), r.tag, c.p2p_context));
     r.done = true;  // the user's buffer is free: the send now belongs to the attached buffer
-    set_empty_status(&r.st, MPI_ANY_SOURCE);
+    set_empty_status(&r.st);
     return MPI_SUCCESS;
   }
   if (r.persistent) {
@@ -345,12 +348,12 @@ void unpack_received(const Req& r, const mesh::Status& cs) {
                                            const char* call) {
   int code = MPI_SUCCESS;
   if (r.done || !cs) {
-    if (st) *st = r.st;
+    copy_status(st, r.st);
     code = r.st.MPI_ERROR;
   } else {
     code = code_of(cs->error, call);
     unpack_received(r, *cs);
-    if (st) fill_status(st, comm_ref(r.comm), *cs, code);
+    fill_status(st, comm_ref(r.comm), *cs);
   }
   r.active = false;
   r.done = false;
@@ -365,7 +368,7 @@ void unpack_received(const Req& r, const mesh::Status& cs) {
 // with an empty status carrying the schedule's error (MPI-3.1 §5.12).
 bool schedule_done(Req& r) {
   if (!r.sched->finished()) return false;
-  set_empty_status(&r.st, MPI_ANY_SOURCE);
+  set_empty_status(&r.st);
   r.st.MPI_ERROR = code_of(r.sched->error(), r.call);
   if (r.st.MPI_ERROR == MPI_SUCCESS && r.outcome) r.st.MPI_ERROR = *r.outcome;
   r.done = true;
@@ -526,7 +529,7 @@ namespace {
   Args a;
   if (int err = check_args(call, buf, count, datatype, source, tag, comm, true, &a)) return err;
   if (source == MPI_PROC_NULL) {
-    set_empty_status(status, MPI_PROC_NULL);
+    set_proc_null_status(status);
     return MPI_SUCCESS;
   }
   char* data = const_cast<char*>(data_start(*a.t, buf));
@@ -539,7 +542,7 @@ namespace {
   e.wait(e.irecv(data, a.bytes, world_of(*a.c, source), tag, a.c->p2p_context), &cs);
   if (!a.t->contiguous) unpack(*a.t, data, cs.bytes, buf, static_cast<std::size_t>(count));
   const int code = code_of(cs.error, call);
-  fill_status(status, *a.c, cs, code);
+  fill_status(status, *a.c, cs);
   return report(comm, code);
 }
 }  // namespace
@@ -554,7 +557,7 @@ MESHMP_MPI_FN(int, Recv, (void* buf, int count, MPI_Datatype datatype, int sourc
                  world_of(*a.c, source), tag, a.c->p2p_context),
          &cs);
   const int code = code_of(cs.error, "MPI_Recv");
-  fill_status(status, *a.c, cs, code);
+  fill_status(status, *a.c, cs);
   return report(comm, code);
 } MESHMP_MPI_END(Recv)
 
@@ -633,7 +636,7 @@ int wait_one(MPI_Request* request, MPI_Status* status, const char* call) {
   if (!is_live(*request)) {
     if (*request != MPI_REQUEST_NULL && !requests().valid(*request))
       return raise(MPI_COMM_NULL, call, MPI_ERR_REQUEST, "request is not a request");
-    set_empty_status(status, MPI_ANY_SOURCE);
+    set_empty_status(status);
     return MPI_SUCCESS;
   }
   const MPI_Comm comm = requests().at(*request).comm;
@@ -703,7 +706,7 @@ int complete_some(const char* call, int count, MPI_Request* reqs, int* outcount,
     *live = true;
     if (!has_completed(reqs[i])) continue;
     const MPI_Comm c = requests().at(reqs[i]).comm;
-    MPI_Status tmp;
+    MPI_Status tmp{};
     int code;
     complete(&reqs[i], &tmp, false, call, &code);
     if (code) ++failed, failed_comm = c;
@@ -772,7 +775,7 @@ MESHMP_MPI_FN(int, Test, (MPI_Request* request, int* flag, MPI_Status* status)) 
     if (*request != MPI_REQUEST_NULL && !requests().valid(*request))
       return raise(MPI_COMM_NULL, "MPI_Test", MPI_ERR_REQUEST, "request is not a request");
     *flag = 1;
-    set_empty_status(status, MPI_ANY_SOURCE);
+    set_empty_status(status);
     return MPI_SUCCESS;
   }
   const MPI_Comm comm = requests().at(*request).comm;
@@ -789,7 +792,7 @@ MESHMP_MPI_FN(int, Waitany, (int count, MPI_Request* array_of_requests, int* ind
   int i;
   if (int err = any_completed(call, count, array_of_requests, true, &live, &i)) return err;
   if (!live) {
-    set_empty_status(status, MPI_ANY_SOURCE);
+    set_empty_status(status);
     return MPI_SUCCESS;
   }
   const MPI_Comm comm = requests().at(array_of_requests[i]).comm;
@@ -808,7 +811,7 @@ MESHMP_MPI_FN(int, Testany, (int count, MPI_Request* array_of_requests, int* ind
   if (int err = any_completed(call, count, array_of_requests, false, &live, &i)) return err;
   if (!live) {  // no live request: flag true, index undefined (§3.7.5)
     *flag = 1;
-    set_empty_status(status, MPI_ANY_SOURCE);
+    set_empty_status(status);
     return MPI_SUCCESS;
   }
   *flag = i >= 0;
@@ -865,7 +868,7 @@ int wait_all(const char* call, int count, MPI_Request* array_of_requests, MPI_St
     const MPI_Request h = array_of_requests[i];
     Req* r = h == MPI_REQUEST_NULL ? nullptr : &rs.at(h);
     if (!r || !r->active) {
-      set_empty_status(st, MPI_ANY_SOURCE);
+      set_empty_status(st);
       continue;
     }
     const MPI_Comm c = r->comm;
@@ -951,12 +954,12 @@ MESHMP_MPI_FN(int, Iprobe, (int source, int tag, MPI_Comm comm, int* flag, MPI_S
   if (!flag) return raise(comm, call, MPI_ERR_ARG, "flag is NULL");
   if (source == MPI_PROC_NULL) {
     *flag = 1;
-    set_empty_status(status, MPI_PROC_NULL);
+    set_proc_null_status(status);
     return MPI_SUCCESS;
   }
   mesh::Status cs;
   *flag = engine().iprobe(world_of(*c, source), tag, c->p2p_context, &cs);
-  if (*flag) fill_status(status, *c, cs, MPI_SUCCESS);
+  if (*flag) fill_status(status, *c, cs);
   return MPI_SUCCESS;
 } MESHMP_MPI_END(Iprobe)
 
@@ -966,12 +969,12 @@ MESHMP_MPI_FN(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status* statu
   CommInfo* c = probe_args(call, source, tag, comm, &err);
   if (!c) return err;
   if (source == MPI_PROC_NULL) {
-    set_empty_status(status, MPI_PROC_NULL);
+    set_proc_null_status(status);
     return MPI_SUCCESS;
   }
   mesh::Status cs;
   engine().probe(world_of(*c, source), tag, c->p2p_context, &cs);
-  fill_status(status, *c, cs, MPI_SUCCESS);
+  fill_status(status, *c, cs);
   return MPI_SUCCESS;
 } MESHMP_MPI_END(Probe)
 
@@ -1009,7 +1012,7 @@ MESHMP_MPI_FN(int, Request_get_status, (MPI_Request request, int* flag, MPI_Stat
     if (request != MPI_REQUEST_NULL && !requests().valid(request))
       return raise(MPI_COMM_NULL, call, MPI_ERR_REQUEST, "request is not a request");
     *flag = 1;
-    set_empty_status(status, MPI_ANY_SOURCE);
+    set_empty_status(status);
     return MPI_SUCCESS;
   }
   engine().progress();
@@ -1022,12 +1025,13 @@ MESHMP_MPI_FN(int, Request_get_status, (MPI_Request request, int* flag, MPI_Stat
     mesh::Status cs;
     engine().test(r.core, &cs);
     unpack_received(r, cs);
-    fill_status(&r.st, comm_ref(r.comm), cs, code_of(cs.error, call));
+    fill_status(&r.st, comm_ref(r.comm), cs);
+    r.st.MPI_ERROR = code_of(cs.error, call);
     if (!r.persistent) r.core = nullptr;
     r.done = true;
   }
   *flag = 1;
-  if (status) *status = r.st;
+  copy_status(status, r.st);
   return MPI_SUCCESS;
 } MESHMP_MPI_END(Request_get_status)
 
@@ -1086,7 +1090,7 @@ int matched_probe(const char* call, bool block, int source, int tag, MPI_Comm co
   if (source == MPI_PROC_NULL) {
     *flag = 1;
     *message = MPI_MESSAGE_NO_PROC;
-    set_empty_status(status, MPI_PROC_NULL);
+    set_proc_null_status(status);
     return MPI_SUCCESS;
   }
   mesh::Status cs;
@@ -1095,7 +1099,7 @@ int matched_probe(const char* call, bool block, int source, int tag, MPI_Comm co
   *flag = m != nullptr;
   if (!m) return MPI_SUCCESS;
   *message = messages().add(m, comm);
-  fill_status(status, *c, cs, MPI_SUCCESS);
+  fill_status(status, *c, cs);
   return MPI_SUCCESS;
 }
 

@@ -576,6 +576,104 @@ TEST(P2p, RequestGetStatusLooksWithoutCompleting) {
   EXPECT_EQ(st.MPI_SOURCE, MPI_ANY_SOURCE);
 }
 
+// MPI-3.1 §3.2.5: "message-passing calls do not modify the value of the
+// error code field of status variables", but for those returning several
+// statuses. Every call here returns one; each status starts with a mark in
+// its error field that must still be there. (MPICH's mprobe test found
+// meshmp writing MPI_SUCCESS there.) An empty status of a null request is
+// the exception the standard defines: its error is MPI_SUCCESS (§3.7.3).
+TEST(P2p, CallsReturningOneStatusLeaveItsErrorFieldAlone) {
+  constexpr int kMark = 12345;
+  auto marked = [] {
+    MPI_Status st;
+    std::memset(&st, 0xab, sizeof st);
+    st.MPI_ERROR = kMark;
+    return st;
+  };
+  const int other = partner();
+  const int out = 1000 + rank();
+  int in = -1, flag = 0;
+  // Eager and rendezvous: the core status and a request's saved one.
+  for (int n : {1, 70000}) {
+    SCOPED_TRACE(n);
+    std::vector<int> big_out = payload(static_cast<std::size_t>(n), rank()), big_in(static_cast<std::size_t>(n));
+    MPI_Status st = marked();
+    ASSERT_EQ(MPI_Sendrecv(big_out.data(), n, MPI_INT, other, 1, big_in.data(), n, MPI_INT, other, 1, MPI_COMM_WORLD, &st),
+              MPI_SUCCESS);
+    EXPECT_EQ(st.MPI_SOURCE, other);
+    EXPECT_EQ(st.MPI_ERROR, kMark) << "MPI_Sendrecv";
+    MPI_Request r[2];
+    MPI_Irecv(big_in.data(), n, MPI_INT, other, 2, MPI_COMM_WORLD, &r[0]);
+    MPI_Isend(big_out.data(), n, MPI_INT, other, 2, MPI_COMM_WORLD, &r[1]);
+    st = marked();
+    for (long spins = 0; !flag; ++spins) {
+      ASSERT_LT(spins, 100'000'000L);
+      ASSERT_EQ(MPI_Request_get_status(r[0], &flag, &st), MPI_SUCCESS);
+    }
+    EXPECT_EQ(st.MPI_ERROR, kMark) << "MPI_Request_get_status";
+    st = marked();
+    ASSERT_EQ(MPI_Wait(&r[0], &st), MPI_SUCCESS);
+    EXPECT_EQ(st.MPI_TAG, 2);
+    EXPECT_EQ(st.MPI_ERROR, kMark) << "MPI_Wait";
+    int index = -1;
+    st = marked();
+    ASSERT_EQ(MPI_Waitany(2, r, &index, &st), MPI_SUCCESS);
+    EXPECT_EQ(index, 1);
+    EXPECT_EQ(st.MPI_ERROR, kMark) << "MPI_Waitany";
+    flag = 0;
+  }
+  // Probes and a test loop.
+  MPI_Send(&out, 1, MPI_INT, other, 3, MPI_COMM_WORLD);
+  MPI_Status st = marked();
+  ASSERT_EQ(MPI_Probe(other, 3, MPI_COMM_WORLD, &st), MPI_SUCCESS);
+  EXPECT_EQ(st.MPI_ERROR, kMark) << "MPI_Probe";
+  st = marked();
+  ASSERT_EQ(MPI_Iprobe(other, 3, MPI_COMM_WORLD, &flag, &st), MPI_SUCCESS);
+  ASSERT_TRUE(flag);
+  EXPECT_EQ(st.MPI_ERROR, kMark) << "MPI_Iprobe";
+  MPI_Message m;
+  st = marked();
+  ASSERT_EQ(MPI_Mprobe(other, 3, MPI_COMM_WORLD, &m, &st), MPI_SUCCESS);
+  EXPECT_EQ(st.MPI_ERROR, kMark) << "MPI_Mprobe";
+  st = marked();
+  ASSERT_EQ(MPI_Mrecv(&in, 1, MPI_INT, &m, &st), MPI_SUCCESS);
+  EXPECT_EQ(in, 1000 + other);
+  EXPECT_EQ(st.MPI_ERROR, kMark) << "MPI_Mrecv";
+  MPI_Request r;
+  MPI_Irecv(&in, 1, MPI_INT, other, 4, MPI_COMM_WORLD, &r);
+  MPI_Send(&out, 1, MPI_INT, other, 4, MPI_COMM_WORLD);
+  st = marked();
+  flag = 0;
+  for (long spins = 0; !flag; ++spins) {
+    ASSERT_LT(spins, 100'000'000L);
+    ASSERT_EQ(MPI_Test(&r, &flag, &st), MPI_SUCCESS);
+  }
+  EXPECT_EQ(st.MPI_ERROR, kMark) << "MPI_Test";
+  // MPI_PROC_NULL (§3.11): its own status, but not an empty one.
+  st = marked();
+  ASSERT_EQ(MPI_Recv(&in, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st), MPI_SUCCESS);
+  EXPECT_EQ(st.MPI_SOURCE, MPI_PROC_NULL);
+  EXPECT_EQ(st.MPI_ERROR, kMark) << "MPI_Recv from MPI_PROC_NULL";
+  st = marked();
+  ASSERT_EQ(MPI_Mprobe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &m, &st), MPI_SUCCESS);
+  EXPECT_EQ(st.MPI_ERROR, kMark) << "MPI_Mprobe of MPI_PROC_NULL";
+  st = marked();
+  ASSERT_EQ(MPI_Mrecv(&in, 1, MPI_INT, &m, &st), MPI_SUCCESS);
+  EXPECT_EQ(st.MPI_SOURCE, MPI_PROC_NULL);
+  EXPECT_EQ(st.MPI_ERROR, kMark) << "MPI_Mrecv of MPI_MESSAGE_NO_PROC";
+  MPI_Irecv(&in, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &r);
+  st = marked();
+  ASSERT_EQ(MPI_Wait(&r, &st), MPI_SUCCESS);
+  EXPECT_EQ(st.MPI_SOURCE, MPI_PROC_NULL);
+  EXPECT_EQ(st.MPI_ERROR, kMark) << "MPI_Wait on a receive from MPI_PROC_NULL";
+  // A null request: the empty status, error MPI_SUCCESS.
+  r = MPI_REQUEST_NULL;
+  st = marked();
+  ASSERT_EQ(MPI_Wait(&r, &st), MPI_SUCCESS);
+  EXPECT_EQ(st.MPI_SOURCE, MPI_ANY_SOURCE);
+  EXPECT_EQ(st.MPI_ERROR, MPI_SUCCESS);
+}
+
 TEST(P2p, SendrecvReplaceSwapsAroundARing) {
   const int p = size(), me = rank();
   std::vector<double> v(3000);
