@@ -259,6 +259,14 @@ std::shared_ptr<TypeInfo> build_type(const std::vector<TypeBlock>& blocks, bool 
   return t;
 }
 
+std::shared_ptr<TypeInfo> resize_type(std::shared_ptr<TypeInfo> t, MPI_Aint lb, MPI_Aint extent) {
+  t->lb = lb;
+  t->ub = lb + extent;
+  t->lb_marker = t->ub_marker = true;
+  t->contiguous = t->size == 0 || (t->flat && t->runs.size() == 1 && static_cast<MPI_Aint>(t->size) == t->extent());
+  return t;
+}
+
 int make_type(const char* call, std::shared_ptr<TypeInfo> t, MPI_Datatype* newtype, Envelope env) {
   if (!newtype) return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "newtype is NULL");
   for (MPI_Datatype d : env.types) env.kept.push_back(keep_type(d));
@@ -693,11 +701,8 @@ MESHMP_MPI_FN(int, Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI_
   int err;
   const TypeInfo* o = old_type(call, oldtype, &err);
   if (!o) return err;
-  return make_type(call,
-                   build_type({{lb, 1, 1, 0, keep_type(MPI_LB)}, {0, 1, 1, 0, keep_type(oldtype)},
-                          {lb + extent, 1, 1, 0, keep_type(MPI_UB)}},
-                         false),
-                   newtype, {MPI_COMBINER_RESIZED, {}, {lb, extent}, {oldtype}, {}});
+  return make_type(call, resize_type(build_type({{0, 1, 1, 0, keep_type(oldtype)}}, false), lb, extent), newtype,
+                   {MPI_COMBINER_RESIZED, {}, {lb, extent}, {oldtype}, {}});
 } MESHMP_MPI_END(Type_create_resized)
 
 MESHMP_MPI_FN(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent)) {

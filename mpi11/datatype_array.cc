@@ -18,11 +18,11 @@ namespace {
 
 using Ptr = std::shared_ptr<const TypeInfo>;
 
-// `blocks` with a lower bound at 0 and an upper bound at `extent`.
-std::shared_ptr<TypeInfo> bounded(std::vector<TypeBlock> blocks, MPI_Aint extent) {
-  blocks.insert(blocks.begin(), TypeBlock{0, 1, 1, 0, keep_type(MPI_LB)});
-  blocks.push_back(TypeBlock{extent, 1, 1, 0, keep_type(MPI_UB)});
-  return build_type(blocks, false);
+// `blocks` resized to a lower bound at 0 and an upper bound at `extent`,
+// whatever bounds the old type's markers would give (§4.1.3: the result is
+// MPI_Type_create_resized's).
+std::shared_ptr<TypeInfo> bounded(const std::vector<TypeBlock>& blocks, MPI_Aint extent) {
+  return resize_type(build_type(blocks, false), 0, extent);
 }
 
 // The dimensions from the fastest-varying to the slowest.

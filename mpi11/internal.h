@@ -154,6 +154,10 @@ std::shared_ptr<const TypeInfo> keep_type(MPI_Datatype t);
 /// if any, else from the data, padded to the strictest alignment inside if
 /// `pad_to_alignment` (a struct); flattened when small enough.
 std::shared_ptr<TypeInfo> build_type(const std::vector<TypeBlock>& blocks, bool pad_to_alignment);
+/// `t` with its lower bound at `lb` and upper bound at lb + extent, bytes
+/// (MPI-2.2 §4.1.7, MPI_Type_create_resized): the markers it had are erased
+/// and these put instead, so a type holding it sees only these.
+std::shared_ptr<TypeInfo> resize_type(std::shared_ptr<TypeInfo> t, MPI_Aint lb, MPI_Aint extent);
 /// Registers a newly constructed type under a fresh handle in *newtype, with
 /// the envelope its constructor was called with (MPI_ERR_ARG if newtype is NULL).
 int make_type(const char* call, std::shared_ptr<TypeInfo> t, MPI_Datatype* newtype, Envelope env);

@@ -263,6 +263,29 @@ TEST(Subarray, CAndFortranOrderElementMaps) {
   MPI_Type_free(&f);
 }
 
+// MPI-2.2 §4.1.7: a resized type's bounds are the ones given; the old
+// type's markers are erased, not kept as MPI-1's sticky MPI_LB/MPI_UB
+// would be. So are the old type's in a subarray (§4.1.3: it is resized to
+// the whole array). MPICH's dtpools found a subarray 40 bytes too wide.
+TEST(Subarray, OldTypeBoundsOutsideItsCellDoNotWidenIt) {
+  MPI_Datatype wide, narrow, sub;
+  // An int whose bounds reach 4 bytes below it and 4 above.
+  ASSERT_EQ(MPI_Type_create_resized(MPI_INT, -4, 12, &wide), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Type_create_resized(wide, 0, 4, &narrow), MPI_SUCCESS);
+  EXPECT_EQ(bounds(narrow), std::make_pair(MPI_Aint{0}, MPI_Aint{4}));
+  MPI_Type_commit(&narrow);
+  EXPECT_EQ(packed_ints(narrow, 3, 3), (std::vector<int>{0, 1, 2})) << "ints back to back";
+  // Elements 0 and 1 of a 3-element array of `wide` (12 bytes apart).
+  const int sizes[] = {3}, subsizes[] = {2}, starts[] = {0};
+  ASSERT_EQ(MPI_Type_create_subarray(1, sizes, subsizes, starts, MPI_ORDER_C, wide, &sub), MPI_SUCCESS);
+  EXPECT_EQ(bounds(sub), std::make_pair(MPI_Aint{0}, MPI_Aint{36}));
+  MPI_Type_commit(&sub);
+  EXPECT_EQ(packed_ints(sub, 1, 9), (std::vector<int>{0, 3}));
+  MPI_Type_free(&sub);
+  MPI_Type_free(&narrow);
+  MPI_Type_free(&wide);
+}
+
 TEST(Subarray, AHaloFaceOfA3dLatticeThroughAMessage) {
   // The x = 4 face of a 3x4x5 (t, y, x) block of doubles: 12 of them.
   const int sizes[] = {3, 4, 5}, subsizes[] = {3, 4, 1}, starts[] = {0, 0, 4};
