@@ -4,8 +4,10 @@
 // carries a copy callback, run for each attribute by MPI_Comm_dup, and a
 // delete callback, run by MPI_Attr_delete, by MPI_Attr_put over an existing
 // value and by MPI_Comm_free. The predefined keys of §7.1.1 (MPI_TAG_UB,
-// MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL) read on every communicator and
-// cannot be set or deleted.
+// MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL), MPI-2.2's MPI_LASTUSEDCODE (§8.5),
+// MPI_UNIVERSE_SIZE (§10.5.1: the job's size, as no process can be spawned)
+// and MPI_APPNUM (§10.5.3: 0, the one application a launch starts) read on
+// every communicator and cannot be set or deleted.
 #include <map>
 #include <string>
 
@@ -15,7 +17,7 @@ namespace meshmp::mpi {
 
 bool predefined_keyval(int keyval) {
   return keyval == MPI_TAG_UB || keyval == MPI_HOST || keyval == MPI_IO || keyval == MPI_WTIME_IS_GLOBAL ||
-         keyval == MPI_LASTUSEDCODE;
+         keyval == MPI_LASTUSEDCODE || keyval == MPI_UNIVERSE_SIZE || keyval == MPI_APPNUM;
 }
 
 namespace {
@@ -143,10 +145,13 @@ int attr_get(const char* call, bool is_type, int handle, int keyval, void* attri
   if (!is_type && predefined_keyval(keyval)) {
     // The values of §7.1.1, held by MPI_COMM_WORLD (and, as in MPICH,
     // readable on any communicator): a pointer to the int.
-    static int tag_ub = mesh::kTagUb, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0, last_used = 0;
+    static int tag_ub = mesh::kTagUb, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0, last_used = 0,
+               universe = 0, appnum = 0;
     last_used = last_used_code();  // MPI-2.2 §8.5: grows with MPI_Add_error_class/code
+    universe = comm_ref(MPI_COMM_WORLD).size();
     int* v = keyval == MPI_TAG_UB ? &tag_ub : keyval == MPI_HOST ? &host : keyval == MPI_IO ? &io
-           : keyval == MPI_LASTUSEDCODE ? &last_used : &wtime_global;
+           : keyval == MPI_LASTUSEDCODE ? &last_used : keyval == MPI_UNIVERSE_SIZE ? &universe
+           : keyval == MPI_APPNUM ? &appnum : &wtime_global;
     *static_cast<int**>(attribute_val) = v;
     *flag = 1;
     return MPI_SUCCESS;

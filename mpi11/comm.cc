@@ -217,6 +217,7 @@ MESHMP_MPI_FN(int, Comm_dup, (MPI_Comm comm, MPI_Comm* newcomm)) {
   CommInfo* c = check_comm(comm, call, &err);
   if (!c) return err;
   if (!newcomm) return raise(comm, call, MPI_ERR_ARG, "newcomm is NULL");
+  *newcomm = MPI_COMM_NULL;  // what a failed duplication leaves, as a failed MPI_Comm_create does
   const MPI_Comm n = c->inter ? dup_intercomm(comm, call, &err) : make_comm(comm, c->group.ranks, c->rank(), call, &err);
   if (err) return err;
   if ((err = copy_into_duplicate(comm, n, call))) return err;
@@ -267,6 +268,25 @@ MESHMP_MPI_FN(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm* 
   return PMPI_Comm_dup(comm, newcomm);
 } MESHMP_MPI_END(Comm_dup_with_info)
 
+// MPI-3.1 §6.4.4: meshmp reads no communicator hints, so setting them
+// changes nothing, and the hints "actually used" are none: MPI_Comm_get_info
+// gives a new info object with no key (the caller frees it).
+MESHMP_MPI_FN(int, Comm_set_info, (MPI_Comm comm, MPI_Info info)) {
+  const char* call = "MPI_Comm_set_info";
+  int err;
+  if (!check_comm(comm, call, &err)) return err;
+  if (!info_valid(info)) return raise(comm, call, MPI_ERR_INFO, "info is not an info object");
+  return MPI_SUCCESS;
+} MESHMP_MPI_END(Comm_set_info)
+
+MESHMP_MPI_FN(int, Comm_get_info, (MPI_Comm comm, MPI_Info* info_used)) {
+  const char* call = "MPI_Comm_get_info";
+  int err;
+  if (!check_comm(comm, call, &err)) return err;
+  if (!info_used) return raise(comm, call, MPI_ERR_ARG, "info_used is NULL");
+  return PMPI_Info_create(info_used);
+} MESHMP_MPI_END(Comm_get_info)
+
 // MPI-3.1 §6.4.2: a nonblocking MPI_Comm_dup. The duplicate exists from
 // the call on -- its group, topology and attributes (the copy callbacks run
 // now, as MPI_Comm_dup runs them), *newcomm set -- but it may carry no
@@ -275,8 +295,8 @@ MESHMP_MPI_FN(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm* 
 // (collectives::add_agree_context_pair), so a rank may go on to other
 // communication that another member needs before that member's
 // MPI_Comm_idup. No pair free on every member: the request completes with
-// MPI_ERR_OTHER, and the duplicate must not be used. An intercommunicator
-// is duplicated within the call (the request is then complete).
+// MPI_ERR_OTHER, and the duplicate must not be used. An intercommunicator's
+// pair is agreed the same way over the members of both its groups.
 MESHMP_MPI_FN(int, Comm_idup, (MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)) {
   const char* call = "MPI_Comm_idup";
   int err;
@@ -284,12 +304,14 @@ MESHMP_MPI_FN(int, Comm_idup, (MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* re
   if (!c) return err;
   if (!newcomm) return raise(comm, call, MPI_ERR_ARG, "newcomm is NULL");
   if (!request) return raise(comm, call, MPI_ERR_ARG, "request is NULL");
+  collectives::Group members = c->group;
+  MPI_Comm n;
   if (c->inter) {
-    if ((err = PMPI_Comm_dup(comm, newcomm))) return err;
-    return PMPI_Irecv(nullptr, 0, MPI_BYTE, MPI_PROC_NULL, 0, comm, request);
+    n = idup_intercomm_shell(comm, &members);
+  } else {
+    n = comm_from(c->group.ranks, c->rank(), mesh::ContextIds::kNone, c->errhandler);
+    comm_ref(n).group.context = mesh::ContextIds::kNone;
   }
-  const MPI_Comm n = comm_from(c->group.ranks, c->rank(), mesh::ContextIds::kNone, c->errhandler);
-  comm_ref(n).group.context = mesh::ContextIds::kNone;
   if ((err = copy_into_duplicate(comm, n, call))) return err;
   auto s = std::make_unique<collectives::Schedule>();
   auto outcome = std::make_shared<int>(MPI_SUCCESS);
@@ -297,7 +319,7 @@ MESHMP_MPI_FN(int, Comm_idup, (MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* re
   // same on every member and different for two outstanding at once.
   const CommInfo& parent = comm_ref(comm);
   const std::uint32_t salt = parent.group.context * 65599u + parent.nonblocking_seq;
-  collectives::add_agree_context_pair(*s, parent.group, salt, [n, outcome, call](std::uint32_t ctx) {
+  collectives::add_agree_context_pair(*s, members, salt, [n, outcome, call](std::uint32_t ctx) {
     if (ctx == mesh::ContextIds::kNone) {
       *outcome = error_code(MPI_ERR_OTHER, call,
                             "no context id is free on every member: " + std::to_string(mesh::ContextIds::kPairs) +

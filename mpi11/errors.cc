@@ -284,7 +284,9 @@ int last_used_code() {
   int last = kFirstUserClass + static_cast<int>(u.classes.size()) - 1;
   if (!u.codes.empty())
     last = std::max(last, u.code_class.back() + kClassBits * (kRingSize + static_cast<int>(u.codes.size())));
-  return std::max(last, static_cast<int>(MPI_ERR_INFO_NOKEY));
+  // MPI-2.2 §8.5: "always greater than or equal to MPI_ERR_LASTCODE", the
+  // bound of every code (class + 64 * k), added ones included.
+  return std::max(last, static_cast<int>(MPI_ERR_LASTCODE));
 }
 }  // namespace meshmp::mpi
 

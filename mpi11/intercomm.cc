@@ -94,6 +94,22 @@ MPI_Comm dup_intercomm(MPI_Comm comm, const char* call, int* err) {
   return add_intercomm(o.group, o.remote, ctx, o.errhandler);
 }
 
+MPI_Comm idup_intercomm_shell(MPI_Comm comm, collectives::Group* both) {
+  const CommInfo& ic = comm_ref(comm);
+  const bool local_first = ic.group.ranks[0] < ic.remote[0];
+  const std::vector<int>& first = local_first ? ic.group.ranks : ic.remote;
+  const std::vector<int>& second = local_first ? ic.remote : ic.group.ranks;
+  both->engine = state().engine;
+  both->context = ic.group.context;
+  both->ranks = first;
+  both->ranks.insert(both->ranks.end(), second.begin(), second.end());
+  both->me = ic.group.me + (local_first ? 0 : static_cast<int>(ic.remote.size()));
+  both->torus.reset();
+  const MPI_Comm n = add_intercomm(ic.group, ic.remote, mesh::ContextIds::kNone, ic.errhandler);
+  comm_ref(n).group.context = mesh::ContextIds::kNone;
+  return n;
+}
+
 // MPI-2.2 §6.4.2: each group splits by colour; a new intercommunicator joins
 // the local and the remote members of one colour, each side ordered by key
 // (ties by old rank). Every member's (colour, key) is gathered in its group

@@ -368,6 +368,11 @@ int copy_type_attributes(MPI_Datatype from, MPI_Datatype to);
 int delete_type_attributes(MPI_Datatype t, const char* call);
 /// MPI_Comm_dup of an intercommunicator (collective over both groups).
 MPI_Comm dup_intercomm(MPI_Comm comm, const char* call, int* err);
+/// MPI_Comm_idup of an intercommunicator: the duplicate, without its
+/// context pair yet, and in *both the group of every member of both sides
+/// (the side of the lower world rank first, so the same group on both),
+/// over which MPI_Comm_idup agrees on the pair in the background.
+MPI_Comm idup_intercomm_shell(MPI_Comm comm, collectives::Group* both);
 /// MPI_Comm_split of an intercommunicator (collective over both groups;
 /// MPI-2.2 §6.4.2): MPI_COMM_NULL where this process's colour is
 /// MPI_UNDEFINED or has no member on either side. MPI_Comm_create of one is

@@ -127,6 +127,10 @@ typedef struct MPI_Status {
 #define MPI_IO 3
 #define MPI_WTIME_IS_GLOBAL 4
 #define MPI_LASTUSEDCODE 5 /* MPI-2.2 §8.5: the largest error code or class in use */
+/* MPI-2.2 §10.5.1 and §10.5.3, with no dynamic processes: the universe is
+ * the job (its size), and the job is one application (number 0). */
+#define MPI_UNIVERSE_SIZE 6
+#define MPI_APPNUM 7
 
 /* ---- null handles and predefined objects -------------------------------- */
 #define MPI_COMM_NULL ((MPI_Comm)0)
@@ -341,6 +345,8 @@ MESHMP_DECLARE(MPI_Errhandler, Errhandler_f2c, (MPI_Fint errhandler))
 MESHMP_DECLARE(MPI_Fint, Errhandler_c2f, (MPI_Errhandler errhandler))
 MESHMP_DECLARE(MPI_Info, Info_f2c, (MPI_Fint info))
 MESHMP_DECLARE(MPI_Fint, Info_c2f, (MPI_Info info))
+MESHMP_DECLARE(MPI_Message, Message_f2c, (MPI_Fint message))
+MESHMP_DECLARE(MPI_Fint, Message_c2f, (MPI_Message message))
 MESHMP_DECLARE(double, Wtime, (void))
 MESHMP_DECLARE(double, Wtick, (void))
 MESHMP_DECLARE(int, Pcontrol, (const int level, ...))
@@ -540,10 +546,14 @@ MESHMP_DECLARE(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm* ne
 /* MPI-3.1 §6.4.2: split_type MPI_COMM_TYPE_SHARED (the ranks of this host) or
  * MPI_UNDEFINED (MPI_COMM_NULL); anything else MPI_ERR_ARG. */
 MESHMP_DECLARE(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm))
-/* MPI-3.1 §6.4.2: MPI_Comm_dup_with_info (hints not read) and MPI_Comm_idup,
- * which duplicates within the call, as MPI_Comm_dup, and returns a request
- * already complete. */
+/* MPI-3.1 §6.4.2: MPI_Comm_dup_with_info (hints not read). MPI_Comm_idup
+ * (below) returns the duplicate at once and agrees on its context in the
+ * background; it may carry traffic once the request completes. */
 MESHMP_DECLARE(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm))
+/* MPI-3.1 §6.4.4: no communicator hint is read; MPI_Comm_get_info returns a
+ * new, empty info object (MPI_ERR_INFO for a bad info, MPI_ERR_COMM). */
+MESHMP_DECLARE(int, Comm_set_info, (MPI_Comm comm, MPI_Info info))
+MESHMP_DECLARE(int, Comm_get_info, (MPI_Comm comm, MPI_Info* info_used))
 /* MPI-3.1 §6.4.2: called by the members of group only; a caller outside it
  * gets MPI_COMM_NULL. MPI_ERR_GROUP if group is not within comm's. */
 MESHMP_DECLARE(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm))

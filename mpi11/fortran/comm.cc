@@ -39,6 +39,12 @@ MESHMP_FORTRAN_FN(void, comm_split_type, (const F* comm, const F* split_type, co
 MESHMP_FORTRAN_FN(void, comm_dup_with_info, (const F* comm, const F* info, F* newcomm, F* ierror)) {
   *ierror = PMPI_Comm_dup_with_info(*comm, *info, newcomm);
 }
+MESHMP_FORTRAN_FN(void, comm_set_info, (const F* comm, const F* info, F* ierror)) {
+  *ierror = PMPI_Comm_set_info(*comm, *info);
+}
+MESHMP_FORTRAN_FN(void, comm_get_info, (const F* comm, F* info_used, F* ierror)) {
+  *ierror = PMPI_Comm_get_info(*comm, info_used);
+}
 MESHMP_FORTRAN_FN(void, comm_idup, (const F* comm, F* newcomm, F* request, F* ierror)) {
   *ierror = PMPI_Comm_idup(*comm, newcomm, request);
 }

@@ -5,7 +5,8 @@
 ! across it (blocking and nonblocking collectives too) and
 ! MPI_INTERCOMM_MERGE, attribute copy and delete callbacks
 ! written in Fortran and counted exactly, MPI_TAG_UB, and names;
-! MPI_COMM_SPLIT_TYPE and MPI_GET_LIBRARY_VERSION.
+! MPI_COMM_SPLIT_TYPE, MPI_COMM_SET/GET_INFO, MPI_UNIVERSE_SIZE and
+! MPI_GET_LIBRARY_VERSION.
       PROGRAM COMM
       IMPLICIT NONE
       INCLUDE 'mpif.h'
@@ -17,7 +18,7 @@
       LOGICAL FLAG
       CHARACTER*(MPI_MAX_OBJECT_NAME) NAME
       CHARACTER*(MPI_MAX_LIBRARY_VERSION_STRING) LIBV
-      INTEGER SHARED
+      INTEGER SHARED, INFO
       INTEGER NCOPY, NDEL
       COMMON /COUNTS/ NCOPY, NDEL
       EXTERNAL COPYFN, DELFN
@@ -192,6 +193,21 @@
       CALL CHECK(SZ .EQ. NPROCS .AND. I .EQ. NPROCS - 1 - RANK,
      &     'comm_split_type', NBAD)
       CALL MPI_COMM_FREE(SHARED, IERR)
+!     No hint is read: the hints in use are none.
+      CALL MPI_INFO_CREATE(INFO, IERR)
+      CALL MPI_INFO_SET(INFO, 'mpi_assert_no_any_tag', 'true', IERR)
+      CALL MPI_COMM_SET_INFO(MPI_COMM_WORLD, INFO, IERR)
+      CALL CHECK(IERR .EQ. MPI_SUCCESS, 'comm_set_info', NBAD)
+      CALL MPI_INFO_FREE(INFO, IERR)
+      CALL MPI_COMM_GET_INFO(MPI_COMM_WORLD, INFO, IERR)
+      CALL MPI_INFO_GET_NKEYS(INFO, I, IERR)
+      CALL CHECK(IERR .EQ. MPI_SUCCESS .AND. I .EQ. 0,
+     &     'comm_get_info', NBAD)
+      CALL MPI_INFO_FREE(INFO, IERR)
+!     Nothing can be spawned: the universe is the job.
+      CALL MPI_ATTR_GET(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, VAL, FLAG,
+     &     IERR)
+      CALL CHECK(FLAG .AND. VAL .EQ. NPROCS, 'universe_size', NBAD)
       CALL MPI_GET_LIBRARY_VERSION(LIBV, I, IERR)
       CALL CHECK(LIBV(1:6) .EQ. 'meshmp' .AND. I .GT. 6,
      &     'get_library_version', NBAD)

@@ -256,6 +256,26 @@ TEST(Comm, DupWithInfoAndIdupMakeCongruentCommunicators) {
   EXPECT_EQ(mpitest::error_class(MPI_Comm_dup_with_info(MPI_COMM_WORLD, 4242, &c)), MPI_ERR_INFO);
 }
 
+// MPI-3.1 §6.4.4: hints set on a communicator are accepted; meshmp uses
+// none, so the info of the hints in use is a new, empty one.
+TEST(Comm, SetInfoIsAcceptedAndGetInfoGivesTheHintsInUse) {
+  MPI_Info hints, used = MPI_INFO_NULL;
+  MPI_Info_create(&hints);
+  MPI_Info_set(hints, "mpi_assert_no_any_source", "true");
+  ASSERT_EQ(MPI_Comm_set_info(MPI_COMM_WORLD, hints), MPI_SUCCESS);
+  MPI_Info_free(&hints);
+  ASSERT_EQ(MPI_Comm_get_info(MPI_COMM_WORLD, &used), MPI_SUCCESS);
+  ASSERT_NE(used, MPI_INFO_NULL);
+  int nkeys = -1;
+  ASSERT_EQ(MPI_Info_get_nkeys(used, &nkeys), MPI_SUCCESS);
+  EXPECT_EQ(nkeys, 0);
+  ASSERT_EQ(MPI_Info_free(&used), MPI_SUCCESS);
+  mpitest::ErrorsReturn er;
+  EXPECT_EQ(mpitest::error_class(MPI_Comm_set_info(MPI_COMM_WORLD, 4242)), MPI_ERR_INFO);
+  EXPECT_EQ(mpitest::error_class(MPI_Comm_get_info(MPI_COMM_NULL, &used)), MPI_ERR_COMM);
+  EXPECT_EQ(mpitest::error_class(MPI_Comm_get_info(MPI_COMM_WORLD, nullptr)), MPI_ERR_ARG);
+}
+
 // MPI-3.1 §6.4.2: MPI_Comm_create_group is collective over the group only:
 // the even ranks make theirs while the odd ranks make their own, at once,
 // and each works (ranks in group order, a sum over it).

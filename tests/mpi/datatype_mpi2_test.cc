@@ -123,6 +123,7 @@ TEST(Environment, LibraryVersionAndHandleConversions) {
   EXPECT_EQ(MPI_Type_f2c(MPI_Type_c2f(MPI_DOUBLE)), MPI_DOUBLE);
   EXPECT_EQ(MPI_Op_f2c(MPI_Op_c2f(MPI_SUM)), MPI_SUM);
   EXPECT_EQ(MPI_Info_f2c(MPI_Info_c2f(MPI_INFO_NULL)), MPI_INFO_NULL);
+  EXPECT_EQ(MPI_Message_f2c(MPI_Message_c2f(MPI_MESSAGE_NO_PROC)), MPI_MESSAGE_NO_PROC);
   MPI_Group g;
   MPI_Comm_group(MPI_COMM_WORLD, &g);
   EXPECT_EQ(MPI_Group_f2c(MPI_Group_c2f(g)), g);

@@ -258,6 +258,7 @@ TEST(Env, AddedErrorClassesCodesAndStrings) {
   MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag);
   ASSERT_TRUE(flag);
   EXPECT_GE(*last, std::max(code, arg_code));
+  EXPECT_GE(*last, MPI_ERR_LASTCODE) << "MPI-2.2 §8.5: always at least MPI_ERR_LASTCODE";
   // The communicator's handler, called on request.
   MPI_Comm dup;
   MPI_Comm_dup(MPI_COMM_WORLD, &dup);

@@ -95,6 +95,51 @@ TEST(Intercomm, DupKeepsTheGroupsAndSeparatesTraffic) {
   free_sides(s);
 }
 
+// MPI-3.1 §6.4.2: MPI_Comm_idup of an intercommunicator is nonblocking
+// too (MPICH's comm_idup test): every member but the leaders starts it and
+// then synchronously sends to the remote leader, which calls it only after
+// those messages came. (An idup that agreed within the call hung here.)
+// The duplicate then carries traffic of its own, both ways.
+TEST(Intercomm, IdupLetsMembersSendToTheRemoteLeaderBeforeItCallsIt) {
+  if (size() < 2) GTEST_SKIP() << "needs two groups";
+  Sides s = make_sides();
+  MPI_Comm d = MPI_COMM_NULL;
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (s.me == 0) {
+    for (int i = 1; i < s.rn; ++i) {
+      int got = -1;
+      ASSERT_EQ(MPI_Recv(&got, 1, MPI_INT, i, 0, s.inter, MPI_STATUS_IGNORE), MPI_SUCCESS);
+      EXPECT_EQ(got, i);
+    }
+    ASSERT_EQ(MPI_Comm_idup(s.inter, &d, &r), MPI_SUCCESS);
+  } else {
+    ASSERT_EQ(MPI_Comm_idup(s.inter, &d, &r), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Ssend(&s.me, 1, MPI_INT, 0, 0, s.inter), MPI_SUCCESS);
+  }
+  ASSERT_EQ(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_SUCCESS);
+  int result = -1, rsize = -1;
+  MPI_Comm_compare(s.inter, d, &result);
+  EXPECT_EQ(result, MPI_CONGRUENT);
+  MPI_Comm_remote_size(d, &rsize);
+  EXPECT_EQ(rsize, s.rn);
+  // Each leader sends its side's size to the other on both communicators,
+  // with one tag: each receive gets its own communicator's.
+  if (s.me == 0) {
+    const int on_inter = -s.n, on_dup = s.n;
+    int x = 0, y = 0;
+    MPI_Request q[2];
+    MPI_Isend(&on_inter, 1, MPI_INT, 0, 9, s.inter, &q[0]);
+    MPI_Isend(&on_dup, 1, MPI_INT, 0, 9, d, &q[1]);
+    MPI_Recv(&y, 1, MPI_INT, 0, 9, d, MPI_STATUS_IGNORE);
+    MPI_Recv(&x, 1, MPI_INT, 0, 9, s.inter, MPI_STATUS_IGNORE);
+    MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+    EXPECT_EQ(x, -s.rn);
+    EXPECT_EQ(y, s.rn);
+  }
+  MPI_Comm_free(&d);
+  free_sides(s);
+}
+
 TEST(Intercomm, MergeOrdersTheLowGroupFirst) {
   if (size() < 2) GTEST_SKIP() << "needs two groups";
   Sides s = make_sides();
