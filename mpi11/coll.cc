@@ -74,6 +74,19 @@ struct Call {
     if (data_ok(buf, count, t)) [[likely]] return MPI_SUCCESS;
     return bad_data(buf, count, t, (std::string(which) + "[" + std::to_string(i) + "] ").c_str());
   }
+  // MPI-1.1 §2.2: an OUT argument may not be aliased with another. One
+  // buffer passed as both sendbuf and recvbuf (with data to move) is a
+  // program that meant MPI_IN_PLACE: MPI_ERR_BUFFER (as MPICH), not a
+  // result computed over its own output.
+  int aliased(const void* sendbuf, const void* recvbuf, bool moves_data) {
+    if (sendbuf != recvbuf || !moves_data || sendbuf == MPI_IN_PLACE || !sendbuf) [[likely]] return MPI_SUCCESS;
+    return bad_alias();
+  }
+  [[gnu::cold, gnu::noinline]] int bad_alias() {
+    return err = raise(comm, name, MPI_ERR_BUFFER,
+                       "sendbuf and recvbuf are the same buffer: aliased arguments are erroneous (MPI-1.1 §2.2); "
+                       "pass MPI_IN_PLACE as sendbuf");
+  }
   [[gnu::cold, gnu::noinline]] int bad_root(int r) {
     return err = raise(comm, name, MPI_ERR_ROOT, "root = " + std::to_string(r) + " is not a rank of the communicator (size " + std::to_string(c->size()) + ")");
   }
@@ -379,6 +392,7 @@ int gather(Run& run, Call& k, const void* sendbuf, int sendcount, MPI_Datatype s
            MPI_Datatype recvtype, int root) {
   if (!k.ok() || k.root(root)) return k.err;
   const bool me_root = k.c->rank() == root;
+  if (me_root && k.aliased(sendbuf, recvbuf, recvcount > 0)) return k.err;
   if (me_root && sendbuf == MPI_IN_PLACE && type_info(recvtype)) {  // the root's block is in place already
     sendbuf = static_cast<char*>(recvbuf) + static_cast<MPI_Aint>(root) * recvcount * type_info(recvtype)->extent();
     sendcount = recvcount;
@@ -409,6 +423,7 @@ int gatherv(Run& run, Call& k, const void* sendbuf, int sendcount, MPI_Datatype 
             const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root) {
   if (!k.ok() || k.root(root)) return k.err;
   const bool me_root = k.c->rank() == root;
+  if (me_root && k.aliased(sendbuf, recvbuf, true)) return k.err;
   if (me_root && sendbuf == MPI_IN_PLACE && type_info(recvtype) && recvcounts && displs) {
     sendbuf = static_cast<char*>(recvbuf) + static_cast<MPI_Aint>(displs[root]) * type_info(recvtype)->extent();
     sendcount = recvcounts[root];
@@ -438,6 +453,7 @@ int scatter(Run& run, Call& k, const void* sendbuf, int sendcount, MPI_Datatype 
             int recvcount, MPI_Datatype recvtype, int root) {
   if (!k.ok() || k.root(root)) return k.err;
   const bool me_root = k.c->rank() == root;
+  if (me_root && k.aliased(sendbuf, recvbuf, recvcount > 0)) return k.err;
   const bool in_place = me_root && recvbuf == MPI_IN_PLACE;  // the root keeps its block where it is
   if (in_place) recvcount = 0, recvtype = MPI_BYTE;
   if (k.data(recvbuf, recvcount, recvtype, "recv")) return k.err;
@@ -463,6 +479,7 @@ int scatterv(Run& run, Call& k, const void* sendbuf, const int* sendcounts, cons
              void* recvbuf, int recvcount, MPI_Datatype recvtype, int root) {
   if (!k.ok() || k.root(root)) return k.err;
   const bool me_root = k.c->rank() == root;
+  if (me_root && k.aliased(sendbuf, recvbuf, recvcount > 0)) return k.err;
   const bool in_place = me_root && recvbuf == MPI_IN_PLACE;  // the root keeps its block where it is
   if (in_place) recvcount = 0, recvtype = MPI_BYTE;
   if (k.data(recvbuf, recvcount, recvtype, "recv")) return k.err;
@@ -524,6 +541,7 @@ int allgather(Run& run, Call& k, const void* sendbuf, int sendcount, MPI_Datatyp
               int recvcount, MPI_Datatype recvtype) {
   // recvcount checked here, so that an error names it (not allgatherv's recvcounts[0]).
   if (!k.ok() || k.data(recvbuf, recvcount, recvtype, "recv")) return k.err;
+  if (k.aliased(sendbuf, recvbuf, recvcount > 0)) return k.err;
   const TypeInfo& rt = *type_info(recvtype);
   if (rt.contiguous && sendbuf != MPI_IN_PLACE)
     return allgather_blocks(run, k, sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvtype, recvcount);
@@ -573,7 +591,7 @@ int alltoallv(Run& run, Call& k, const void* sendbuf, const int* sendcounts, con
 template <typename Run>
 int alltoall(Run& run, Call& k, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
              int recvcount, MPI_Datatype recvtype) {
-  if (!k.ok()) return k.err;
+  if (!k.ok() || k.aliased(sendbuf, recvbuf, recvcount > 0)) return k.err;
   const int p = k.c->size();
   if (sendbuf != MPI_IN_PLACE && sendcount >= 0 && recvcount >= 0 && type_info(sendtype) && type_info(recvtype) &&
       static_cast<std::size_t>(sendcount) * type_info(sendtype)->size ==
@@ -600,6 +618,7 @@ template <typename Run>
 int reduce(Run& run, Call& k, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root) {
   if (!k.ok() || k.root(root)) return k.err;
   const bool me_root = k.c->rank() == root;
+  if (me_root && k.aliased(sendbuf, recvbuf, count > 0)) return k.err;
   Reduction red;
   Operand o;
   if (reduction_args(run, k, sendbuf, recvbuf, count, datatype, op, me_root, &red, &o)) return k.err;
@@ -614,6 +633,7 @@ template <typename Run>
 int allreduce(Run& run, Call& k, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op) {
   Reduction red;
   Operand o;
+  if (k.ok() && k.aliased(sendbuf, recvbuf, count > 0)) return k.err;
   if (reduction_args(run, k, sendbuf, recvbuf, count, datatype, op, true, &red, &o)) return k.err;
   const TypeInfo& t = *o.t;
   const std::size_t n = static_cast<std::size_t>(count);
@@ -762,6 +782,7 @@ int scan(Run& run, Call& k, const void* sendbuf, void* recvbuf, int count, MPI_D
   Reduction red;
   Operand o;
   const bool recv_needed = !exclusive || (k.ok() && k.c->rank() > 0);
+  if (k.ok() && k.aliased(sendbuf, recvbuf, count > 0)) return k.err;
   if (reduction_args(run, k, sendbuf, recvbuf, count, datatype, op, recv_needed, &red, &o)) return k.err;
   const std::size_t n = static_cast<std::size_t>(count);
   char* w = load_operands(run, o, sendbuf, recvbuf, n);

@@ -553,6 +553,43 @@ TEST(Coll, InPlaceInEveryCollective) {
 // memory, dimension exchange, reduce + broadcast, ring), so every rank runs
 // the same algorithm (counts in different classes hang, as with MPICH). Rank 1 always receives from an even rank; even ranks
 // are never sent more than their count. Issue 15, item 9.
+// MPI-1.1 §2.2: sendbuf and recvbuf may not be the same buffer (the
+// program meant MPI_IN_PLACE): MPI_ERR_BUFFER where the receive buffer
+// counts -- everywhere for MPI_Allreduce, at the root of a rooted one --
+// as MPICH's errors/coll/noalias test expects; nonblocking forms too.
+// Each erroneous rooted call is followed by a correct one on the ranks
+// that did not fail, so no message is left behind.
+TEST(Coll, OneBufferAsSendAndReceiveBufferIsRefused) {
+  mpitest::ErrorsReturn er;
+  const int p = size(), me = rank();
+  std::vector<int> buf(static_cast<std::size_t>(p), me), other(static_cast<std::size_t>(p), -1);
+  EXPECT_EQ(mpitest::error_class(MPI_Allreduce(buf.data(), buf.data(), 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD)), MPI_ERR_BUFFER);
+  MPI_Request r;
+  EXPECT_EQ(mpitest::error_class(MPI_Iallreduce(buf.data(), buf.data(), 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r)),
+            MPI_ERR_BUFFER);
+  EXPECT_EQ(mpitest::error_class(MPI_Scan(buf.data(), buf.data(), 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD)), MPI_ERR_BUFFER);
+  EXPECT_EQ(mpitest::error_class(MPI_Allgather(buf.data(), 1, MPI_INT, buf.data(), 1, MPI_INT, MPI_COMM_WORLD)),
+            MPI_ERR_BUFFER);
+  EXPECT_EQ(mpitest::error_class(MPI_Alltoall(buf.data(), 1, MPI_INT, buf.data(), 1, MPI_INT, MPI_COMM_WORLD)),
+            MPI_ERR_BUFFER);
+  // Rooted: only the root's receive buffer is aliased.
+  if (me == 0) {
+    EXPECT_EQ(mpitest::error_class(MPI_Reduce(buf.data(), buf.data(), 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD)), MPI_ERR_BUFFER);
+    EXPECT_EQ(mpitest::error_class(MPI_Gather(buf.data(), 1, MPI_INT, buf.data(), 1, MPI_INT, 0, MPI_COMM_WORLD)),
+              MPI_ERR_BUFFER);
+    EXPECT_EQ(mpitest::error_class(MPI_Scatter(buf.data(), 1, MPI_INT, buf.data(), 1, MPI_INT, 0, MPI_COMM_WORLD)),
+              MPI_ERR_BUFFER);
+  }
+  // The correct forms still work: in place, and separate buffers.
+  buf.assign(static_cast<std::size_t>(p), me);
+  ASSERT_EQ(MPI_Reduce(me == 0 ? MPI_IN_PLACE : buf.data(), buf.data(), 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD),
+            MPI_SUCCESS);
+  if (me == 0) EXPECT_EQ(buf[0], p * (p - 1) / 2);
+  ASSERT_EQ(MPI_Gather(&me, 1, MPI_INT, other.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), MPI_SUCCESS);
+  if (me == 0)
+    for (int i = 0; i < p; ++i) EXPECT_EQ(other[static_cast<std::size_t>(i)], i);
+}
+
 TEST(Coll, MismatchedCountsAreTruncationOnTheRankSentTooMuch) {
   if (size() < 2) GTEST_SKIP() << "needs two ranks";
   mpitest::ErrorsReturn errors_return;
