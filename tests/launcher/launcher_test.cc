@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -305,6 +306,18 @@ TEST(Qmprun, TimeoutEndsAHungJob) {
   Result r = run({"-n", "3", "--timeout", "1", g_probe, "hang"});
   EXPECT_EQ(r.status, 124);
   EXPECT_NE(r.err.find("exceeded --timeout"), std::string::npos) << r.err;
+  EXPECT_LT(r.seconds, 5.0);
+  EXPECT_EQ(count_probes(), 0);
+}
+
+// MPICH's and Open MPI's mpiexec read MPIEXEC_TIMEOUT; MPICH's test suite
+// sets it for every program (a hung one hung the suite before).
+TEST(Qmprun, MpiexecTimeoutFromTheEnvironmentEndsAHungJob) {
+  ::setenv("MPIEXEC_TIMEOUT", "1", 1);
+  Result r = run({"-n", "2", g_probe, "hang"});
+  ::unsetenv("MPIEXEC_TIMEOUT");
+  EXPECT_EQ(r.status, 124);
+  EXPECT_NE(r.err.find("MPIEXEC_TIMEOUT"), std::string::npos) << r.err;
   EXPECT_LT(r.seconds, 5.0);
   EXPECT_EQ(count_probes(), 0);
 }

@@ -568,7 +568,8 @@ void Job::loop() {
       }
     report_finalize_wait(now);
     if (opt_.timeout_s > 0 && !tearing_down_ && now >= timeout_at_)
-      fail_job(124, "the job exceeded --timeout " + std::to_string(opt_.timeout_s) + " s; ending it");
+      fail_job(124, "the job exceeded --timeout (or MPIEXEC_TIMEOUT) " + std::to_string(opt_.timeout_s) +
+                        " s; ending it");
     if (tearing_down_ && alive_count_ > 0 && now >= kill_deadline_) teardown(SIGKILL);
     // After SIGKILL, pipes held open by a rank's own children must not keep us.
     if (alive_count_ == 0 && tearing_down_ && now >= kill_deadline_ + std::chrono::seconds(1)) break;

@@ -124,7 +124,10 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
                  "default), shm, tcp or ofi (libfabric; MESHMP_OFI_PROVIDER picks its provider)")
       ->check(CLI::IsMember({"auto", "shm", "tcp", "ofi"}));
   app.add_flag("--tag-output", opt->tag_output, "prefix each output line with [rank]");
-  app.add_option("--timeout", opt->timeout_s, "kill the job after this many seconds")->check(CLI::PositiveNumber);
+  // MPIEXEC_TIMEOUT: what MPICH's and Open MPI's mpiexec read (test suites set it).
+  app.add_option("--timeout", opt->timeout_s, "kill the job after this many seconds")
+      ->envname("MPIEXEC_TIMEOUT")
+      ->check(CLI::PositiveNumber);
   app.add_option("--stopped-warning", opt->stopped_warning_s,
                  "name a rank that has been stopped (SIGSTOP) this many seconds (default 180)")
       ->check(CLI::PositiveNumber);
