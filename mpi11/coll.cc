@@ -1175,6 +1175,12 @@ MESHMP_MPI_FN(int, Reduce_local, (const void* inbuf, void* inoutbuf, int count, 
   if (!check_init(call, &err)) return err;
   if ((err = check_count(MPI_COMM_NULL, call, count)) || (err = check_type(MPI_COMM_NULL, call, datatype))) return err;
   if (count > 0 && (!inbuf || !inoutbuf)) return raise(MPI_COMM_NULL, call, MPI_ERR_BUFFER, "inbuf or inoutbuf is NULL");
+  // MPI-2.2 §5.9.7 takes no MPI_IN_PLACE here, and inoutbuf is an OUT
+  // argument that may not alias inbuf (§2.3).
+  if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)
+    return raise(MPI_COMM_NULL, call, MPI_ERR_BUFFER, "MPI_IN_PLACE is not an operand of MPI_Reduce_local");
+  if (count > 0 && inbuf == inoutbuf)
+    return raise(MPI_COMM_NULL, call, MPI_ERR_BUFFER, "inbuf and inoutbuf are the same buffer (aliased, §2.3)");
   Reduction red;
   if ((err = make_reduction(MPI_COMM_NULL, call, op, datatype, &red))) return err;
   const Operand o{type_info(datatype), &red};

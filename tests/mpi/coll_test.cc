@@ -643,6 +643,20 @@ TEST(Coll, ReduceLocalKeepsTheOperandOrder) {
   MPI_Type_free(&mat);
 }
 
+// MPICH's errors/coll/reduce_local: MPI_IN_PLACE as either operand crashed
+// MPI_Reduce_local (it is not defined there), and one buffer as both was
+// taken. Each is MPI_ERR_BUFFER.
+TEST(Coll, ReduceLocalRefusesInPlaceAndAliasedOperands) {
+  mpitest::ErrorsReturn er;
+  int a[3] = {1, 2, 3}, b[3] = {4, 5, 6};
+  EXPECT_EQ(mpitest::error_class(MPI_Reduce_local(MPI_IN_PLACE, b, 3, MPI_INT, MPI_SUM)), MPI_ERR_BUFFER);
+  EXPECT_EQ(mpitest::error_class(MPI_Reduce_local(a, MPI_IN_PLACE, 3, MPI_INT, MPI_SUM)), MPI_ERR_BUFFER);
+  EXPECT_EQ(mpitest::error_class(MPI_Reduce_local(b, b, 3, MPI_INT, MPI_SUM)), MPI_ERR_BUFFER);
+  EXPECT_EQ(b[0], 4) << "nothing was combined";
+  ASSERT_EQ(MPI_Reduce_local(a, b, 3, MPI_INT, MPI_SUM), MPI_SUCCESS);
+  EXPECT_EQ(b[2], 9);
+}
+
 // MPI_Comm_split_type (MPI-3.1 §6.4.2) is here because the network-namespace
 // testbed runs this program with two ranks in each namespace, which meshmp
 // counts as hosts (they share no memory across): the shared communicator
