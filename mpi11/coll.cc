@@ -78,8 +78,13 @@ struct Call {
   // buffer passed as both sendbuf and recvbuf (with data to move) is a
   // program that meant MPI_IN_PLACE: MPI_ERR_BUFFER (as MPICH), not a
   // result computed over its own output.
-  int aliased(const void* sendbuf, const void* recvbuf, bool moves_data) {
-    if (sendbuf != recvbuf || !moves_data || sendbuf == MPI_IN_PLACE || !sendbuf) [[likely]] return MPI_SUCCESS;
+  // `recv_bytes`: the span of the receive buffer from recvbuf (0: nothing
+  // is received here); a send buffer that starts inside it is aliased too
+  // (MPI_Allgather(&buf[rank], ..., buf, ...)), on every rank alike.
+  int aliased(const void* sendbuf, const void* recvbuf, std::size_t recv_bytes) {
+    const auto s = reinterpret_cast<std::uintptr_t>(sendbuf), r = reinterpret_cast<std::uintptr_t>(recvbuf);
+    if (recv_bytes == 0 || sendbuf == MPI_IN_PLACE || !sendbuf || !recvbuf || s < r || s - r >= recv_bytes) [[likely]]
+      return MPI_SUCCESS;
     return bad_alias();
   }
   [[gnu::cold, gnu::noinline]] int bad_alias() {
@@ -527,6 +532,10 @@ int allgatherv(Run& run, Call& k, const void* sendbuf, int sendcount, MPI_Dataty
                const int* recvcounts, const int* displs, MPI_Datatype recvtype) {
   if (!k.ok() || k.data(recvbuf, 0, recvtype, "recv") || k.counts(recvcounts, "recvcounts")) return k.err;
   if (!displs) return raise(k.comm, k.name, MPI_ERR_ARG, "displs is NULL");
+  MPI_Aint end = 0;  // the receive span, in recvtype extents
+  for (int i = 0; i < k.c->size(); ++i)
+    if (recvcounts[i] > 0) end = std::max<MPI_Aint>(end, static_cast<MPI_Aint>(displs[i]) + recvcounts[i]);
+  if (k.aliased(sendbuf, recvbuf, static_cast<std::size_t>(end * type_info(recvtype)->extent()))) return k.err;
   if (sendbuf == MPI_IN_PLACE) {  // my block is in recvbuf already
     sendbuf = static_cast<char*>(recvbuf) + static_cast<MPI_Aint>(displs[k.c->rank()]) * type_info(recvtype)->extent();
     sendcount = recvcounts[k.c->rank()];
@@ -541,8 +550,8 @@ int allgather(Run& run, Call& k, const void* sendbuf, int sendcount, MPI_Datatyp
               int recvcount, MPI_Datatype recvtype) {
   // recvcount checked here, so that an error names it (not allgatherv's recvcounts[0]).
   if (!k.ok() || k.data(recvbuf, recvcount, recvtype, "recv")) return k.err;
-  if (k.aliased(sendbuf, recvbuf, recvcount > 0)) return k.err;
   const TypeInfo& rt = *type_info(recvtype);
+  if (k.aliased(sendbuf, recvbuf, static_cast<std::size_t>(k.c->size()) * recvcount * rt.extent())) return k.err;
   if (rt.contiguous && sendbuf != MPI_IN_PLACE)
     return allgather_blocks(run, k, sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvtype, recvcount);
   // In place (my block is in recvbuf) or a non-contiguous recvtype: as the
@@ -580,6 +589,7 @@ int alltoallv(Run& run, Call& k, const void* sendbuf, const int* sendcounts, con
   const TypeInfo* rt = run.type(recvtype);
   const int p = k.c->size();
   Blocks sb = blocks(st, p, sendcounts, sdispls), rb = blocks(*rt, p, recvcounts, rdispls);
+  if (k.aliased(sendbuf, recvbuf, rb.total > 0)) return k.err;  // (in place, sendbuf is a copy by now)
   char* sbase = block_base(st, const_cast<void*>(sendbuf), run.scratch(kSend, sb.total));
   if (!st.contiguous) pack_blocks(st, sendbuf, sb, sendcounts, sdispls, sbase, p);
   char* rbase = block_base(*rt, recvbuf, run.scratch(kRecv, rb.total));
@@ -709,6 +719,7 @@ int inter_reduce_scatter(Later& run, Call& k, const void* sendbuf, void* recvbuf
   if (in_place_on_inter(k, sendbuf, recvbuf)) return k.err;
   const int p = k.c->size(), me = k.c->rank();
   const int total = std::accumulate(recvcounts, recvcounts + p, 0);
+  if (k.aliased(sendbuf, recvbuf, total > 0)) return k.err;
   Reduction red;
   Operand o;
   if (reduction_args(run, k, sendbuf, recvbuf, total, datatype, op, recvcounts[me] > 0, &red, &o)) return k.err;
@@ -744,6 +755,7 @@ int reduce_scatter(Run& run, Call& k, const void* sendbuf, void* recvbuf, const 
   if (!k.ok() || k.counts(recvcounts, "recvcounts")) return k.err;
   const int p = k.c->size(), me = k.c->rank();
   const int total = std::accumulate(recvcounts, recvcounts + p, 0);
+  if (k.aliased(sendbuf, recvbuf, total > 0)) return k.err;
   Reduction red;
   Operand o;
   if (reduction_args(run, k, sendbuf, recvbuf, total, datatype, op, recvcounts[me] > 0, &red, &o)) return k.err;
@@ -817,6 +829,7 @@ int alltoallw(Run& run, Call& k, const void* sendbuf, const int* sendcounts, con
     sd[i] = stotal, rd[i] = rtotal;
     stotal += sc[i], rtotal += rc[i];
   }
+  if (k.aliased(sendbuf, recvbuf, rtotal > 0)) return k.err;
   char* sbase = run.scratch(kSend, stotal);
   char* rbase = run.scratch(kRecv, rtotal);
   for (int i = 0; i < p; ++i)

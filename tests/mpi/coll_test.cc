@@ -572,6 +572,21 @@ TEST(Coll, OneBufferAsSendAndReceiveBufferIsRefused) {
             MPI_ERR_BUFFER);
   EXPECT_EQ(mpitest::error_class(MPI_Alltoall(buf.data(), 1, MPI_INT, buf.data(), 1, MPI_INT, MPI_COMM_WORLD)),
             MPI_ERR_BUFFER);
+  // A send block inside the receive buffer, not at its start (MPICH's
+  // noalias2): refused on every rank, so none waits for another.
+  EXPECT_EQ(mpitest::error_class(MPI_Allgather(&buf[static_cast<std::size_t>(me)], 1, MPI_INT, buf.data(), 1, MPI_INT,
+                                               MPI_COMM_WORLD)),
+            MPI_ERR_BUFFER);
+  std::vector<int> ones(static_cast<std::size_t>(p), 1), displs(static_cast<std::size_t>(p));
+  for (int i = 0; i < p; ++i) displs[static_cast<std::size_t>(i)] = i;
+  EXPECT_EQ(mpitest::error_class(MPI_Allgatherv(&buf[static_cast<std::size_t>(me)], 1, MPI_INT, buf.data(), ones.data(),
+                                                displs.data(), MPI_INT, MPI_COMM_WORLD)),
+            MPI_ERR_BUFFER);
+  EXPECT_EQ(mpitest::error_class(MPI_Alltoallv(buf.data(), ones.data(), displs.data(), MPI_INT, buf.data(), ones.data(),
+                                               displs.data(), MPI_INT, MPI_COMM_WORLD)),
+            MPI_ERR_BUFFER);
+  EXPECT_EQ(mpitest::error_class(MPI_Reduce_scatter_block(buf.data(), buf.data(), 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD)),
+            MPI_ERR_BUFFER);
   // Rooted: only the root's receive buffer is aliased.
   if (me == 0) {
     EXPECT_EQ(mpitest::error_class(MPI_Reduce(buf.data(), buf.data(), 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD)), MPI_ERR_BUFFER);
