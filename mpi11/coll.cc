@@ -77,10 +77,10 @@ struct Call {
   // MPI-1.1 §2.2: an OUT argument may not be aliased with another. One
   // buffer passed as both sendbuf and recvbuf (with data to move) is a
   // program that meant MPI_IN_PLACE: MPI_ERR_BUFFER (as MPICH), not a
-  // result computed over its own output.
-  // `recv_bytes`: the span of the receive buffer from recvbuf (0: nothing
-  // is received here); a send buffer that starts inside it is aliased too
-  // (MPI_Allgather(&buf[rank], ..., buf, ...)), on every rank alike.
+  // result computed over its own output. `recv_bytes`: the span of the
+  // receive buffer from recvbuf (0: nothing is received here, 1: only the
+  // same pointer counts); a send buffer that starts inside it is aliased
+  // too (MPI_Allgather(&buf[rank], ..., buf, ...)), on every rank alike.
   int aliased(const void* sendbuf, const void* recvbuf, std::size_t recv_bytes) {
     const auto s = reinterpret_cast<std::uintptr_t>(sendbuf), r = reinterpret_cast<std::uintptr_t>(recvbuf);
     if (recv_bytes == 0 || sendbuf == MPI_IN_PLACE || !sendbuf || !recvbuf || s < r || s - r >= recv_bytes) [[likely]]
@@ -89,7 +89,7 @@ struct Call {
   }
   [[gnu::cold, gnu::noinline]] int bad_alias() {
     return err = raise(comm, name, MPI_ERR_BUFFER,
-                       "sendbuf and recvbuf are the same buffer: aliased arguments are erroneous (MPI-1.1 §2.2); "
+                       "sendbuf lies in recvbuf: aliased arguments are erroneous (MPI-1.1 §2.2); "
                        "pass MPI_IN_PLACE as sendbuf");
   }
   [[gnu::cold, gnu::noinline]] int bad_root(int r) {
@@ -266,6 +266,13 @@ char* packed_out(Run& run, const TypeInfo& t, void* buf, std::size_t count, Buf 
 // Byte counts/displacements of v-collective blocks. A contiguous type's
 // blocks sit in the user's buffer at displs[i] * extent; otherwise they are
 // packed one after another in scratch.
+// The bytes `n` instances of t span from the buffer (0 where the extent is
+// not positive: no overlap is looked for then).
+std::size_t span_bytes(MPI_Aint n, const TypeInfo& t) {
+  const MPI_Aint b = n * t.extent();
+  return b > 0 ? static_cast<std::size_t>(b) : 0;
+}
+
 struct Blocks {
   std::vector<std::size_t> counts, displs;
   std::size_t total = 0;
@@ -535,7 +542,7 @@ int allgatherv(Run& run, Call& k, const void* sendbuf, int sendcount, MPI_Dataty
   MPI_Aint end = 0;  // the receive span, in recvtype extents
   for (int i = 0; i < k.c->size(); ++i)
     if (recvcounts[i] > 0) end = std::max<MPI_Aint>(end, static_cast<MPI_Aint>(displs[i]) + recvcounts[i]);
-  if (k.aliased(sendbuf, recvbuf, static_cast<std::size_t>(end * type_info(recvtype)->extent()))) return k.err;
+  if (k.aliased(sendbuf, recvbuf, span_bytes(end, *type_info(recvtype)))) return k.err;
   if (sendbuf == MPI_IN_PLACE) {  // my block is in recvbuf already
     sendbuf = static_cast<char*>(recvbuf) + static_cast<MPI_Aint>(displs[k.c->rank()]) * type_info(recvtype)->extent();
     sendcount = recvcounts[k.c->rank()];
@@ -551,7 +558,7 @@ int allgather(Run& run, Call& k, const void* sendbuf, int sendcount, MPI_Datatyp
   // recvcount checked here, so that an error names it (not allgatherv's recvcounts[0]).
   if (!k.ok() || k.data(recvbuf, recvcount, recvtype, "recv")) return k.err;
   const TypeInfo& rt = *type_info(recvtype);
-  if (k.aliased(sendbuf, recvbuf, static_cast<std::size_t>(k.c->size()) * recvcount * rt.extent())) return k.err;
+  if (k.aliased(sendbuf, recvbuf, span_bytes(static_cast<MPI_Aint>(k.c->size()) * recvcount, rt))) return k.err;
   if (rt.contiguous && sendbuf != MPI_IN_PLACE)
     return allgather_blocks(run, k, sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvtype, recvcount);
   // In place (my block is in recvbuf) or a non-contiguous recvtype: as the
