@@ -1,5 +1,6 @@
 #include "collectives/collectives.h"
 #include "collectives/flag_barrier.h"
+#include "collectives/forwarding.h"
 #include "collectives/hierarchy.h"
 #include "collectives/personalized.h"
 #include "collectives/torus_steps.h"
@@ -34,6 +35,7 @@ char* scratch(Scratch slot, std::size_t bytes) {
 struct CallArrays {
   std::vector<Request*> reqs;
   std::vector<Status> statuses;
+  std::vector<std::size_t> lengths;  ///< exact lengths: each request's posted bytes (kNotReceive: a send)
 };
 thread_local std::vector<CallArrays> g_spare_arrays;
 CallArrays take_arrays() {
@@ -55,6 +57,7 @@ class Call {
   ~Call() {
     g_last_depth = depth_;
     a_.reqs.clear();
+    a_.lengths.clear();
     g_spare_arrays.push_back(std::move(a_));
   }
   Call(const Call&) = delete;
@@ -62,11 +65,22 @@ class Call {
 
   Error error() const { return err_; }
 
+  /// From now on every receive must be exactly as long as posted, and
+  /// every send forwards what was received (a broadcast: each member's
+  /// count is the root's, MPI-1.1 §4.4). A shorter or longer message makes
+  /// the call's error kTruncate; the call goes on, so the members it
+  /// forwards to are not left waiting, and they are told too: its forwards
+  /// are as long as what it received, one byte longer than its count if
+  /// the message was cut (forwarding.h).
+  void expect_exact_lengths() { exact_ = true; }
   void post_send(int to, const void* buf, std::size_t n) {
+    if (exact_) buf = forwarding_.from(buf, n, &n);
     a_.reqs.push_back(e_.isend(buf, n, g_.ranks[to], depth_, g_.context));
+    if (exact_) a_.lengths.push_back(kNotReceive);
   }
   void post_recv(int from, void* buf, std::size_t n) {
     a_.reqs.push_back(e_.irecv(buf, n, g_.ranks[from], mesh::kAnyTag, g_.context));
+    if (exact_) a_.lengths.push_back(n);
   }
   // A local step: at once (the transfers before it have finished).
   template <typename F>
@@ -78,19 +92,28 @@ class Call {
     a_.statuses.resize(a_.reqs.size());
     e_.waitall(a_.reqs.size(), a_.reqs.data(), a_.statuses.data());
     int step_depth = depth_;
-    for (const Status& st : a_.statuses) {
+    for (std::size_t i = 0; i < a_.statuses.size(); ++i) {
+      const Status& st = a_.statuses[i];
       if (st.error != Error::kOk && err_ == Error::kOk) err_ = st.error;
+      if (exact_ && a_.lengths[i] != kNotReceive) {
+        if (st.bytes != a_.lengths[i] && err_ == Error::kOk) err_ = Error::kTruncate;
+        forwarding_.received(st, a_.lengths[i]);
+      }
       if (st.tag >= 0 && st.source != g_.ranks[g_.me]) step_depth = std::max(step_depth, st.tag + 1);
     }
     depth_ = step_depth;
     a_.reqs.clear();
+    a_.lengths.clear();
   }
 
  private:
   const Group& g_;
   Engine& e_;
   CallArrays a_;  ///< this call's requests (posted since the last finish) and their statuses
+  static constexpr std::size_t kNotReceive = ~std::size_t{0};
   int depth_;
+  bool exact_ = false;
+  Forwarding forwarding_;  ///< expect_exact_lengths: what the sends forward
   Error err_ = Error::kOk;
 };
 
@@ -104,6 +127,7 @@ using torus::zero_above;
 
 Error torus_broadcast(const Group& g, void* buf, std::size_t bytes, int root, int start_depth) {
   Call call(g, start_depth);
+  call.expect_exact_lengths();
   torus::broadcast_steps(call, g, buf, bytes, root);
   return call.error();
 }
@@ -190,6 +214,7 @@ int abs_rank(const Group& g, int relrank, int root) { return (relrank + root) % 
 
 Error binomial_broadcast(const Group& g, void* buf, std::size_t bytes, int root, int start_depth) {
   Call call(g, start_depth);
+  call.expect_exact_lengths();
   const int p = g.size(), me = rel(g, g.me, root);
   int mask = 1;
   while (mask < p) {
@@ -384,14 +409,18 @@ ScatterAlgorithm personalized_algorithm(const Group& g, ScatterAlgorithm algo) {
 // and, if short, its bytes once, and every rank copies them out (issue 32:
 // the axis sweep's chain of eager messages cost 2.4-2.8x Open MPI's time at
 // 8 B on 8 ranks). Longer ones then take the sweep; every rank has the
-// root's size, so all choose alike even where the counts differ.
+// root's size, so all choose alike even where the counts differ -- and a
+// member whose size is not the root's is told so (kTruncate) once its part
+// is done.
 Error broadcast(const Group& g, void* buf, std::size_t bytes, int root) {
   if (g.size() == 1) return Error::kOk;
   if (whole_job_on_one_host(g)) {
     g_last_depth = 0;
     std::size_t root_bytes = 0;
-    const Error err = g.engine->smp_broadcast(buf, bytes, g.me == root, &root_bytes);
-    if (err != Error::kOk || root_bytes <= g.engine->smp_max_broadcast_bytes()) return err;
+    Error err = g.engine->smp_broadcast(buf, bytes, g.me == root, &root_bytes);
+    if (err == Error::kOk && root_bytes > g.engine->smp_max_broadcast_bytes())
+      err = broadcast_from_depth(g, buf, bytes, root, 0);
+    return err == Error::kOk && root_bytes != bytes ? Error::kTruncate : err;
   }
   return broadcast_from_depth(g, buf, bytes, root, 0);
 }

@@ -20,7 +20,10 @@ namespace meshmp::collectives {
 /// of every rank of a job on one host goes through shared memory (one write
 /// by the root, one read per rank; the size first, so a longer one takes the
 /// sweep on every rank alike); otherwise the axis sweep. kTruncate on a
-/// member whose `bytes` is smaller than the root's (MPI_ERR_TRUNCATE).
+/// member whose `bytes` is not the root's, and on the members the
+/// broadcast reaches through it (MPI_ERR_TRUNCATE; what arrives is a prefix
+/// of the root's bytes, never more than `bytes`: forwarded_length.h). Every
+/// member still takes its part, so none waits for ever.
 mesh::Error broadcast(const Group& g, void* buf, std::size_t bytes, int root);
 
 /// Reduce `count` elements (of op.elem_size bytes) into `buf` at group rank

@@ -15,8 +15,19 @@ namespace {
 struct ScheduleCall {
   Schedule& s;
   const Group& g;
-  void post_send(int to, const void* buf, std::size_t n) { s.send(g.ranks[to], buf, n); }
-  void post_recv(int from, void* buf, std::size_t n) { s.recv(g.ranks[from], buf, n); }
+  Forwarding* fwd = nullptr;  ///< a broadcast's: receives exact, sends forwards (Schedule::recv_exact)
+  void post_send(int to, const void* buf, std::size_t n) {
+    if (fwd)
+      s.forward(g.ranks[to], buf, n, fwd);
+    else
+      s.send(g.ranks[to], buf, n);
+  }
+  void post_recv(int from, void* buf, std::size_t n) {
+    if (fwd)
+      s.recv_exact(g.ranks[from], buf, n, fwd);
+    else
+      s.recv(g.ranks[from], buf, n);
+  }
   void finish() { s.next(); }
   template <typename F>
   void then(F&& f) { s.then(std::forward<F>(f)); }
@@ -41,8 +52,9 @@ void add_barrier(Schedule& s, const Group& g) {
 }
 
 void add_broadcast(Schedule& s, const Group& g, void* buf, std::size_t bytes, int root) {
+  Forwarding* fwd = s.hold(Forwarding{});  // what this member received, and so forwards
   if (torus::is_torus(g)) {  // the blocking broadcast's axis sweep (seed 003 §5.2)
-    ScheduleCall call{s, g};
+    ScheduleCall call{s, g, fwd};
     s.next();
     torus::broadcast_steps(call, g, buf, bytes, root);
     return;
@@ -54,12 +66,12 @@ void add_broadcast(Schedule& s, const Group& g, void* buf, std::size_t bytes, in
   for (; mask < p; mask <<= 1)
     if (rel & mask) {  // the parent: rel with its lowest set bit cleared
       s.next();
-      s.recv(world(rel - mask), buf, bytes);
+      s.recv_exact(world(rel - mask), buf, bytes, fwd);
       break;
     }
   s.next();
   for (mask >>= 1; mask > 0; mask >>= 1)
-    if (rel + mask < p) s.send(world(rel + mask), buf, bytes);
+    if (rel + mask < p) s.forward(world(rel + mask), buf, bytes, fwd);
 }
 
 void add_reduce(Schedule& s, const Group& g, void* buf, std::size_t count, const ReduceOp& op, int root) {

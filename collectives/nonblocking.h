@@ -29,7 +29,8 @@ namespace meshmp::collectives {
 
 /// Dissemination barrier: ceil(log2 p) rounds of empty messages.
 void add_barrier(Schedule& s, const Group& g);
-/// Binomial tree from `root`: `bytes` at buf.
+/// Binomial tree from `root` (the axis sweep on a torus): `bytes` at buf;
+/// a member whose `bytes` is not the root's ends with kTruncate.
 void add_broadcast(Schedule& s, const Group& g, void* buf, std::size_t bytes, int root);
 /// Binomial-tree reduce of `count` elements at buf (every member's operand,
 /// overwritten with partial results); the result lands in root's buf.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+
 namespace meshmp::collectives {
 namespace {
 
@@ -81,11 +82,19 @@ Schedule::Round& Schedule::open_round() {
 }
 
 void Schedule::send(int dst, const void* buf, std::size_t bytes) {
-  open_round().transfers.push_back(Transfer{true, dst, const_cast<char*>(static_cast<const char*>(buf)), bytes});
+  open_round().transfers.push_back(Transfer{true, dst, const_cast<char*>(static_cast<const char*>(buf)), bytes, nullptr});
 }
 
 void Schedule::recv(int src, void* buf, std::size_t bytes) {
-  open_round().transfers.push_back(Transfer{false, src, static_cast<char*>(buf), bytes});
+  open_round().transfers.push_back(Transfer{false, src, static_cast<char*>(buf), bytes, nullptr});
+}
+
+void Schedule::recv_exact(int src, void* buf, std::size_t bytes, Forwarding* f) {
+  open_round().transfers.push_back(Transfer{false, src, static_cast<char*>(buf), bytes, f});
+}
+
+void Schedule::forward(int dst, const void* buf, std::size_t bytes, Forwarding* f) {
+  open_round().transfers.push_back(Transfer{true, dst, const_cast<char*>(static_cast<const char*>(buf)), bytes, f});
 }
 
 void Schedule::then(std::function<void()> step) {
@@ -116,9 +125,17 @@ void Schedule::start(mesh::Engine& e, std::uint32_t context, int tag) {
 
 void Schedule::post(const Round& r) {
   live_.clear();
-  for (const Transfer& t : r.transfers)
-    live_.push_back(t.is_send ? e_->isend(t.buf, t.bytes, t.peer, tag_, context_)
-                              : e_->irecv(t.buf, t.bytes, t.peer, tag_, context_));
+  for (const Transfer& t : r.transfers) {
+    if (!t.is_send) {
+      live_.push_back(e_->irecv(t.buf, t.bytes, t.peer, tag_, context_));
+    } else if (!t.fwd) {
+      live_.push_back(e_->isend(t.buf, t.bytes, t.peer, tag_, context_));
+    } else {
+      std::size_t n;
+      const void* from = t.fwd->from(t.buf, t.bytes, &n);
+      live_.push_back(e_->isend(from, n, t.peer, tag_, context_));
+    }
+  }
   pending_ = live_.size();
 }
 
@@ -130,14 +147,21 @@ bool Schedule::advance() {
       post(r);
       posted_ = moved = true;
     }
-    for (mesh::Request*& q : live_) {
+    for (std::size_t i = 0; i < live_.size(); ++i) {
+      mesh::Request*& q = live_[i];
       if (!q || !e_->is_complete(q)) continue;
       mesh::Status st;
       e_->test(q, &st);
       q = nullptr;
       --pending_;
       moved = true;
-      if (st.error != mesh::Error::kOk && err_ == mesh::Error::kOk) err_ = st.error;
+      const Transfer& t = r.transfers[i];
+      const bool exact = t.fwd && !t.is_send;
+      if (exact) t.fwd->received(st, t.bytes);
+      if (exact && (st.error == mesh::Error::kTruncate || st.bytes != t.bytes))
+        length_mismatch_ = true;  // the data this rank has goes on; error() says so at the end
+      else if (st.error != mesh::Error::kOk && err_ == mesh::Error::kOk)
+        err_ = st.error;
     }
     if (pending_) return moved;
     live_.clear();

@@ -22,6 +22,7 @@
 #include <memory>
 #include <vector>
 
+#include "collectives/forwarding.h"
 #include "mesh/engine.h"
 
 namespace meshmp::collectives {
@@ -41,6 +42,15 @@ class Schedule {
   /// A receive of at most `bytes` into `buf` from world rank `src` in the
   /// current round; a longer message fails the schedule with kTruncate.
   void recv(int src, void* buf, std::size_t bytes);
+  /// A broadcast's receive, which must be exactly `bytes` long (every
+  /// member's count is the root's, MPI-1.1 §4.4), recorded in *f (held by
+  /// the caller, e.g. with hold()). A shorter or longer message makes
+  /// error() kTruncate when the schedule ends, and the rounds after it still
+  /// run, so the members it forwards to are not left waiting.
+  void recv_exact(int src, void* buf, std::size_t bytes, Forwarding* f);
+  /// A broadcast's send of the `bytes` at `buf` on to `dst`, as *f says
+  /// (forwarding.h: after a mismatch, a length that tells `dst` too).
+  void forward(int dst, const void* buf, std::size_t bytes, Forwarding* f);
   /// A local step after the current round's transfers; transfers added
   /// after it belong to the next round. A step may extend the schedule
   /// while it runs -- call next() first, then add rounds as before (a
@@ -68,8 +78,9 @@ class Schedule {
   /// Every round done, or a transfer failed (error() says which way).
   bool finished() const { return started_ && cur_ == rounds_.size(); }
   /// kOk, or the first failed transfer's error (kPeerDead, kTruncate, ...):
-  /// the rounds after it do not run.
-  mesh::Error error() const { return err_; }
+  /// the rounds after it do not run; kTruncate if an exact receive's length
+  /// was not what was posted.
+  mesh::Error error() const { return err_ != mesh::Error::kOk || !length_mismatch_ ? err_ : mesh::Error::kTruncate; }
   /// Completes what has completed and posts what can start; true if it
   /// moved anything.
   bool advance();
@@ -80,6 +91,7 @@ class Schedule {
     int peer;
     char* buf;
     std::size_t bytes;
+    Forwarding* fwd;  ///< a broadcast's recv_exact or forward
   };
   struct Round {
     std::vector<Transfer> transfers;
@@ -102,6 +114,7 @@ class Schedule {
   std::vector<mesh::Request*> live_;
   std::size_t pending_ = 0;
   mesh::Error err_ = mesh::Error::kOk;
+  bool length_mismatch_ = false;  ///< an exact receive was shorter or longer
 };
 
 }  // namespace meshmp::collectives

@@ -115,8 +115,8 @@ struct Call {
     if (e == mesh::Error::kOk) return MPI_SUCCESS;
     if (e == mesh::Error::kTruncate)  // in a collective: the members' arguments differ
       return raise(comm, name, MPI_ERR_TRUNCATE,
-                   "another rank sent more than this rank's count and datatype take (the ranks' arguments must "
-                   "match, MPI-1.1 §4.1)");
+                   "another rank sent more than this rank's count and datatype take, or a broadcast's root "
+                   "another length (the ranks' arguments must match, MPI-1.1 §4.1)");
     return report(comm, code_of(e, name));
   }
 };

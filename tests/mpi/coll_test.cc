@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -605,7 +606,7 @@ TEST(Coll, OneBufferAsSendAndReceiveBufferIsRefused) {
     for (int i = 0; i < p; ++i) EXPECT_EQ(other[static_cast<std::size_t>(i)], i);
 }
 
-TEST(Coll, MismatchedCountsAreTruncationOnTheRankSentTooMuch) {
+TEST(Coll, MismatchedCountsAreTruncationOnTheRanksThatSeeThem) {
   if (size() < 2) GTEST_SKIP() << "needs two ranks";
   mpitest::ErrorsReturn errors_return;
   const bool small = rank() % 2 == 1;
@@ -624,6 +625,47 @@ TEST(Coll, MismatchedCountsAreTruncationOnTheRankSentTooMuch) {
     const int rc = MPI_Bcast(buf.data(), rank() == 0 ? n : n / 2, MPI_INT, 0, MPI_COMM_WORLD);
     if (rank() == 0) EXPECT_EQ(rc, MPI_SUCCESS);
     if (rc != MPI_SUCCESS) EXPECT_EQ(mpitest::error_class(rc), MPI_ERR_TRUNCATE);
+  }
+  // The root sends less than the others take (MPICH's bcastlength): every
+  // other rank is told, and has the root's elements; blocking and not.
+  for (const bool nonblocking : {false, true})
+    for (const int n : {10, 3000, 40000}) {
+      SCOPED_TRACE(std::string(nonblocking ? "ibcast" : "bcast") + " of " + std::to_string(n) +
+                   " ints where the root sends half");
+      std::vector<int> buf(static_cast<std::size_t>(n), rank() == 0 ? 7 : -1);
+      const int count = rank() == 0 ? n / 2 : n;
+      int rc;
+      if (nonblocking) {
+        MPI_Request r;
+        ASSERT_EQ(MPI_Ibcast(buf.data(), count, MPI_INT, 0, MPI_COMM_WORLD, &r), MPI_SUCCESS);
+        rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
+      } else {
+        rc = MPI_Bcast(buf.data(), count, MPI_INT, 0, MPI_COMM_WORLD);
+      }
+      if (rank() == 0) {
+        EXPECT_EQ(rc, MPI_SUCCESS);
+      } else {
+        EXPECT_EQ(mpitest::error_class(rc), MPI_ERR_TRUNCATE);
+        EXPECT_EQ(std::count(buf.begin(), buf.begin() + n / 2, 7), n / 2);
+      }
+    }
+  {  // The same, the root sending more, nonblocking: the others keep their count.
+    std::vector<int> buf(20, rank() == 0 ? 5 : -1);
+    MPI_Request r;
+    ASSERT_EQ(MPI_Ibcast(buf.data(), rank() == 0 ? 20 : 10, MPI_INT, 0, MPI_COMM_WORLD, &r), MPI_SUCCESS);
+    const int rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
+    if (rank() == 0) {
+      EXPECT_EQ(rc, MPI_SUCCESS);
+    } else {
+      EXPECT_EQ(mpitest::error_class(rc), MPI_ERR_TRUNCATE);
+      EXPECT_EQ(std::count(buf.begin(), buf.begin() + 10, 5), 10);
+      EXPECT_EQ(std::count(buf.begin() + 10, buf.end(), -1), 10) << "nothing past this rank's count";
+    }
+  }
+  {  // Matching broadcasts after them are whole again.
+    std::vector<int> buf(100, rank() == 0 ? 3 : 0);
+    ASSERT_EQ(MPI_Bcast(buf.data(), 100, MPI_INT, 0, MPI_COMM_WORLD), MPI_SUCCESS);
+    EXPECT_EQ(std::count(buf.begin(), buf.end(), 3), 100);
   }
   {  // Gather: rank 1 sends 4 ints where the root takes 2 from each rank.
     std::vector<int> mine(4, rank()), all(static_cast<std::size_t>(2 * size()), -1);

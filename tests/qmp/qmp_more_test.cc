@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
@@ -275,6 +276,29 @@ TEST(QmpMore, HandleErrorsAreReported) {
   QMP_free_msghandle(r);
   QMP_free_msgmem(bm);
   QMP_free_msgmem(sm);
+}
+
+// A broadcast whose nodes give different sizes: each node other than node 0
+// gets QMP_MEMSIZE_ERR, whether node 0 sent more or less, and the job goes
+// on (MPICH's errors/coll/bcastlength, on QMP).
+TEST(QmpMore, BroadcastOfDifferentSizesFailsOnTheOtherNodes) {
+  if (nodes() < 2) return;
+  for (const std::size_t root_bytes : {std::size_t{8}, std::size_t{64}, std::size_t{80000}}) {
+    SCOPED_TRACE("node 0 sends " + std::to_string(root_bytes) + " bytes, the others take 32 or 40000");
+    const std::size_t mine = me() == 0 ? root_bytes : (root_bytes > 1000 ? 40000 : 32);
+    std::vector<char> buf(std::max(root_bytes, mine) + 1, me() == 0 ? 'r' : 'x');
+    const QMP_status_t st = QMP_broadcast(buf.data(), mine);
+    if (me() == 0) {
+      EXPECT_EQ(st, QMP_SUCCESS);
+    } else {
+      EXPECT_EQ(st, QMP_MEMSIZE_ERR);
+      EXPECT_EQ(buf[0], 'r');
+      EXPECT_EQ(buf[mine], 'x') << "nothing past this node's size";
+    }
+  }
+  int b = me() == 0 ? 7 : 0;
+  ASSERT_EQ(QMP_broadcast(&b, sizeof b), QMP_SUCCESS);
+  EXPECT_EQ(b, 7);
 }
 
 // Misuse of handles returns a status instead of hanging or double-freeing
