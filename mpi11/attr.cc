@@ -99,13 +99,21 @@ int keyval_create(const char* call, bool for_types, MPI_Copy_function* copy_fn, 
   return MPI_SUCCESS;
 }
 
+// Frees a key (§5.7.1): attributes still set keep it until they are deleted.
+// A key freed already but still attached, freed again through another copy
+// of its handle (a delete callback freeing its key, MPICH's
+// attr/keyval_double_free), is left as it is; once the last attribute is
+// gone, the handle is no key and freeing it is MPI_ERR_ARG.
 int keyval_free(const char* call, bool for_types, int* keyval) {
   int err;
   if (!check_init(call, &err)) return err;
   if (!keyval) return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "keyval is NULL");
-  if (!check_keyval(MPI_COMM_NULL, for_types, call, *keyval, false, &err)) return err;
-  keyvals()[*keyval].in_use = false;  // attributes still set keep it until deleted (§5.7.1)
-  unref(*keyval);
+  Keyval* k = check_keyval(MPI_COMM_NULL, for_types, call, *keyval, true, &err);
+  if (!k) return err;
+  if (k->in_use) {
+    k->in_use = false;
+    unref(*keyval);
+  }
   *keyval = MPI_KEYVAL_INVALID;
   return MPI_SUCCESS;
 }

@@ -78,6 +78,45 @@ TEST(Attributes, CallbacksRunOnDupPutDeleteAndFree) {
   EXPECT_EQ(n.copies, 2);
 }
 
+// A key freed again through copies of its handle while attributes still
+// hold it -- here by its own delete callback, as MPICH's
+// attr/keyval_double_free -- is still freed once: the attributes keep it, the
+// extra frees return MPI_SUCCESS, and once the last attribute is gone the
+// handle is no key (MPI_ERR_ARG).
+namespace {
+int free_own_key(MPI_Comm, int keyval, void*, void*) { return MPI_Keyval_free(&keyval); }
+}  // namespace
+
+TEST(Attributes, AKeyFreedAgainWhileAttachedIsFreedOnce) {
+  mpitest::ErrorsReturn er;
+  int key = MPI_KEYVAL_INVALID;
+  ASSERT_EQ(MPI_Keyval_create(MPI_NULL_COPY_FN, free_own_key, &key, nullptr), MPI_SUCCESS);
+  const int copy1 = key;
+  int copy2 = key, copy3 = key;
+  MPI_Comm a, b;
+  MPI_Comm_dup(MPI_COMM_WORLD, &a);
+  MPI_Comm_dup(MPI_COMM_WORLD, &b);
+  ASSERT_EQ(MPI_Attr_put(a, key, as_value(1)), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Attr_put(b, key, as_value(2)), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Comm_free(&a), MPI_SUCCESS);  // the first free, in the callback
+  EXPECT_EQ(MPI_Keyval_free(&key), MPI_SUCCESS);
+  EXPECT_EQ(key, MPI_KEYVAL_INVALID);
+  EXPECT_EQ(MPI_Comm_free_keyval(&copy2), MPI_SUCCESS);
+  int flag = 0;
+  void* v = nullptr;
+  ASSERT_EQ(MPI_Comm_get_attr(b, copy1, &v, &flag), MPI_SUCCESS) << "b's attribute keeps the key";
+  EXPECT_TRUE(flag);
+  EXPECT_EQ(v, as_value(2));
+  ASSERT_EQ(MPI_Comm_free(&b), MPI_SUCCESS);  // the last attribute: its callback frees once more
+  EXPECT_EQ(mpitest::error_class(MPI_Keyval_free(&copy3)), MPI_ERR_ARG) << "the key is gone";
+  // A new key may take the number again, and is whole.
+  int fresh;
+  ASSERT_EQ(MPI_Keyval_create(MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, &fresh, nullptr), MPI_SUCCESS);
+  EXPECT_EQ(MPI_Attr_put(MPI_COMM_SELF, fresh, as_value(3)), MPI_SUCCESS);
+  EXPECT_EQ(MPI_Attr_delete(MPI_COMM_SELF, fresh), MPI_SUCCESS);
+  EXPECT_EQ(MPI_Keyval_free(&fresh), MPI_SUCCESS);
+}
+
 TEST(Attributes, PredefinedCopyFunctions) {
   int null_key, dup_key;
   MPI_Keyval_create(MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, &null_key, nullptr);
