@@ -7,9 +7,9 @@
 using namespace meshmp::mpi::fortran;
 
 MESHMP_FORTRAN_FN(void, barrier, (const F* comm, F* ierror)) { *ierror = PMPI_Barrier(*comm); }
-MESHMP_FORTRAN_FN(void, bcast, (void* buffer, const F* count, const F* datatype, const F* root, const F* comm,
+MESHMP_FORTRAN_FN(void, bcast, (void* buf, const F* count, const F* datatype, const F* root, const F* comm,
                                 F* ierror)) {
-  *ierror = PMPI_Bcast(buffer, *count, *datatype, *root, *comm);
+  *ierror = PMPI_Bcast(buffer(buf), *count, *datatype, *root, *comm);
 }
 
 // MPI_GATHER / MPI_SCATTER (SENDBUF, SENDCOUNT, SENDTYPE, RECVBUF, RECVCOUNT, RECVTYPE, ROOT, COMM, IERROR)
@@ -36,57 +36,57 @@ MESHMP_F_ALL(alltoall, Alltoall)
 MESHMP_FORTRAN_FN(void, gatherv, (const void* sendbuf, const F* sendcount, const F* sendtype, void* recvbuf,
                                   const F* recvcounts, const F* displs, const F* recvtype, const F* root,
                                   const F* comm, F* ierror)) {
-  *ierror = PMPI_Gatherv(buffer(sendbuf), *sendcount, *sendtype, recvbuf, recvcounts, displs, *recvtype, *root,
+  *ierror = PMPI_Gatherv(buffer(sendbuf), *sendcount, *sendtype, buffer(recvbuf), recvcounts, displs, *recvtype, *root,
                          *comm);
 }
 MESHMP_FORTRAN_FN(void, scatterv, (const void* sendbuf, const F* sendcounts, const F* displs, const F* sendtype,
                                    void* recvbuf, const F* recvcount, const F* recvtype, const F* root,
                                    const F* comm, F* ierror)) {
-  *ierror = PMPI_Scatterv(sendbuf, sendcounts, displs, *sendtype, buffer(recvbuf), *recvcount, *recvtype, *root,
+  *ierror = PMPI_Scatterv(buffer(sendbuf), sendcounts, displs, *sendtype, buffer(recvbuf), *recvcount, *recvtype, *root,
                           *comm);
 }
 MESHMP_FORTRAN_FN(void, allgatherv, (const void* sendbuf, const F* sendcount, const F* sendtype, void* recvbuf,
                                      const F* recvcounts, const F* displs, const F* recvtype, const F* comm,
                                      F* ierror)) {
-  *ierror = PMPI_Allgatherv(buffer(sendbuf), *sendcount, *sendtype, recvbuf, recvcounts, displs, *recvtype, *comm);
+  *ierror = PMPI_Allgatherv(buffer(sendbuf), *sendcount, *sendtype, buffer(recvbuf), recvcounts, displs, *recvtype, *comm);
 }
 MESHMP_FORTRAN_FN(void, alltoallv, (const void* sendbuf, const F* sendcounts, const F* sdispls, const F* sendtype,
                                     void* recvbuf, const F* recvcounts, const F* rdispls, const F* recvtype,
                                     const F* comm, F* ierror)) {
-  *ierror = PMPI_Alltoallv(buffer(sendbuf), sendcounts, sdispls, *sendtype, recvbuf, recvcounts, rdispls, *recvtype,
+  *ierror = PMPI_Alltoallv(buffer(sendbuf), sendcounts, sdispls, *sendtype, buffer(recvbuf), recvcounts, rdispls, *recvtype,
                            *comm);
 }
 
 MESHMP_FORTRAN_FN(void, reduce, (const void* sendbuf, void* recvbuf, const F* count, const F* datatype, const F* op,
                                  const F* root, const F* comm, F* ierror)) {
-  *ierror = PMPI_Reduce(buffer(sendbuf), recvbuf, *count, *datatype, *op, *root, *comm);
+  *ierror = PMPI_Reduce(buffer(sendbuf), buffer(recvbuf), *count, *datatype, *op, *root, *comm);
 }
 // MPI_ALLREDUCE / MPI_SCAN (SENDBUF, RECVBUF, COUNT, DATATYPE, OP, COMM, IERROR)
 #define MESHMP_F_REDUCE_ALL(name, Name)                                                                  \
   MESHMP_FORTRAN_FN(void, name, (const void* sendbuf, void* recvbuf, const F* count, const F* datatype, \
                                  const F* op, const F* comm, F* ierror)) {                             \
-    *ierror = PMPI_##Name(buffer(sendbuf), recvbuf, *count, *datatype, *op, *comm);                    \
+    *ierror = PMPI_##Name(buffer(sendbuf), buffer(recvbuf), *count, *datatype, *op, *comm);                    \
   }
 MESHMP_F_REDUCE_ALL(allreduce, Allreduce)
 MESHMP_F_REDUCE_ALL(scan, Scan)
 MESHMP_F_REDUCE_ALL(exscan, Exscan)
 MESHMP_FORTRAN_FN(void, reduce_scatter_block, (const void* sendbuf, void* recvbuf, const F* recvcount,
                                                const F* datatype, const F* op, const F* comm, F* ierror)) {
-  *ierror = PMPI_Reduce_scatter_block(buffer(sendbuf), recvbuf, *recvcount, *datatype, *op, *comm);
+  *ierror = PMPI_Reduce_scatter_block(buffer(sendbuf), buffer(recvbuf), *recvcount, *datatype, *op, *comm);
 }
 MESHMP_FORTRAN_FN(void, alltoallw, (const void* sendbuf, const F* sendcounts, const F* sdispls, const F* sendtypes,
                                     void* recvbuf, const F* recvcounts, const F* rdispls, const F* recvtypes,
                                     const F* comm, F* ierror)) {
-  *ierror = PMPI_Alltoallw(buffer(sendbuf), sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+  *ierror = PMPI_Alltoallw(buffer(sendbuf), sendcounts, sdispls, sendtypes, buffer(recvbuf), recvcounts, rdispls, recvtypes,
                            *comm);
 }
 MESHMP_FORTRAN_FN(void, reduce_scatter, (const void* sendbuf, void* recvbuf, const F* recvcounts,
                                          const F* datatype, const F* op, const F* comm, F* ierror)) {
-  *ierror = PMPI_Reduce_scatter(buffer(sendbuf), recvbuf, recvcounts, *datatype, *op, *comm);
+  *ierror = PMPI_Reduce_scatter(buffer(sendbuf), buffer(recvbuf), recvcounts, *datatype, *op, *comm);
 }
 MESHMP_FORTRAN_FN(void, reduce_local, (const void* inbuf, void* inoutbuf, const F* count, const F* datatype,
                                        const F* op, F* ierror)) {
-  *ierror = PMPI_Reduce_local(inbuf, inoutbuf, *count, *datatype, *op);
+  *ierror = PMPI_Reduce_local(buffer(inbuf), buffer(inoutbuf), *count, *datatype, *op);
 }
 
 MESHMP_FORTRAN_FN(void, op_create, (MPI_User_function* function, const F* commute, F* op, F* ierror)) {

@@ -4,10 +4,13 @@
 // MPI_ADDRESS, MPI_TYPE_EXTENT); the MPI-2 calls take
 // INTEGER(KIND=MPI_ADDRESS_KIND), which is MPI_Aint.
 //
-// A Fortran address is taken relative to MPI_BOTTOM's COMMON block, so that
-// MPI_BOTTOM passed as a buffer plus the displacements of a type built from
-// such addresses lands on the variables (§3.12.5), and so that differences of
-// two addresses are their distance, as MPI-1 programs compute displacements.
+// A Fortran address is C's, the location's own address: MPI_GET_ADDRESS
+// returns the same value in all languages (MPI-2.2 §16.3.6), and MPI_BOTTOM
+// as a buffer is C's (fortran.h), so a type of absolute addresses built in
+// either language is sent from MPI_BOTTOM in either. MPI-1's MPI_ADDRESS
+// returns it as an INTEGER, and MPI_ERR_ARG where it does not fit (on x86-64
+// Linux, where programs are position-independent, it never does: such
+// programs call MPI_GET_ADDRESS, as with MPICH and Open MPI).
 #include <climits>
 #include <string>
 #include <vector>
@@ -20,8 +23,9 @@ using namespace meshmp::mpi::fortran;
 
 namespace {
 
-MPI_Aint from_bottom(const void* location) {
-  return static_cast<const char*>(location) - reinterpret_cast<const char*>(&mpi_fortran_bottom_);
+// MPI_BOTTOM's own address is address 0, as in C.
+MPI_Aint address_of(const void* location) {
+  return location == &mpi_fortran_bottom_ ? 0 : reinterpret_cast<MPI_Aint>(location);
 }
 
 // An MPI_Aint result of an MPI-1 call as INTEGER; MPI_ERR_ARG if it does not fit.
@@ -81,20 +85,20 @@ MESHMP_F_TYPE_BOUND(type_lb, Type_lb)
 MESHMP_F_TYPE_BOUND(type_ub, Type_ub)
 
 MESHMP_FORTRAN_FN(void, address, (const void* location, F* address, F* ierror)) {
-  *ierror = to_integer(from_bottom(location), address, "MPI_Address", "the address, relative to MPI_BOTTOM,");
+  *ierror = to_integer(address_of(location), address, "MPI_Address", "the address");
 }
 MESHMP_FORTRAN_FN(void, get_address, (const void* location, MPI_Aint* address, F* ierror)) {
-  *address = from_bottom(location);
+  *address = address_of(location);
   *ierror = MPI_SUCCESS;
 }
 
 MESHMP_FORTRAN_FN(void, pack, (const void* inbuf, const F* incount, const F* datatype, void* outbuf,
                                const F* outsize, F* position, const F* comm, F* ierror)) {
-  *ierror = PMPI_Pack(inbuf, *incount, *datatype, outbuf, *outsize, position, *comm);
+  *ierror = PMPI_Pack(buffer(inbuf), *incount, *datatype, buffer(outbuf), *outsize, position, *comm);
 }
 MESHMP_FORTRAN_FN(void, unpack, (const void* inbuf, const F* insize, F* position, void* outbuf,
                                  const F* outcount, const F* datatype, const F* comm, F* ierror)) {
-  *ierror = PMPI_Unpack(inbuf, *insize, position, outbuf, *outcount, *datatype, *comm);
+  *ierror = PMPI_Unpack(buffer(inbuf), *insize, position, buffer(outbuf), *outcount, *datatype, *comm);
 }
 MESHMP_FORTRAN_FN(void, pack_size, (const F* incount, const F* datatype, const F* comm, F* size, F* ierror)) {
   *ierror = PMPI_Pack_size(*incount, *datatype, *comm, size);
@@ -205,13 +209,13 @@ MESHMP_FORTRAN_FN(void, status_set_cancelled, (F* status, const F* flag, F* ierr
 MESHMP_FORTRAN_FN(void, pack_external, (const char* datarep, const void* inbuf, const F* incount, const F* datatype,
                                         void* outbuf, const MPI_Aint* outsize, MPI_Aint* position, F* ierror,
                                         FLen datarep_len)) {
-  *ierror = PMPI_Pack_external(from_fortran(datarep, datarep_len).c_str(), inbuf, *incount, *datatype, outbuf,
+  *ierror = PMPI_Pack_external(from_fortran(datarep, datarep_len).c_str(), buffer(inbuf), *incount, *datatype, buffer(outbuf),
                                *outsize, position);
 }
 MESHMP_FORTRAN_FN(void, unpack_external, (const char* datarep, const void* inbuf, const MPI_Aint* insize,
                                           MPI_Aint* position, void* outbuf, const F* outcount, const F* datatype,
                                           F* ierror, FLen datarep_len)) {
-  *ierror = PMPI_Unpack_external(from_fortran(datarep, datarep_len).c_str(), inbuf, *insize, position, outbuf,
+  *ierror = PMPI_Unpack_external(from_fortran(datarep, datarep_len).c_str(), buffer(inbuf), *insize, position, buffer(outbuf),
                                  *outcount, *datatype);
 }
 MESHMP_FORTRAN_FN(void, pack_external_size, (const char* datarep, const F* incount, const F* datatype,

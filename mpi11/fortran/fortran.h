@@ -48,10 +48,15 @@ namespace meshmp::mpi::fortran {
 /// A C flag as a gfortran LOGICAL: .TRUE. is 1, .FALSE. is 0.
 inline F logical(int flag) { return flag ? 1 : 0; }
 
-/// A choice buffer: MPI_IN_PLACE becomes C's. MPI_BOTTOM needs no mapping:
-/// Fortran addresses (MPI_ADDRESS) are taken relative to it (datatype.cc).
-inline const void* buffer(const void* p) { return p == &mpi_fortran_in_place_ ? MPI_IN_PLACE : p; }
-inline void* buffer(void* p) { return p == &mpi_fortran_in_place_ ? MPI_IN_PLACE : p; }
+/// A choice buffer: MPI_BOTTOM and MPI_IN_PLACE become C's. Fortran
+/// addresses are C's (datatype.cc), so a datatype of absolute addresses
+/// built in one language is sent from MPI_BOTTOM in the other (MPI-2.2
+/// §16.3.6, MPI-3.1 §17.2.6: "MPI_GET_ADDRESS returns the same value in all
+/// languages", and the example of R(5) passed to a C_ROUTINE).
+inline const void* buffer(const void* p) {
+  return p == &mpi_fortran_bottom_ ? MPI_BOTTOM : p == &mpi_fortran_in_place_ ? MPI_IN_PLACE : p;
+}
+inline void* buffer(void* p) { return const_cast<void*>(buffer(static_cast<const void*>(p))); }
 
 /// A weights array: MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY become C's.
 inline const int* weights(const F* w) {

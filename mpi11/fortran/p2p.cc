@@ -9,7 +9,7 @@ using namespace meshmp::mpi::fortran;
 #define MESHMP_F_SEND(name, Name)                                                                   \
   MESHMP_FORTRAN_FN(void, name, (const void* buf, const F* count, const F* datatype, const F* dest, \
                                  const F* tag, const F* comm, F* ierror)) {                          \
-    *ierror = PMPI_##Name(buf, *count, *datatype, *dest, *tag, *comm);                              \
+    *ierror = PMPI_##Name(buffer(buf), *count, *datatype, *dest, *tag, *comm);                              \
   }
 MESHMP_F_SEND(send, Send)
 MESHMP_F_SEND(bsend, Bsend)
@@ -21,7 +21,7 @@ MESHMP_F_SEND(rsend, Rsend)
 #define MESHMP_F_START(name, Name, Buf)                                                      \
   MESHMP_FORTRAN_FN(void, name, (Buf * buf, const F* count, const F* datatype, const F* peer, \
                                  const F* tag, const F* comm, F* request, F* ierror)) {       \
-    *ierror = PMPI_##Name(buf, *count, *datatype, *peer, *tag, *comm, request);              \
+    *ierror = PMPI_##Name(buffer(buf), *count, *datatype, *peer, *tag, *comm, request);              \
   }
 MESHMP_F_START(isend, Isend, const void)
 MESHMP_F_START(ibsend, Ibsend, const void)
@@ -37,7 +37,7 @@ MESHMP_F_START(recv_init, Recv_init, void)
 MESHMP_FORTRAN_FN(void, recv, (void* buf, const F* count, const F* datatype, const F* source, const F* tag,
                                const F* comm, F* status, F* ierror)) {
   Statuses s(status, 1);
-  *ierror = PMPI_Recv(buf, *count, *datatype, *source, *tag, *comm, s.get());
+  *ierror = PMPI_Recv(buffer(buf), *count, *datatype, *source, *tag, *comm, s.get());
 }
 
 MESHMP_FORTRAN_FN(void, start, (F* request, F* ierror)) { *ierror = PMPI_Start(request); }
@@ -128,10 +128,10 @@ MESHMP_FORTRAN_FN(void, improbe, (const F* source, const F* tag, const F* comm, 
 }
 MESHMP_FORTRAN_FN(void, mrecv, (void* buf, const F* count, const F* datatype, F* message, F* status, F* ierror)) {
   Statuses s(status, 1);
-  *ierror = PMPI_Mrecv(buf, *count, *datatype, message, s.get());
+  *ierror = PMPI_Mrecv(buffer(buf), *count, *datatype, message, s.get());
 }
 MESHMP_FORTRAN_FN(void, imrecv, (void* buf, const F* count, const F* datatype, F* message, F* request, F* ierror)) {
-  *ierror = PMPI_Imrecv(buf, *count, *datatype, message, request);
+  *ierror = PMPI_Imrecv(buffer(buf), *count, *datatype, message, request);
 }
 MESHMP_FORTRAN_FN(void, cancel, (F* request, F* ierror)) { *ierror = PMPI_Cancel(request); }
 MESHMP_FORTRAN_FN(void, test_cancelled, (const F* status, F* flag, F* ierror)) {
@@ -153,14 +153,14 @@ MESHMP_FORTRAN_FN(void, sendrecv, (const void* sendbuf, const F* sendcount, cons
                                    const F* sendtag, void* recvbuf, const F* recvcount, const F* recvtype,
                                    const F* source, const F* recvtag, const F* comm, F* status, F* ierror)) {
   Statuses s(status, 1);
-  *ierror = PMPI_Sendrecv(sendbuf, *sendcount, *sendtype, *dest, *sendtag, recvbuf, *recvcount, *recvtype, *source,
+  *ierror = PMPI_Sendrecv(buffer(sendbuf), *sendcount, *sendtype, *dest, *sendtag, buffer(recvbuf), *recvcount, *recvtype, *source,
                           *recvtag, *comm, s.get());
 }
 MESHMP_FORTRAN_FN(void, sendrecv_replace, (void* buf, const F* count, const F* datatype, const F* dest,
                                            const F* sendtag, const F* source, const F* recvtag, const F* comm,
                                            F* status, F* ierror)) {
   Statuses s(status, 1);
-  *ierror = PMPI_Sendrecv_replace(buf, *count, *datatype, *dest, *sendtag, *source, *recvtag, *comm, s.get());
+  *ierror = PMPI_Sendrecv_replace(buffer(buf), *count, *datatype, *dest, *sendtag, *source, *recvtag, *comm, s.get());
 }
 
 MESHMP_FORTRAN_FN(void, buffer_attach, (void* buffer, const F* size, F* ierror)) {

@@ -62,27 +62,27 @@ MESHMP_FORTRAN_FN(void, graph_map, (const F* comm, const F* nnodes, const F* ind
 // displacements are INTEGER(KIND=MPI_ADDRESS_KIND).
 MESHMP_FORTRAN_FN(void, neighbor_allgather, (const void* sendbuf, const F* sendcount, const F* sendtype, void* recvbuf,
                                              const F* recvcount, const F* recvtype, const F* comm, F* ierror)) {
-  *ierror = PMPI_Neighbor_allgather(sendbuf, *sendcount, *sendtype, recvbuf, *recvcount, *recvtype, *comm);
+  *ierror = PMPI_Neighbor_allgather(buffer(sendbuf), *sendcount, *sendtype, buffer(recvbuf), *recvcount, *recvtype, *comm);
 }
 MESHMP_FORTRAN_FN(void, neighbor_allgatherv, (const void* sendbuf, const F* sendcount, const F* sendtype,
                                               void* recvbuf, const F* recvcounts, const F* displs, const F* recvtype,
                                               const F* comm, F* ierror)) {
-  *ierror = PMPI_Neighbor_allgatherv(sendbuf, *sendcount, *sendtype, recvbuf, recvcounts, displs, *recvtype, *comm);
+  *ierror = PMPI_Neighbor_allgatherv(buffer(sendbuf), *sendcount, *sendtype, buffer(recvbuf), recvcounts, displs, *recvtype, *comm);
 }
 MESHMP_FORTRAN_FN(void, neighbor_alltoall, (const void* sendbuf, const F* sendcount, const F* sendtype, void* recvbuf,
                                             const F* recvcount, const F* recvtype, const F* comm, F* ierror)) {
-  *ierror = PMPI_Neighbor_alltoall(sendbuf, *sendcount, *sendtype, recvbuf, *recvcount, *recvtype, *comm);
+  *ierror = PMPI_Neighbor_alltoall(buffer(sendbuf), *sendcount, *sendtype, buffer(recvbuf), *recvcount, *recvtype, *comm);
 }
 MESHMP_FORTRAN_FN(void, neighbor_alltoallv, (const void* sendbuf, const F* sendcounts, const F* sdispls,
                                              const F* sendtype, void* recvbuf, const F* recvcounts, const F* rdispls,
                                              const F* recvtype, const F* comm, F* ierror)) {
-  *ierror = PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, *sendtype, recvbuf, recvcounts, rdispls, *recvtype,
+  *ierror = PMPI_Neighbor_alltoallv(buffer(sendbuf), sendcounts, sdispls, *sendtype, buffer(recvbuf), recvcounts, rdispls, *recvtype,
                                     *comm);
 }
 MESHMP_FORTRAN_FN(void, neighbor_alltoallw, (const void* sendbuf, const F* sendcounts, const MPI_Aint* sdispls,
                                              const F* sendtypes, void* recvbuf, const F* recvcounts,
                                              const MPI_Aint* rdispls, const F* recvtypes, const F* comm, F* ierror)) {
-  *ierror = PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+  *ierror = PMPI_Neighbor_alltoallw(buffer(sendbuf), sendcounts, sdispls, sendtypes, buffer(recvbuf), recvcounts, rdispls, recvtypes,
                                     *comm);
 }
 

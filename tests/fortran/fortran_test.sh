@@ -3,8 +3,8 @@
 # the same script as `bazel run //:install`, checks what the mpif77/mpif90
 # wrappers run, builds one program per chapter of MPI-1.1 with the installed
 # mpif77 (fixed form, INCLUDE 'mpif.h') and one free-form program with mpif90
-# (USE mpi), links one statically against libmpi.a, and runs each with the
-# installed mpirun on 1 to 4 ranks. Each
+# (USE mpi), one of Fortran and C together, links one statically against
+# libmpi.a, and runs each with the installed mpirun on 1 to 4 ranks. Each
 # program prints "NAME: N ranks ok" only if all its checks passed on every
 # rank; a failed check ends its job with MPI_ABORT.
 set -euo pipefail
@@ -36,6 +36,11 @@ for chapter in ring p2p datatype coll comm topo env; do
   "$prefix/bin/mpif77" -O2 -w "$src/$chapter.f" "$src/check.f" -o "$work/$chapter"
   run "$chapter" "$work/$chapter" 1 2 3 4
 done
+
+# Fortran and C in one program: absolute addresses from either language.
+"$prefix/bin/mpicc" -O2 -c "$src/interop_c.c" -o "$work/interop_c.o"
+"$prefix/bin/mpif77" -O2 -w "$src/interop.f" "$src/check.f" "$work/interop_c.o" -o "$work/interop"
+run interop "$work/interop" 1 2 3
 
 # Linked statically, as with libmpi.a from the C side.
 gfortran -w $mismatch -I"$prefix/include" "$src/ring.f" "$src/check.f" -o "$work/ring_static" \
