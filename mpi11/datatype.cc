@@ -149,6 +149,17 @@ Types::Types() : table(kFirstDerived) {
   table[MPI_AINT] = basic(MPI_AINT, "MPI_AINT", sizeof(MPI_Aint), alignof(MPI_Aint));
   table[MPI_OFFSET] = basic(MPI_OFFSET, "MPI_OFFSET", sizeof(MPI_Offset), alignof(MPI_Offset));
   table[MPI_COUNT] = basic(MPI_COUNT, "MPI_COUNT", sizeof(MPI_Count), alignof(MPI_Count));
+  // The rest of MPI-2.2 §16.2.5's sized Fortran types, and the C++ types.
+  table[MPI_REAL16] = basic(MPI_REAL16, "MPI_REAL16", sizeof(__float128), alignof(__float128));
+  table[MPI_COMPLEX8] = basic(MPI_COMPLEX8, "MPI_COMPLEX8", 8, 4);
+  table[MPI_COMPLEX16] = basic(MPI_COMPLEX16, "MPI_COMPLEX16", 16, 8);
+  table[MPI_COMPLEX32] = basic(MPI_COMPLEX32, "MPI_COMPLEX32", 2 * sizeof(__float128), alignof(__float128));
+  table[MPI_INTEGER16] = basic(MPI_INTEGER16, "MPI_INTEGER16", sizeof(__int128), alignof(__int128));
+  table[MPI_CXX_BOOL] = basic(MPI_CXX_BOOL, "MPI_CXX_BOOL", sizeof(bool), alignof(bool));
+  table[MPI_CXX_FLOAT_COMPLEX] = basic(MPI_CXX_FLOAT_COMPLEX, "MPI_CXX_FLOAT_COMPLEX", 8, 4);
+  table[MPI_CXX_DOUBLE_COMPLEX] = basic(MPI_CXX_DOUBLE_COMPLEX, "MPI_CXX_DOUBLE_COMPLEX", 16, 8);
+  table[MPI_CXX_LONG_DOUBLE_COMPLEX] = basic(MPI_CXX_LONG_DOUBLE_COMPLEX, "MPI_CXX_LONG_DOUBLE_COMPLEX",
+                                             sizeof(std::complex<long double>), alignof(long double));
 }
 
 MPI_Datatype Types::add(std::shared_ptr<TypeInfo> t) {

@@ -96,10 +96,14 @@ MESHMP_MPI_FN(int, Type_match_size, (int typeclass, int size, MPI_Datatype* data
   switch (typeclass) {
     case MPI_TYPECLASS_INTEGER:
       t = size == 1 ? MPI_INTEGER1 : size == 2 ? MPI_INTEGER2 : size == 4 ? MPI_INTEGER4 : size == 8 ? MPI_INTEGER8
-                                                                                                  : MPI_DATATYPE_NULL;
+          : size == 16 ? MPI_INTEGER16 : MPI_DATATYPE_NULL;
       break;
-    case MPI_TYPECLASS_REAL: t = size == 4 ? MPI_REAL4 : size == 8 ? MPI_REAL8 : MPI_DATATYPE_NULL; break;
-    case MPI_TYPECLASS_COMPLEX: t = size == 8 ? MPI_COMPLEX : size == 16 ? MPI_DOUBLE_COMPLEX : MPI_DATATYPE_NULL; break;
+    case MPI_TYPECLASS_REAL:
+      t = size == 4 ? MPI_REAL4 : size == 8 ? MPI_REAL8 : size == 16 ? MPI_REAL16 : MPI_DATATYPE_NULL;
+      break;
+    case MPI_TYPECLASS_COMPLEX:
+      t = size == 8 ? MPI_COMPLEX : size == 16 ? MPI_DOUBLE_COMPLEX : size == 32 ? MPI_COMPLEX32 : MPI_DATATYPE_NULL;
+      break;
     default:
       return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "typeclass = " + std::to_string(typeclass) + " is not an MPI_TYPECLASS_");
   }

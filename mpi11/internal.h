@@ -135,7 +135,7 @@ struct TypeInfo {
 /// The datatype table: handle -> type; handles below kFirstDerived are the
 /// predefined types (some reserved), freed derived handles are reused.
 struct Types {
-  static constexpr int kFirstDerived = 64;
+  static constexpr int kFirstDerived = 96;
   std::vector<std::shared_ptr<TypeInfo>> table;
   Types();  // the predefined types (datatype.cc)
   MPI_Datatype add(std::shared_ptr<TypeInfo> t);

@@ -270,6 +270,21 @@ typedef struct MPI_Status {
 #define MPI_AINT ((MPI_Datatype)56)
 #define MPI_OFFSET ((MPI_Datatype)57)
 #define MPI_COUNT ((MPI_Datatype)58)
+/* MPI-2.2 §16.2.5's remaining sized Fortran types (gfortran's REAL*16 is an
+ * IEEE binary128, C's __float128; INTEGER*16 is __int128; COMPLEXn is two
+ * REALs of n/2 bytes), and MPI-2.2 §3.2.2's C++ types, usable from C as
+ * data (MPI_CXX_BOOL a 1-byte bool, the complex ones as C's). The REALs and
+ * INTEGER16 take the arithmetic operations, INTEGER16 the bitwise ones too,
+ * the complex types MPI_SUM and MPI_PROD, MPI_CXX_BOOL the logical ones. */
+#define MPI_REAL16 ((MPI_Datatype)59)
+#define MPI_COMPLEX8 ((MPI_Datatype)60)
+#define MPI_COMPLEX16 ((MPI_Datatype)61)
+#define MPI_COMPLEX32 ((MPI_Datatype)62)
+#define MPI_INTEGER16 ((MPI_Datatype)63)
+#define MPI_CXX_BOOL ((MPI_Datatype)64)
+#define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)65)
+#define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)66)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)67)
 
 typedef void(MPI_User_function)(void* invec, void* inoutvec, int* len, MPI_Datatype* datatype);
 typedef void(MPI_Handler_function)(MPI_Comm* comm, int* error_code, ...);

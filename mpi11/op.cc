@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "mpi11/internal.h"
@@ -69,7 +70,7 @@ Kind kind_of(MPI_Datatype t) {
     case MPI_INT64_T: case MPI_UINT8_T: case MPI_UINT16_T: case MPI_UINT32_T: case MPI_UINT64_T: case MPI_AINT:
     case MPI_OFFSET: case MPI_COUNT:
       return kInteger;
-    case MPI_FLOAT: case MPI_DOUBLE: case MPI_LONG_DOUBLE: return kFloating;
+    case MPI_FLOAT: case MPI_DOUBLE: case MPI_LONG_DOUBLE: case MPI_REAL16: return kFloating;
     case MPI_BYTE: return kByte;
     case MPI_FLOAT_INT: case MPI_DOUBLE_INT: case MPI_LONG_INT: case MPI_SHORT_INT: case MPI_2INT:
     case MPI_LONG_DOUBLE_INT: case MPI_2REAL: case MPI_2DOUBLE_PRECISION: case MPI_2INTEGER:
@@ -87,7 +88,7 @@ Combine arithmetic(MPI_Op op, bool integer) {
     case MPI_PROD: return op_prod<T>;
     default: break;
   }
-  if constexpr (std::is_integral_v<T>) {
+  if constexpr (std::is_integral_v<T> || std::is_same_v<T, __int128>) {
     if (!integer) return nullptr;
     switch (op) {
       case MPI_LAND: return op_land<T>;
@@ -119,6 +120,20 @@ template <typename T>
 Combine complex(MPI_Op op) {
   using C = std::complex<T>;
   return op == MPI_SUM ? op_sum<C> : op == MPI_PROD ? op_prod<C> : nullptr;
+}
+
+// COMPLEX32: two IEEE binary128 REALs (std::complex is for the standard
+// floating types only), MPI_SUM and MPI_PROD.
+struct Complex32 {
+  __float128 re, im;
+};
+void complex32_sum(void* io, const void* in, std::size_t n, void*) {
+  elementwise<Complex32>(io, in, n, [](Complex32 a, Complex32 b) { return Complex32{a.re + b.re, a.im + b.im}; });
+}
+void complex32_prod(void* io, const void* in, std::size_t n, void*) {
+  elementwise<Complex32>(io, in, n, [](Complex32 a, Complex32 b) {
+    return Complex32{a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+  });
 }
 
 // LOGICAL takes the logical operations; the result is .TRUE. (1) or .FALSE. (0).
@@ -176,11 +191,14 @@ Combine predefined(MPI_Op op, MPI_Datatype t) {
     case MPI_AINT: return arithmetic<MPI_Aint>(op, true);
     case MPI_OFFSET: return arithmetic<MPI_Offset>(op, true);
     case MPI_COUNT: return arithmetic<MPI_Count>(op, true);
-    case MPI_C_BOOL:
+    case MPI_C_BOOL: case MPI_CXX_BOOL:
       return op == MPI_LAND ? op_land<bool> : op == MPI_LOR ? op_lor<bool> : op == MPI_LXOR ? op_lxor<bool> : nullptr;
-    case MPI_C_FLOAT_COMPLEX: return complex<float>(op);
-    case MPI_C_DOUBLE_COMPLEX: return complex<double>(op);
-    case MPI_C_LONG_DOUBLE_COMPLEX: return complex<long double>(op);
+    case MPI_C_FLOAT_COMPLEX: case MPI_CXX_FLOAT_COMPLEX: case MPI_COMPLEX8: return complex<float>(op);
+    case MPI_C_DOUBLE_COMPLEX: case MPI_CXX_DOUBLE_COMPLEX: case MPI_COMPLEX16: return complex<double>(op);
+    case MPI_C_LONG_DOUBLE_COMPLEX: case MPI_CXX_LONG_DOUBLE_COMPLEX: return complex<long double>(op);
+    case MPI_REAL16: return arithmetic<__float128>(op, false);
+    case MPI_COMPLEX32: return op == MPI_SUM ? complex32_sum : op == MPI_PROD ? complex32_prod : nullptr;
+    case MPI_INTEGER16: return fortran_integer<__int128>(op);
     default: return nullptr;
   }
 }

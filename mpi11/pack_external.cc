@@ -20,7 +20,9 @@ using namespace meshmp::mpi;
 
 namespace {
 
-enum class Kind { kRaw, kSigned, kUnsigned, kFloat, kLongDouble };
+// kReversed: a 16-byte value (IEEE binary128, a 128-bit integer) whose
+// bytes are only reversed; the others go through 64 bits.
+enum class Kind { kRaw, kSigned, kUnsigned, kFloat, kLongDouble, kReversed };
 
 // One basic value: where in the instance, its native and external32 sizes.
 struct Part {
@@ -37,7 +39,7 @@ std::vector<Part> parts_of(MPI_Datatype h) {
   };
   switch (h) {
     case MPI_CHAR: case MPI_SIGNED_CHAR: case MPI_UNSIGNED_CHAR: case MPI_BYTE: case MPI_PACKED: case MPI_CHARACTER:
-    case MPI_INT8_T: case MPI_UINT8_T: case MPI_INTEGER1: case MPI_C_BOOL:
+    case MPI_INT8_T: case MPI_UINT8_T: case MPI_INTEGER1: case MPI_C_BOOL: case MPI_CXX_BOOL:
       return one(1, 1, Kind::kRaw);
     case MPI_WCHAR: return one(sizeof(wchar_t), 2, Kind::kUnsigned);
     case MPI_SHORT: case MPI_INT16_T: case MPI_INTEGER2: return one(2, 2, Kind::kSigned);
@@ -53,9 +55,15 @@ std::vector<Part> parts_of(MPI_Datatype h) {
     case MPI_FLOAT: case MPI_REAL: case MPI_REAL4: return one(4, 4, Kind::kFloat);
     case MPI_DOUBLE: case MPI_DOUBLE_PRECISION: case MPI_REAL8: return one(8, 8, Kind::kFloat);
     case MPI_LONG_DOUBLE: return one(sizeof(long double), 16, Kind::kLongDouble);
-    case MPI_COMPLEX: case MPI_C_FLOAT_COMPLEX: case MPI_2REAL: return two(4, 4, Kind::kFloat, 4);
-    case MPI_DOUBLE_COMPLEX: case MPI_C_DOUBLE_COMPLEX: case MPI_2DOUBLE_PRECISION: return two(8, 8, Kind::kFloat, 8);
-    case MPI_C_LONG_DOUBLE_COMPLEX: return two(sizeof(long double), 16, Kind::kLongDouble, sizeof(long double));
+    case MPI_COMPLEX: case MPI_C_FLOAT_COMPLEX: case MPI_CXX_FLOAT_COMPLEX: case MPI_COMPLEX8: case MPI_2REAL:
+      return two(4, 4, Kind::kFloat, 4);
+    case MPI_DOUBLE_COMPLEX: case MPI_C_DOUBLE_COMPLEX: case MPI_CXX_DOUBLE_COMPLEX: case MPI_COMPLEX16:
+    case MPI_2DOUBLE_PRECISION:
+      return two(8, 8, Kind::kFloat, 8);
+    case MPI_C_LONG_DOUBLE_COMPLEX: case MPI_CXX_LONG_DOUBLE_COMPLEX:
+      return two(sizeof(long double), 16, Kind::kLongDouble, sizeof(long double));
+    case MPI_REAL16: case MPI_INTEGER16: return one(16, 16, Kind::kReversed);
+    case MPI_COMPLEX32: return two(16, 16, Kind::kReversed, 16);
     case MPI_2INT: case MPI_2INTEGER: return two(4, 4, Kind::kSigned, 4);
     case MPI_2COMPLEX: return {{0, 4, 4, Kind::kFloat}, {4, 4, 4, Kind::kFloat}, {8, 4, 4, Kind::kFloat}, {12, 4, 4, Kind::kFloat}};
     case MPI_2DOUBLE_COMPLEX:
@@ -156,6 +164,12 @@ void long_double_in(const unsigned char* in, char* native) {
   std::memcpy(native, &ld, sizeof ld);
 }
 
+// `n` bytes in the other byte order (little-endian host <-> big-endian).
+template <typename From, typename To>
+void reversed(const From* from, To* to, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) to[i] = static_cast<To>(from[n - 1 - i]);
+}
+
 // Whether a native integer value fits `external` bytes.
 bool fits(std::uint64_t v, std::size_t native, std::size_t external, bool is_signed) {
   if (external >= native) return true;
@@ -204,6 +218,7 @@ MESHMP_MPI_FN(int, Pack_external, (const char* datarep, const void* inbuf, int i
     switch (p.kind) {
       case Kind::kRaw: std::memcpy(out, v, p.external); break;
       case Kind::kLongDouble: long_double_out(v, out); break;
+      case Kind::kReversed: reversed(v, out, p.external); break;
       default: {
         const std::uint64_t x = get_native(v, p.native);
         too_big |= p.kind != Kind::kFloat && !fits(x, p.native, p.external, p.kind == Kind::kSigned);
@@ -233,6 +248,7 @@ MESHMP_MPI_FN(int, Unpack_external, (const char* datarep, const void* inbuf, MPI
     switch (p.kind) {
       case Kind::kRaw: std::memcpy(v, in, p.external); break;
       case Kind::kLongDouble: long_double_in(in, v); break;
+      case Kind::kReversed: reversed(in, v, p.external); break;
       default: {
         std::uint64_t x = get_be(in, p.external);
         if (p.kind == Kind::kSigned && p.native > p.external && (x >> (8 * p.external - 1) & 1))

@@ -1,10 +1,12 @@
 ! Derived datatypes from Fortran (MPI-1.1 §3.12-3.13): a matrix row of a
 ! column-major array as MPI_TYPE_VECTOR, a struct of an INTEGER and a
-! DOUBLE PRECISION at absolute addresses sent from MPI_BOTTOM, MPI_ADDRESS,
+! DOUBLE PRECISION at absolute addresses sent from MPI_BOTTOM, MPI_ADDRESS
+! and MPI_TYPE_STRUCT,
 ! extents and sizes, MPI_PACK/MPI_UNPACK, and the MPI-2 forms
 ! (MPI_GET_ADDRESS, MPI_TYPE_CREATE_STRUCT, MPI_TYPE_GET_EXTENT, names);
 ! MPI-2.2's MPI_TYPE_CREATE_INDEXED_BLOCK, MPI_TYPE_DUP,
-! MPI_TYPE_MATCH_SIZE, MPI_TYPE_CREATE_SUBARRAY in Fortran order (a
+! MPI_TYPE_MATCH_SIZE, MPI_REAL16 and MPI_COMPLEX16 in reductions,
+! MPI_TYPE_CREATE_SUBARRAY in Fortran order (a
 ! block of a column-major array), MPI_TYPE_CREATE_DARRAY and
 ! MPI_TYPE_GET_ENVELOPE/CONTENTS, and an attribute on a datatype
 ! copied by MPI_TYPE_DUP (MPI_TYPE_DUP_FN); MPI-3.1's MPI_Count
@@ -33,6 +35,8 @@
       DOUBLE PRECISION A(4, 5), ROW(5)
       INTEGER IVAL, IVAL2
       DOUBLE PRECISION DVAL, DVAL2
+      REAL*16 QV, QSUM
+      COMPLEX*16 ZV, ZSUM
       COMMON /PAIRS/ DVAL, DVAL2, IVAL, IVAL2
       CHARACTER PACKBUF(100)
       CHARACTER*(MPI_MAX_OBJECT_NAME) TNAME
@@ -180,6 +184,19 @@
       CALL MPI_TYPE_FREE(DUPT, IERR)
       CALL MPI_TYPE_MATCH_SIZE(MPI_TYPECLASS_REAL, 8, DUPT, IERR)
       CALL CHECK(DUPT .EQ. MPI_REAL8, 'type_match_size', NBAD)
+!     REAL*16 (binary128: 2**100 + RANK is exact) and COMPLEX*16 sums.
+      CALL MPI_TYPE_MATCH_SIZE(MPI_TYPECLASS_REAL, 16, DUPT, IERR)
+      CALL CHECK(DUPT .EQ. MPI_REAL16, 'type_match_size 16', NBAD)
+      QV = 2.0_16 ** 100 + RANK
+      CALL MPI_ALLREDUCE(QV, QSUM, 1, MPI_REAL16, MPI_SUM,
+     &     MPI_COMM_WORLD, IERR)
+      CALL CHECK(QSUM .EQ. 2.0_16 ** 100 * NPROCS +
+     &     NPROCS * (NPROCS - 1) / 2, 'REAL*16 sum', NBAD)
+      ZV = DCMPLX(1.0D0, DBLE(RANK))
+      CALL MPI_ALLREDUCE(ZV, ZSUM, 1, MPI_COMPLEX16, MPI_SUM,
+     &     MPI_COMM_WORLD, IERR)
+      CALL CHECK(ZSUM .EQ. DCMPLX(DBLE(NPROCS),
+     &     DBLE(NPROCS * (NPROCS - 1) / 2)), 'COMPLEX*16 sum', NBAD)
 !     Subarray A(2:3, 3:5) of A(4,5), column-major: elements (i,j) in
 !     Fortran order, i fastest; its envelope gives the arguments back.
       DO J = 1, 5

@@ -2,7 +2,8 @@
 // MPI_Type_create_hindexed_block and MPI_Type_dup, checked against element
 // maps written out by hand (which bytes of the buffer a send takes, in which
 // order), through MPI_Pack and through a message; MPI-2.2's C99 types and
-// the multi-language integers in reductions; MPI-3.1's MPI_Count queries,
+// the multi-language integers in reductions, and the 16-byte and complex
+// sized types of §16.2.5 and the C++ types; MPI-3.1's MPI_Count queries,
 // the status setters, MPI_Type_match_size, MPI_Get_library_version and the
 // handle conversions; the array types of §4.1.3-4.1.4 (subarray, darray)
 // against hand-computed element maps in C and Fortran order, and the
@@ -11,9 +12,11 @@
 // packing (§4.2) byte for byte.
 #include <mpi.h>
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <utility>
 #include <string>
 #include <vector>
@@ -222,6 +225,74 @@ TEST(LargeCounts, SizesExtentsAndStatusSetters) {
   MPI_Type_free(&v);
 }
 
+// MPI-2.2 §16.2.5's REAL16, COMPLEX8/16/32 and INTEGER16 (gfortran's
+// REAL*16 is IEEE binary128, INTEGER*16 128 bits) and §3.2.2's C++ types:
+// names, sizes, reductions, external32.
+TEST(SizedTypes, SixteenByteRealsAndIntegersComplexesAndTheCxxTypes) {
+  const std::pair<MPI_Datatype, const char*> named[] = {
+      {MPI_REAL16, "MPI_REAL16"}, {MPI_COMPLEX8, "MPI_COMPLEX8"}, {MPI_COMPLEX16, "MPI_COMPLEX16"},
+      {MPI_COMPLEX32, "MPI_COMPLEX32"}, {MPI_INTEGER16, "MPI_INTEGER16"}, {MPI_CXX_BOOL, "MPI_CXX_BOOL"},
+      {MPI_CXX_FLOAT_COMPLEX, "MPI_CXX_FLOAT_COMPLEX"}, {MPI_CXX_DOUBLE_COMPLEX, "MPI_CXX_DOUBLE_COMPLEX"},
+      {MPI_CXX_LONG_DOUBLE_COMPLEX, "MPI_CXX_LONG_DOUBLE_COMPLEX"}};
+  const int sizes[] = {16, 8, 16, 32, 16, 1, 8, 16, static_cast<int>(2 * sizeof(long double))};
+  for (std::size_t i = 0; i < std::size(named); ++i) {
+    char name[MPI_MAX_OBJECT_NAME];
+    int len = 0, size = -1;
+    MPI_Type_get_name(named[i].first, name, &len);
+    EXPECT_STREQ(name, named[i].second);
+    MPI_Type_size(named[i].first, &size);
+    EXPECT_EQ(size, sizes[i]) << named[i].second;
+  }
+  const int me = mpitest::rank(), p = mpitest::size();
+  // A sum that needs binary128's 113-bit mantissa: 2^100 + rank.
+  __float128 q = static_cast<__float128>(std::ldexp(1.0, 100)) + me, qs = 0;
+  ASSERT_EQ(MPI_Allreduce(&q, &qs, 1, MPI_REAL16, MPI_SUM, MPI_COMM_WORLD), MPI_SUCCESS);
+  EXPECT_TRUE(qs == static_cast<__float128>(std::ldexp(1.0, 100)) * p + p * (p - 1) / 2) << "rank part lost";
+  // 128-bit integers: a sum past 64 bits, and exclusive or.
+  const __int128 i = (static_cast<__int128>(1) << 100) + me;
+  __int128 is = 0, ix = 0;
+  ASSERT_EQ(MPI_Allreduce(&i, &is, 1, MPI_INTEGER16, MPI_SUM, MPI_COMM_WORLD), MPI_SUCCESS);
+  EXPECT_TRUE(is == (static_cast<__int128>(p) << 100) + p * (p - 1) / 2);
+  ASSERT_EQ(MPI_Allreduce(&i, &ix, 1, MPI_INTEGER16, MPI_BXOR, MPI_COMM_WORLD), MPI_SUCCESS);
+  int want_x = 0;
+  for (int r = 0; r < p; ++r) want_x ^= r;
+  EXPECT_TRUE(ix == ((p % 2 ? static_cast<__int128>(1) << 100 : 0) ^ want_x));
+  // Complex products: (0 + 1i)^p, in COMPLEX16 and COMPLEX32.
+  double z[2] = {0, 1}, zp[2];
+  ASSERT_EQ(MPI_Allreduce(z, zp, 1, MPI_COMPLEX16, MPI_PROD, MPI_COMM_WORLD), MPI_SUCCESS);
+  const double re[4] = {1, 0, -1, 0}, im[4] = {0, 1, 0, -1};
+  EXPECT_EQ(zp[0], re[p % 4]);
+  EXPECT_EQ(zp[1], im[p % 4]);
+  __float128 w[2] = {0, 1}, wp[2];
+  ASSERT_EQ(MPI_Allreduce(w, wp, 1, MPI_COMPLEX32, MPI_PROD, MPI_COMM_WORLD), MPI_SUCCESS);
+  EXPECT_TRUE(wp[0] == re[p % 4] && wp[1] == im[p % 4]);
+  bool mine = me == 0, all = true;
+  ASSERT_EQ(MPI_Allreduce(&mine, &all, 1, MPI_CXX_BOOL, MPI_LAND, MPI_COMM_WORLD), MPI_SUCCESS);
+  EXPECT_EQ(all, p == 1);
+  {
+    mpitest::ErrorsReturn er;
+    EXPECT_EQ(error_class(MPI_Allreduce(z, zp, 1, MPI_COMPLEX32, MPI_MAX, MPI_COMM_WORLD)), MPI_ERR_OP);
+  }
+  // external32: binary128 and 128-bit integers big-endian, 16 bytes each.
+  unsigned char ext[32];
+  MPI_Aint pos = 0;
+  const __float128 one = 1;
+  ASSERT_EQ(MPI_Pack_external("external32", &one, 1, MPI_REAL16, ext, sizeof ext, &pos), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Pack_external("external32", &i, 1, MPI_INTEGER16, ext, sizeof ext, &pos), MPI_SUCCESS);
+  EXPECT_EQ(pos, 32);
+  EXPECT_EQ(ext[0], 0x3f);  // sign 0, exponent 0x3fff
+  EXPECT_EQ(ext[1], 0xff);
+  EXPECT_EQ(ext[2], 0);
+  EXPECT_EQ(ext[16 + 3], 0x10) << "2^100: bit 4 of the fourth byte";
+  EXPECT_EQ(ext[31], me & 0xff);
+  __float128 back_q = 0;
+  __int128 back_i = 0;
+  pos = 0;
+  ASSERT_EQ(MPI_Unpack_external("external32", ext, sizeof ext, &pos, &back_q, 1, MPI_REAL16), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Unpack_external("external32", ext, sizeof ext, &pos, &back_i, 1, MPI_INTEGER16), MPI_SUCCESS);
+  EXPECT_TRUE(back_q == one && back_i == i);
+}
+
 TEST(TypeMatchSize, TheFortranTypeOfAClassAndSize) {
   MPI_Datatype t = MPI_DATATYPE_NULL;
   ASSERT_EQ(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 8, &t), MPI_SUCCESS);
@@ -230,6 +301,12 @@ TEST(TypeMatchSize, TheFortranTypeOfAClassAndSize) {
   EXPECT_EQ(t, MPI_REAL4);
   ASSERT_EQ(MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 16, &t), MPI_SUCCESS);
   EXPECT_EQ(t, MPI_DOUBLE_COMPLEX);
+  ASSERT_EQ(MPI_Type_match_size(MPI_TYPECLASS_REAL, 16, &t), MPI_SUCCESS);
+  EXPECT_EQ(t, MPI_REAL16);
+  ASSERT_EQ(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 16, &t), MPI_SUCCESS);
+  EXPECT_EQ(t, MPI_INTEGER16);
+  ASSERT_EQ(MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 32, &t), MPI_SUCCESS);
+  EXPECT_EQ(t, MPI_COMPLEX32);
   mpitest::ErrorsReturn er;
   EXPECT_EQ(error_class(MPI_Type_match_size(MPI_TYPECLASS_REAL, 3, &t)), MPI_ERR_ARG);
   EXPECT_EQ(error_class(MPI_Type_match_size(99, 4, &t)), MPI_ERR_ARG);
