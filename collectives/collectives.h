@@ -22,7 +22,7 @@ namespace meshmp::collectives {
 /// sweep on every rank alike); otherwise the axis sweep. kTruncate on a
 /// member whose `bytes` is not the root's, and on the members the
 /// broadcast reaches through it (MPI_ERR_TRUNCATE; what arrives is a prefix
-/// of the root's bytes, never more than `bytes`: forwarded_length.h). Every
+/// of the root's bytes, never more than `bytes`: forwarding.h). Every
 /// member still takes its part, so none waits for ever.
 mesh::Error broadcast(const Group& g, void* buf, std::size_t bytes, int root);
 
