@@ -10,7 +10,7 @@
 // either language is sent from MPI_BOTTOM in either. MPI-1's MPI_ADDRESS
 // returns it as an INTEGER, and MPI_ERR_ARG where it does not fit (on x86-64
 // Linux, where programs are position-independent, it never does: such
-// programs call MPI_GET_ADDRESS, as with MPICH and Open MPI).
+// programs call MPI_GET_ADDRESS, as with MPICH).
 #include <climits>
 #include <string>
 #include <vector>
