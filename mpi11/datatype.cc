@@ -519,7 +519,8 @@ MESHMP_MPI_FN(int, Type_commit, (MPI_Datatype* datatype)) {
 
 MESHMP_MPI_FN(int, Type_free, (MPI_Datatype* datatype)) {
   if (!datatype || !type_info(*datatype)) return raise(MPI_COMM_NULL, "MPI_Type_free", MPI_ERR_TYPE, "datatype is not a valid datatype");
-  if (*datatype < kFirstDerived) return raise(MPI_COMM_NULL, "MPI_Type_free", MPI_ERR_TYPE, "a predefined datatype cannot be freed");
+  if (*datatype < kFirstDerived || type_info(*datatype)->predefined)  // MPI_Type_create_f90_*'s too
+    return raise(MPI_COMM_NULL, "MPI_Type_free", MPI_ERR_TYPE, "a predefined datatype cannot be freed");
   // Its attributes' delete callbacks first; one that fails keeps the type.
   if (int err = delete_type_attributes(*datatype, "MPI_Type_free")) return err;
   // Requests still using it hold their own reference (keep_type).

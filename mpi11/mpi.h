@@ -548,6 +548,13 @@ MESHMP_DECLARE(int, Status_set_elements, (MPI_Status* status, MPI_Datatype datat
 MESHMP_DECLARE(int, Status_set_elements_x, (MPI_Status* status, MPI_Datatype datatype, MPI_Count count))
 MESHMP_DECLARE(int, Status_set_cancelled, (MPI_Status* status, int flag))
 MESHMP_DECLARE(int, Type_match_size, (int typeclass, int size, MPI_Datatype* datatype))
+/* MPI-2.2 §16.2.5: the type of a Fortran 90 REAL or COMPLEX of at least p
+ * decimal digits and exponent range r (either MPI_UNDEFINED, not both), or
+ * INTEGER of range r, as gfortran picks the kind; one predefined handle per
+ * (p, r), not to be freed; MPI_ERR_ARG where no kind is large enough. */
+MESHMP_DECLARE(int, Type_create_f90_real, (int p, int r, MPI_Datatype* newtype))
+MESHMP_DECLARE(int, Type_create_f90_complex, (int p, int r, MPI_Datatype* newtype))
+MESHMP_DECLARE(int, Type_create_f90_integer, (int r, MPI_Datatype* newtype))
 MESHMP_DECLARE(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent))
 MESHMP_DECLARE(int, Type_get_true_extent, (MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent))
 MESHMP_DECLARE(int, Type_get_name, (MPI_Datatype datatype, char* type_name, int* resultlen))

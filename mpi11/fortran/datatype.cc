@@ -174,6 +174,15 @@ MESHMP_FORTRAN_FN(void, type_set_name, (const F* datatype, const char* name, F* 
 MESHMP_FORTRAN_FN(void, type_match_size, (const F* typeclass, const F* size, F* datatype, F* ierror)) {
   *ierror = PMPI_Type_match_size(*typeclass, *size, datatype);
 }
+MESHMP_FORTRAN_FN(void, type_create_f90_real, (const F* p, const F* r, F* newtype, F* ierror)) {
+  *ierror = PMPI_Type_create_f90_real(*p, *r, newtype);
+}
+MESHMP_FORTRAN_FN(void, type_create_f90_complex, (const F* p, const F* r, F* newtype, F* ierror)) {
+  *ierror = PMPI_Type_create_f90_complex(*p, *r, newtype);
+}
+MESHMP_FORTRAN_FN(void, type_create_f90_integer, (const F* r, F* newtype, F* ierror)) {
+  *ierror = PMPI_Type_create_f90_integer(*r, newtype);
+}
 
 // MPI-3.1's MPI_Count queries (INTEGER(KIND=MPI_COUNT_KIND)) and the status
 // setters of MPI-2.2 §12.3, whose STATUS is read and written.

@@ -293,6 +293,67 @@ TEST(SizedTypes, SixteenByteRealsAndIntegersComplexesAndTheCxxTypes) {
   EXPECT_TRUE(back_q == one && back_i == i);
 }
 
+// MPI-2.2 §16.2.5: a type per (p, r), as gfortran's SELECTED_REAL_KIND and
+// SELECTED_INT_KIND pick the kind; its envelope gives p and r back.
+TEST(TypeCreateF90, KindsByPrecisionAndRangeOneHandleEach) {
+  struct Case {
+    int p, r, size;
+  };
+  for (const Case c : {Case{6, MPI_UNDEFINED, 4}, Case{MPI_UNDEFINED, 38, 8}, Case{15, 300, 8},
+                       Case{18, MPI_UNDEFINED, static_cast<int>(sizeof(long double))}, Case{30, 4000, 16}}) {
+    SCOPED_TRACE("p = " + std::to_string(c.p) + ", r = " + std::to_string(c.r));
+    MPI_Datatype real, again, complex;
+    ASSERT_EQ(MPI_Type_create_f90_real(c.p, c.r, &real), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Type_create_f90_real(c.p, c.r, &again), MPI_SUCCESS);
+    EXPECT_EQ(real, again) << "one handle per (p, r)";
+    ASSERT_EQ(MPI_Type_create_f90_complex(c.p, c.r, &complex), MPI_SUCCESS);
+    int size = 0, ni, na, nd, combiner;
+    MPI_Type_size(real, &size);
+    EXPECT_EQ(size, c.size);
+    MPI_Type_size(complex, &size);
+    EXPECT_EQ(size, 2 * c.size);
+    MPI_Type_get_envelope(real, &ni, &na, &nd, &combiner);
+    EXPECT_EQ(combiner, MPI_COMBINER_F90_REAL);
+    ASSERT_EQ(ni, 2);
+    EXPECT_EQ(na + nd, 0);
+    int pr[2];
+    ASSERT_EQ(MPI_Type_get_contents(real, 2, 0, 0, pr, nullptr, nullptr), MPI_SUCCESS);
+    EXPECT_EQ(pr[0], c.p);
+    EXPECT_EQ(pr[1], c.r);
+    MPI_Type_get_envelope(complex, &ni, &na, &nd, &combiner);
+    EXPECT_EQ(combiner, MPI_COMBINER_F90_COMPLEX);
+  }
+  // Reductions take the kind's operations: a DOUBLE PRECISION sum.
+  MPI_Datatype dp;
+  ASSERT_EQ(MPI_Type_create_f90_real(15, MPI_UNDEFINED, &dp), MPI_SUCCESS);
+  double x = 0.5 + mpitest::rank(), sum = 0;
+  ASSERT_EQ(MPI_Allreduce(&x, &sum, 1, dp, MPI_SUM, MPI_COMM_WORLD), MPI_SUCCESS);
+  const int p = mpitest::size();
+  EXPECT_EQ(sum, 0.5 * p + p * (p - 1) / 2.0);
+  // INTEGER by range: r = 8 and r = 9 are both 4 bytes, different handles.
+  MPI_Datatype i8, i9, i18;
+  ASSERT_EQ(MPI_Type_create_f90_integer(8, &i8), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Type_create_f90_integer(9, &i9), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Type_create_f90_integer(18, &i18), MPI_SUCCESS);
+  EXPECT_NE(i8, i9);
+  int size = 0, ni, na, nd, combiner, r = 0;
+  MPI_Type_size(i9, &size);
+  EXPECT_EQ(size, 4);
+  MPI_Type_size(i18, &size);
+  EXPECT_EQ(size, 8);
+  MPI_Type_get_envelope(i9, &ni, &na, &nd, &combiner);
+  EXPECT_EQ(combiner, MPI_COMBINER_F90_INTEGER);
+  ASSERT_EQ(ni, 1);
+  MPI_Type_get_contents(i9, 1, 0, 0, &r, nullptr, nullptr);
+  EXPECT_EQ(r, 9);
+  mpitest::ErrorsReturn er;
+  MPI_Datatype t = i9;
+  EXPECT_EQ(error_class(MPI_Type_free(&t)), MPI_ERR_TYPE) << "predefined: not to be freed";
+  EXPECT_EQ(error_class(MPI_Type_create_f90_real(34, MPI_UNDEFINED, &t)), MPI_ERR_ARG);
+  EXPECT_EQ(error_class(MPI_Type_create_f90_real(MPI_UNDEFINED, MPI_UNDEFINED, &t)), MPI_ERR_ARG);
+  EXPECT_EQ(error_class(MPI_Type_create_f90_integer(39, &t)), MPI_ERR_ARG);
+}
+
 TEST(TypeMatchSize, TheFortranTypeOfAClassAndSize) {
   MPI_Datatype t = MPI_DATATYPE_NULL;
   ASSERT_EQ(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 8, &t), MPI_SUCCESS);
