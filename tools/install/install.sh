@@ -31,13 +31,13 @@ install -m 0755 "$r/examples/lqcd/lqcd" "$prefix/bin/meshmp-lqcd"
 install -m 0755 "$r/kernel_forwarder/meshrouted" "$prefix/bin/meshrouted"
 for pc in qmp mpi; do sed "s|@PREFIX@|$prefix|" "$r/tools/install/$pc.pc.in" > "$prefix/lib/pkgconfig/$pc.pc"; done
 install -m 0644 "$r/tools/install/QMPConfig.cmake" "$r/tools/install/QMPConfigVersion.cmake" "$prefix/lib/cmake/QMP/"
-# `use mpi` for Fortran 90 programs: the module is mpif.h, compiled by the
-# compiler that will use it (.mod files are compiler-specific).
+# `use mpi` for Fortran 90 programs: mpif.h and MPI_SIZEOF's interface
+# (mpi11/fortran/mpi_module.f90; its specifics are in libmpi), compiled by
+# the compiler that will use it (.mod files are compiler-specific).
 fc=${MESHMP_FC:-gfortran}
 if command -v "$fc" >/dev/null; then
   tmp=$(mktemp -d)
-  printf 'module mpi\n  include "mpif.h"\nend module mpi\n' > "$tmp/mpi.f90"
-  "$fc" -c -I"$prefix/include" -J"$prefix/include" "$tmp/mpi.f90" -o "$tmp/mpi.o"
+  "$fc" -c -I"$prefix/include" -J"$prefix/include" "$r/mpi11/fortran/mpi_module.f90" -o "$tmp/mpi.o"
   rm -rf "$tmp"
 fi
 echo "meshmp QMP and MPI installed in $prefix"
