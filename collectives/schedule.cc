@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-
 namespace meshmp::collectives {
 namespace {
 
@@ -157,11 +156,13 @@ bool Schedule::advance() {
       moved = true;
       const Transfer& t = r.transfers[i];
       const bool exact = t.fwd && !t.is_send;
-      if (exact) t.fwd->received(st, t.bytes);
-      if (exact && (st.error == mesh::Error::kTruncate || st.bytes != t.bytes))
-        length_mismatch_ = true;  // the data this rank has goes on; error() says so at the end
-      else if (st.error != mesh::Error::kOk && err_ == mesh::Error::kOk)
+      if (exact && (st.error == mesh::Error::kOk || st.error == mesh::Error::kTruncate)) {
+        t.fwd->received(st, t.bytes);
+        // The data this rank has goes on; error() says so at the end.
+        if (st.error == mesh::Error::kTruncate || st.bytes != t.bytes) length_mismatch_ = true;
+      } else if (st.error != mesh::Error::kOk && err_ == mesh::Error::kOk) {
         err_ = st.error;
+      }
     }
     if (pending_) return moved;
     live_.clear();

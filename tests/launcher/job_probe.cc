@@ -59,6 +59,8 @@
 #include <vector>
 
 #include "collectives/flag_barrier.h"
+#include "collectives/nonblocking.h"
+#include "collectives/schedule.h"
 #include "mesh/bootstrap/protocol.h"
 #include "mesh/engine.h"
 #include "tests/support/shm_names.h"
@@ -157,7 +159,7 @@ int main(int argc, char** argv) {
   const std::string mode = argv[1];
   // Before init: qmprun's SIGTERM may follow the victim's death at once.
   if (mode == "kill-watch" || mode == "bcast-watch" || mode == "barrier-watch" || mode == "barrier-setup-watch" ||
-      mode == "relay-watch")
+      mode == "relay-watch" || mode == "ibcast-watch")
     ::signal(SIGTERM, SIG_IGN);
   const std::string secret = env_or_empty("MESHMP_SECRET"), job = env_or_empty("MESHMP_JOB"),
                     sock = env_or_empty("MESHMP_BOOTSTRAP");
@@ -201,6 +203,23 @@ int main(int argc, char** argv) {
     const meshmp::mesh::Error err = meshmp::collectives::flag_barrier(g, meshmp::mesh::BarrierChoice::kRdma);
     std::fprintf(stderr, "rank %d: barrier without %d ended: %s\n", e.rank(), who, meshmp::mesh::error_name(err));
     return err == meshmp::mesh::Error::kPeerDead ? 3 : 4;
+  } else if (mode == "ibcast-watch" && argc == 3) {
+    // A nonblocking broadcast from `who`, which dies: the others' schedule
+    // ends with its death (kPeerDead), not as a length mismatch.
+    const int who = std::atoi(argv[2]);
+    if (e.rank() == who) ::raise(SIGKILL);
+    meshmp::collectives::Group g;
+    g.engine = &e;
+    g.context = 1001;
+    g.me = e.rank();
+    for (int r = 0; r < e.size(); ++r) g.ranks.push_back(r);
+    char buf[64] = {};
+    meshmp::collectives::Schedule s;
+    meshmp::collectives::add_broadcast(s, g, buf, sizeof buf, who);
+    s.start(e, 3000, 0);
+    e.wait_until([&] { return s.finished(); });
+    std::fprintf(stderr, "rank %d: ibcast from %d ended: %s\n", e.rank(), who, meshmp::mesh::error_name(s.error()));
+    return s.error() == meshmp::mesh::Error::kPeerDead ? 3 : 4;
   } else if (mode == "bye" && argc == 3) {
     const int who = std::atoi(argv[2]);
     if (e.rank() == who) {

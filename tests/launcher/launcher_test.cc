@@ -256,6 +256,12 @@ TEST(Qmprun, RanksWaitingOnADeadBroadcastRootSeeAnError) {
   expect_survivors_see("bcast-watch", "0", "broadcast from 0 ended: peer or link gone");
 }
 
+// ... for ranks in a nonblocking broadcast whose root died: its death, not a
+// length mismatch (a broadcast's exact receives, collectives/forwarding.h).
+TEST(Qmprun, RanksInANonblockingBroadcastFromADeadRootSeeItsDeath) {
+  expect_survivors_see("ibcast-watch", "0", "rank 3: ibcast from 0 ended: peer or link gone");
+}
+
 // ... and for ranks waiting for flags in a barrier over flag windows, and
 // (gone before the first one) in the windows' set-up.
 TEST(Qmprun, RanksInAFlagBarrierWithoutADeadRankSeeAnError) {
