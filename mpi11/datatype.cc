@@ -645,6 +645,15 @@ MESHMP_MPI_FN(int, Get_address, (const void* location, MPI_Aint* address)) {
   return MPI_SUCCESS;
 } MESHMP_MPI_END(Get_address)
 
+// MPI-3.1 §4.1.12. Addresses are absolute here, so these are integer sums,
+// taken modulo 2^64 as the addresses are.
+MESHMP_MPI_FN_NOTHROW(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp)) {
+  return static_cast<MPI_Aint>(static_cast<unsigned long>(base) + static_cast<unsigned long>(disp));
+}
+MESHMP_MPI_FN_NOTHROW(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2)) {
+  return static_cast<MPI_Aint>(static_cast<unsigned long>(addr1) - static_cast<unsigned long>(addr2));
+}
+
 MESHMP_MPI_FN(int, Type_create_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype)) {
   return vector_of("MPI_Type_create_hvector", count, blocklength, stride, oldtype, newtype,
                    {MPI_COMBINER_HVECTOR, {count, blocklength}, {stride}, {oldtype}, {}});

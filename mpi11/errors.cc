@@ -141,6 +141,8 @@ bool valid_handler(MPI_Errhandler h) {
 
 }  // namespace
 
+bool is_error_code(int code) { return valid_code(code); }
+
 int error_code(int cls, const char* call, const std::string& message) {
   return remember(cls, std::string(call) + ": " + message);
 }

@@ -61,6 +61,10 @@ int failed_code(mesh::Error e, const char* call);
 inline int code_of(mesh::Error e, const char* call) {
   return e == mesh::Error::kOk ? MPI_SUCCESS : failed_code(e, call);
 }
+/// Whether `code` is an MPI error code or class: MPI_SUCCESS, a predefined
+/// class, one MPI_Add_error_class/_code made, or a class with a remembered
+/// message (what MPI_Error_class accepts).
+bool is_error_code(int code);
 /// An error code of class `cls` whose string is "call: message", raised on
 /// no handler (a request's error, reported when it completes).
 int error_code(int cls, const char* call, const std::string& message);

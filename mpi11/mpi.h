@@ -362,6 +362,14 @@ MESHMP_DECLARE(MPI_Info, Info_f2c, (MPI_Fint info))
 MESHMP_DECLARE(MPI_Fint, Info_c2f, (MPI_Info info))
 MESHMP_DECLARE(MPI_Message, Message_f2c, (MPI_Fint message))
 MESHMP_DECLARE(MPI_Fint, Message_c2f, (MPI_Message message))
+/* MPI-2.2 §16.3.5: a Fortran status (INTEGER(MPI_STATUS_SIZE)) as a C one
+ * and back -- the same fields, copied. MPI_F_STATUS_IGNORE and
+ * MPI_F_STATUSES_IGNORE are Fortran's MPI_STATUS(ES)_IGNORE as C sees them.
+ * MPI_ERR_ARG: either status is NULL or an "ignore" value. */
+extern MPI_Fint* MPI_F_STATUS_IGNORE;
+extern MPI_Fint* MPI_F_STATUSES_IGNORE;
+MESHMP_DECLARE(int, Status_f2c, (const MPI_Fint* f_status, MPI_Status* c_status))
+MESHMP_DECLARE(int, Status_c2f, (const MPI_Status* c_status, MPI_Fint* f_status))
 MESHMP_DECLARE(double, Wtime, (void))
 MESHMP_DECLARE(double, Wtick, (void))
 MESHMP_DECLARE(int, Pcontrol, (const int level, ...))
@@ -451,6 +459,27 @@ MESHMP_DECLARE(int, Imrecv, (void* buf, int count, MPI_Datatype datatype, MPI_Me
                              MPI_Request* request))
 MESHMP_DECLARE(int, Request_get_status, (MPI_Request request, int* flag, MPI_Status* status))
 MESHMP_DECLARE(int, Test_cancelled, (const MPI_Status* status, int* flag))
+/* Generalized requests (MPI-2.2 §12.2): a request the program completes
+ * itself. MPI_Grequest_start returns it active; MPI_Grequest_complete marks
+ * it complete, after which a wait or test completes it: query_fn fills the
+ * status (a scratch one when the caller passed MPI_STATUS(ES)_IGNORE; also
+ * on each MPI_Request_get_status of the complete request), then free_fn runs
+ * and the request is freed. MPI_Request_free before completion defers
+ * free_fn to MPI_Grequest_complete. MPI_Cancel runs cancel_fn(extra_state,
+ * complete). A callback's error code is returned by the call that ran it
+ * (free_fn's before query_fn's, MPI_ERR_IN_STATUS from a multiple
+ * completion); a value that is no MPI error code becomes MPI_ERR_OTHER.
+ * Errors: MPI_ERR_ARG for a null callback or request pointer,
+ * MPI_ERR_REQUEST for completing a request twice or one not generalized.
+ * With MPI_THREAD_FUNNELED no other thread can complete a generalized
+ * request, so a wait for one not yet completed waits for ever. */
+typedef int(MPI_Grequest_query_function)(void* extra_state, MPI_Status* status);
+typedef int(MPI_Grequest_free_function)(void* extra_state);
+typedef int(MPI_Grequest_cancel_function)(void* extra_state, int complete);
+MESHMP_DECLARE(int, Grequest_start, (MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
+                                     MPI_Grequest_cancel_function* cancel_fn, void* extra_state,
+                                     MPI_Request* request))
+MESHMP_DECLARE(int, Grequest_complete, (MPI_Request request))
 MESHMP_DECLARE(int, Get_count, (const MPI_Status* status, MPI_Datatype datatype, int* count))
 MESHMP_DECLARE(int, Get_elements, (const MPI_Status* status, MPI_Datatype datatype, int* count))
 MESHMP_DECLARE(int, Sendrecv, (const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
@@ -489,6 +518,10 @@ MESHMP_DECLARE(int, Unpack, (const void* inbuf, int insize, int* position, void*
 MESHMP_DECLARE(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int* size))
 /* MPI-2 datatype names and queries */
 MESHMP_DECLARE(int, Get_address, (const void* location, MPI_Aint* address))
+/* MPI-3.1 §4.1.12: address arithmetic -- base + disp, and addr1 - addr2,
+ * for addresses from MPI_Get_address (absolute: plain integer sums). */
+MESHMP_DECLARE(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp))
+MESHMP_DECLARE(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2))
 MESHMP_DECLARE(int, Type_create_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                                           MPI_Datatype* newtype))
 MESHMP_DECLARE(int, Type_create_hindexed, (int count, const int* array_of_blocklengths,
@@ -658,6 +691,9 @@ MESHMP_DECLARE(int, Scan, (const void* sendbuf, void* recvbuf, int count, MPI_Da
                            MPI_Comm comm))
 MESHMP_DECLARE(int, Op_create, (MPI_User_function* function, int commute, MPI_Op* op))
 MESHMP_DECLARE(int, Op_free, (MPI_Op* op))
+/* MPI-2.2 §5.9.5: *commute = 1 if op is commutative (every predefined op;
+ * a user op as MPI_Op_create was told), else 0. MPI_ERR_OP: no op. */
+MESHMP_DECLARE(int, Op_commutative, (MPI_Op op, int* commute))
 MESHMP_DECLARE(int, Reduce_local, (const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype, MPI_Op op))
 /* MPI-2.2 collectives: MPI_Exscan (§5.11.2: rank 0's recvbuf is left
  * unchanged), MPI_Reduce_scatter_block (§5.10.1), MPI_Alltoallw (§5.8: a

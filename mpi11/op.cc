@@ -296,3 +296,19 @@ MESHMP_MPI_FN(int, Op_free, (MPI_Op* op)) {
   *op = MPI_OP_NULL;
   return MPI_SUCCESS;
 } MESHMP_MPI_END(Op_free)
+
+// MPI-2.2 §5.9.5: whether op is commutative -- every predefined one is, a
+// user one as MPI_Op_create was told.
+MESHMP_MPI_FN(int, Op_commutative, (MPI_Op op, int* commute)) {
+  const char* call = "MPI_Op_commutative";
+  if (!commute) return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "commute is NULL");
+  if (op > MPI_OP_NULL && op <= MPI_MINLOC) {
+    *commute = 1;
+    return MPI_SUCCESS;
+  }
+  const auto& ops = user_ops();
+  if (op < kFirstUser || op >= static_cast<int>(ops.size()) || !ops[op].fn)
+    return raise(MPI_COMM_NULL, call, MPI_ERR_OP, "op " + std::to_string(op) + " is not an operation");
+  *commute = ops[op].commute ? 1 : 0;
+  return MPI_SUCCESS;
+} MESHMP_MPI_END(Op_commutative)

@@ -1,5 +1,7 @@
 // Point-to-point communication (MPI-1.1 §3): the four send modes, blocking,
-// nonblocking and persistent, receives, the wait/test family, probe, cancel.
+// nonblocking and persistent, receives, the wait/test family, probe, cancel;
+// and the requests the wait/test family completes besides: nonblocking
+// collectives' (coll.cc) and generalized requests (MPI-2.2 §12.2).
 //
 // Every operation maps onto one core request (mesh/engine.h) in the
 // communicator's point-to-point context, so the core's matching gives the
@@ -22,6 +24,17 @@ namespace {
 
 using mesh::SendMode;
 
+// A generalized request (MPI_Grequest_start): the program's callbacks, and
+// whether MPI_Grequest_complete and MPI_Request_free were called on it.
+struct Generalized {
+  MPI_Grequest_query_function* query;
+  MPI_Grequest_free_function* free;
+  MPI_Grequest_cancel_function* cancel;
+  void* extra_state;
+  bool complete = false;
+  bool freed = false;  ///< by MPI_Request_free before it was complete: free_fn runs at completion
+};
+
 struct Req {
   bool in_use = false;
   bool is_send = false;
@@ -40,6 +53,8 @@ struct Req {
   std::unique_ptr<collectives::Schedule> sched;
   const char* call = nullptr;  ///< the MPI_I... that started `sched`, for its error message
   std::shared_ptr<int> outcome;  ///< an error code a step of `sched` set (start_collective)
+  /// A generalized request's callbacks; no core request then.
+  std::unique_ptr<Generalized> greq;
   MPI_Comm comm = MPI_COMM_NULL;
   void* buf = nullptr;
   std::size_t count = 0;
@@ -91,6 +106,7 @@ struct Requests {
       if (r.stage.capacity() > (std::size_t{1} << 20)) r.stage.shrink_to_fit();
       r.sched.reset();
       r.outcome.reset();
+      r.greq.reset();
     }
     r.next_free = free_head;
     free_head = h;
@@ -375,16 +391,65 @@ bool schedule_done(Req& r) {
   return true;
 }
 
+// A callback's return value as the error code of the call that ran it
+// (MPI-2.2 §12.2): MPI_SUCCESS and MPI's codes as they are, anything else
+// MPI_ERR_OTHER naming the callback.
+int callback_code(int rc, const char* call, const char* callback) {
+  if (rc == MPI_SUCCESS || is_error_code(rc)) return rc;
+  return error_code(MPI_ERR_OTHER, call,
+                    std::string("the generalized request's ") + callback + " returned " + std::to_string(rc) +
+                        ", which is no MPI error code");
+}
+
+// A generalized request's status (an empty one that query_fn fills) into
+// *st; query_fn's error code.
+int query_generalized(const Generalized& g, MPI_Status* st, const char* call) {
+  set_empty_status(st);
+  return callback_code(g.query(g.extra_state, st), call, "query_fn");
+}
+
+// Runs the free_fn of a generalized request whose handle goes now; its code.
+int free_generalized(const Generalized& g, const char* call) {
+  return callback_code(g.free(g.extra_state), call, "free_fn");
+}
+
+// Generalized request r, complete, is done: query_fn fills its status, then
+// free_fn runs (MPI-2.2 §12.2); the status's error is free_fn's code, or
+// else query_fn's, and conclude() frees the request.
+void generalized_done(Req& r, const char* call) {
+  const int queried = query_generalized(*r.greq, &r.st, call);
+  const int freed = free_generalized(*r.greq, call);
+  r.st.MPI_ERROR = freed != MPI_SUCCESS ? freed : queried;
+  r.done = true;
+}
+
+// Whether live request r, neither done nor with a core request -- a
+// nonblocking collective's or a generalized request -- is done now, after
+// waiting for it if `block` (or one round of progress if not).
+bool other_done(Req& r, bool block, const char* call) {
+  if (r.sched) {
+    if (block) engine().wait_until([&] { return r.sched->finished(); });
+    else engine().progress();
+    return schedule_done(r);
+  }
+  Generalized& g = *r.greq;
+  // Only the program completes it: with MPI_THREAD_FUNNELED, a wait for
+  // one it has not completed (say, from a user reduction run meanwhile)
+  // waits for ever, as MPI-2.2 §12.2 has it.
+  if (block) engine().wait_until([&] { return g.complete; });
+  else engine().progress();
+  if (!g.complete) return false;
+  generalized_done(r, call);
+  return true;
+}
+
 inline bool is_live(MPI_Request h) { return h != MPI_REQUEST_NULL && requests().valid(h) && requests().at(h).active; }
 
 // Completes live request *h, blocking if `block`; false if not complete.
 bool complete(MPI_Request* h, MPI_Status* st, bool block, const char* call, int* code) {
   Req& r = requests().at(*h);
-  if (r.sched && !r.done) {
-    if (block) engine().wait_until([&] { return r.sched->finished(); });
-    else engine().progress();
-    if (!schedule_done(r)) return false;
-  }
+  if (!r.done && !r.core && !other_done(r, block, call)) [[unlikely]]
+    return false;
   if (r.done) {
     *code = conclude(h, r, nullptr, st, call);
     return true;
@@ -425,6 +490,23 @@ void reap_orphans(bool block) {
   }
 }
 
+// A new live request on comm with no core part, for a nonblocking
+// collective's schedule or a generalized request's callbacks to be set.
+MPI_Request start_other(MPI_Comm comm) {
+  Requests& rs = requests();
+  const MPI_Request h = rs.alloc();
+  Req& r = rs.at(h);
+  r.in_use = r.active = true;
+  r.done = r.persistent = r.is_send = r.buffered = false;
+  r.core = nullptr;
+  r.message = nullptr;
+  r.sent_id = 0;
+  r.comm = comm;
+  r.peer = MPI_PROC_NULL;
+  r.extras = true;
+  return h;
+}
+
 }  // namespace
 
 int start_collective(MPI_Comm comm, const char* call, std::unique_ptr<collectives::Schedule> s, MPI_Request* request,
@@ -432,16 +514,8 @@ int start_collective(MPI_Comm comm, const char* call, std::unique_ptr<collective
   CommInfo& c = comm_ref(comm);
   s->start(engine(), c.group.context + mesh::ContextIds::kNonblockingOffset,
            static_cast<int>(c.nonblocking_seq++ & static_cast<std::uint32_t>(mesh::kTagUb)));
-  Requests& rs = requests();
-  const MPI_Request h = rs.alloc();
-  Req& r = rs.at(h);
-  r.in_use = r.active = true;
-  r.done = r.persistent = r.is_send = r.buffered = false;
-  r.core = nullptr;
-  r.sent_id = 0;
-  r.comm = comm;
-  r.peer = MPI_PROC_NULL;
-  r.extras = true;
+  const MPI_Request h = start_other(comm);
+  Req& r = requests().at(h);
   r.sched = std::move(s);
   r.call = call;
   r.outcome = std::move(outcome);
@@ -614,6 +688,17 @@ MESHMP_MPI_FN(int, Request_free, (MPI_Request* request)) {
   if (r.sched && r.active)
     return raise(r.comm, "MPI_Request_free", MPI_ERR_REQUEST,
                  "request is an active nonblocking collective, which cannot be freed (MPI-3.1 §5.12)");
+  if (r.greq) {  // free_fn runs now, or at MPI_Grequest_complete if that comes later (MPI-2.2 §12.2)
+    const MPI_Request h = *request;
+    *request = MPI_REQUEST_NULL;
+    if (!r.greq->complete) {
+      r.greq->freed = true;
+      return MPI_SUCCESS;
+    }
+    const int code = free_generalized(*r.greq, "MPI_Request_free");
+    requests().release(h);
+    return report(MPI_COMM_NULL, code);
+  }
   if (r.active && !r.done && r.core) {
     // Completes on its own (§3.7.3); a persistent core request is turned
     // into a one-shot one by waiting for it later.
@@ -657,10 +742,12 @@ int in_status(const char* call, MPI_Comm comm, int failed) {
 // thousands of receives is not held to one window of credits per pass.
 constexpr int kPassPoll = 255;
 
-// Whether live request h has completed (nothing is progressed).
+// Whether live request h has completed (nothing is progressed). A
+// generalized request has once MPI_Grequest_complete was called; its
+// callbacks run when a wait or test completes it.
 bool has_completed(MPI_Request h) {
   Req& r = requests().at(h);
-  return r.done || (r.sched ? schedule_done(r) : engine().is_complete(r.core));
+  return r.done || (r.core ? engine().is_complete(r.core) : r.sched ? schedule_done(r) : r.greq->complete);
 }
 
 // The index of a completed live request of the array, looking from `from`
@@ -842,7 +929,7 @@ int wait_all(const char* call, int count, MPI_Request* array_of_requests, MPI_St
     cs.resize(static_cast<std::size_t>(count));
   }
   Requests& rs = requests();
-  bool schedules = false;
+  bool others = false;  // nonblocking collectives or generalized requests
   for (int i = 0; i < count; ++i) {
     const MPI_Request h = array_of_requests[i];
     cores[i] = nullptr;
@@ -851,15 +938,14 @@ int wait_all(const char* call, int count, MPI_Request* array_of_requests, MPI_St
       return raise(MPI_COMM_NULL, call, MPI_ERR_REQUEST, "array_of_requests[" + std::to_string(i) + "] is not a request");
     const Req& r = rs.at(h);
     if (!r.active || r.done) continue;
-    cores[i] = r.core;  // nullptr for a nonblocking collective
-    schedules |= r.sched != nullptr;
+    cores[i] = r.core;  // nullptr for a nonblocking collective or a generalized request
+    others |= r.core == nullptr;
   }
   engine().waitall(static_cast<std::size_t>(count), cores.data(), cs.data());
-  for (int i = 0; schedules && i < count; ++i)  // nonblocking collectives (they moved meanwhile too)
-    if (is_live(array_of_requests[i]) && requests().at(array_of_requests[i]).sched) {
+  for (int i = 0; others && i < count; ++i)  // (nonblocking collectives moved meanwhile too)
+    if (is_live(array_of_requests[i])) {
       Req& r = requests().at(array_of_requests[i]);
-      engine().wait_until([&] { return r.sched->finished(); });
-      schedule_done(r);
+      if (!r.done && !r.core) other_done(r, true, call);
     }
   int failed = 0;
   MPI_Comm failed_comm = MPI_COMM_NULL;
@@ -986,6 +1072,10 @@ MESHMP_MPI_FN(int, Cancel, (MPI_Request* request)) {
   if (r.sched)
     return raise(r.comm, "MPI_Cancel", MPI_ERR_REQUEST,
                  "request is a nonblocking collective, which cannot be cancelled (MPI-3.1 §5.12)");
+  if (r.greq) {
+    const Generalized& g = *r.greq;
+    return report(MPI_COMM_NULL, callback_code(g.cancel(g.extra_state, g.complete), "MPI_Cancel", "cancel_fn"));
+  }
   // A send that has left is retracted at its receiver if still unmatched
   // (Engine::cancel); a receive that matched, a buffered send (the attached
   // buffer holds it) or a send to MPI_PROC_NULL completes as usual, and the
@@ -1021,6 +1111,15 @@ MESHMP_MPI_FN(int, Request_get_status, (MPI_Request request, int* flag, MPI_Stat
     return MPI_SUCCESS;
   }
   Req& r = requests().at(request);
+  if (r.greq && !r.done) {  // query_fn each time; the request stays, and its free_fn for later (MPI-2.2 §12.2)
+    MPI_Status scratch;
+    MPI_Status* st = status ? status : &scratch;
+    const int error = st->MPI_ERROR;
+    const int code = query_generalized(*r.greq, st, call);
+    st->MPI_ERROR = error;
+    *flag = 1;
+    return report(MPI_COMM_NULL, code);
+  }
   if (!r.done) {
     mesh::Status cs;
     engine().test(r.core, &cs);
@@ -1034,6 +1133,36 @@ MESHMP_MPI_FN(int, Request_get_status, (MPI_Request request, int* flag, MPI_Stat
   copy_status(status, r.st);
   return MPI_SUCCESS;
 } MESHMP_MPI_END(Request_get_status)
+
+// ---- generalized requests (MPI-2.2 §12.2) -----------------------------------------
+
+MESHMP_MPI_FN(int, Grequest_start, (MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn, MPI_Grequest_cancel_function* cancel_fn, void* extra_state, MPI_Request* request)) {
+  const char* call = "MPI_Grequest_start";
+  int err;
+  if (!check_init(call, &err)) return err;
+  if (!query_fn || !free_fn || !cancel_fn)
+    return raise(MPI_COMM_NULL, call, MPI_ERR_ARG,
+                 std::string(!query_fn ? "query_fn" : !free_fn ? "free_fn" : "cancel_fn") + " is NULL");
+  if (!request) return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "request is NULL");
+  const MPI_Request h = start_other(MPI_COMM_NULL);  // its errors go to MPI_COMM_WORLD's handler
+  Req& r = requests().at(h);
+  r.greq = std::make_unique<Generalized>(Generalized{query_fn, free_fn, cancel_fn, extra_state});
+  *request = h;
+  return MPI_SUCCESS;
+} MESHMP_MPI_END(Grequest_start)
+
+MESHMP_MPI_FN(int, Grequest_complete, (MPI_Request request)) {
+  const char* call = "MPI_Grequest_complete";
+  if (!requests().valid(request) || !requests().at(request).greq)
+    return raise(MPI_COMM_NULL, call, MPI_ERR_REQUEST, "request is not a generalized request");
+  Generalized& g = *requests().at(request).greq;
+  if (g.complete) return raise(MPI_COMM_NULL, call, MPI_ERR_REQUEST, "request was completed before");
+  g.complete = true;
+  if (!g.freed) return MPI_SUCCESS;
+  const int code = free_generalized(g, call);  // MPI_Request_free came first: the request goes now
+  requests().release(request);
+  return report(MPI_COMM_NULL, code);
+} MESHMP_MPI_END(Grequest_complete)
 
 MESHMP_MPI_FN(int, Test_cancelled, (const MPI_Status* status, int* flag)) {
   if (!status || !flag) return raise(MPI_COMM_NULL, "MPI_Test_cancelled", MPI_ERR_ARG, "status or flag is NULL");

@@ -93,3 +93,8 @@ MESHMP_FORTRAN_FN(void, op_create, (MPI_User_function* function, const F* commut
   *ierror = PMPI_Op_create(function, *commute, op);
 }
 MESHMP_FORTRAN_FN(void, op_free, (F* op, F* ierror)) { *ierror = PMPI_Op_free(op); }
+MESHMP_FORTRAN_FN(void, op_commutative, (const F* op, F* commute, F* ierror)) {
+  int c = 0;
+  *ierror = PMPI_Op_commutative(*op, &c);
+  *commute = logical(c);
+}

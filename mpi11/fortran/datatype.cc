@@ -92,6 +92,15 @@ MESHMP_FORTRAN_FN(void, get_address, (const void* location, MPI_Aint* address, F
   *ierror = MPI_SUCCESS;
 }
 
+// INTEGER(KIND=MPI_ADDRESS_KIND) FUNCTION MPI_AINT_ADD(BASE, DISP), and
+// MPI_AINT_DIFF(ADDR1, ADDR2) (MPI-3.1 §4.1.12)
+MESHMP_FORTRAN_FN(MPI_Aint, aint_add, (const MPI_Aint* base, const MPI_Aint* disp)) {
+  return PMPI_Aint_add(*base, *disp);
+}
+MESHMP_FORTRAN_FN(MPI_Aint, aint_diff, (const MPI_Aint* addr1, const MPI_Aint* addr2)) {
+  return PMPI_Aint_diff(*addr1, *addr2);
+}
+
 MESHMP_FORTRAN_FN(void, pack, (const void* inbuf, const F* incount, const F* datatype, void* outbuf,
                                const F* outsize, F* position, const F* comm, F* ierror)) {
   *ierror = PMPI_Pack(buffer(inbuf), *incount, *datatype, buffer(outbuf), *outsize, position, *comm);

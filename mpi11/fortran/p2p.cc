@@ -1,6 +1,8 @@
 // Fortran bindings of point-to-point communication (MPI-1.1 §3): sends,
 // receives, requests, probes, statuses. Indices returned into request arrays
 // (MPI_WAITANY, MPI_WAITSOME, ...) are 1-based, as Fortran counts.
+#include <memory>
+
 #include "mpi11/fortran/fortran.h"
 
 using namespace meshmp::mpi::fortran;
@@ -56,6 +58,55 @@ MESHMP_FORTRAN_FN(void, test, (F* request, F* flag, F* status, F* ierror)) {
   *ierror = PMPI_Test(request, &c, s.get());
   *flag = logical(c);
 }
+// MPI_GREQUEST_START(QUERY_FN, FREE_FN, CANCEL_FN, EXTRA_STATE, REQUEST,
+// IERROR) (MPI-2.2 §12.2). The Fortran callbacks take every argument by
+// reference and return through IERROR, so the C request holds trampolines
+// and a record of them. EXTRA_STATE reaches them as the caller's variable
+// itself, by reference (as in MPICH and Open MPI): it must outlive the
+// request, and what a callback stores there the program sees.
+namespace {
+using GreqQueryFn = void(MPI_Aint* extra_state, F* status, F* ierror);
+using GreqFreeFn = void(MPI_Aint* extra_state, F* ierror);
+using GreqCancelFn = void(MPI_Aint* extra_state, const F* complete, F* ierror);
+struct FortranGreq {
+  GreqQueryFn* query;
+  GreqFreeFn* free;
+  GreqCancelFn* cancel;
+  MPI_Aint* extra_state;
+};
+int greq_query(void* x, MPI_Status* status) {  // status: never MPI_STATUS_IGNORE (p2p.cc)
+  const FortranGreq& g = *static_cast<const FortranGreq*>(x);
+  F ierr = MPI_SUCCESS;
+  g.query(g.extra_state, reinterpret_cast<F*>(status), &ierr);  // the layouts agree (fortran.h)
+  return ierr;
+}
+int greq_free(void* x) {  // the request's last callback: the record goes with it
+  const FortranGreq* g = static_cast<const FortranGreq*>(x);
+  F ierr = MPI_SUCCESS;
+  g->free(g->extra_state, &ierr);
+  delete g;
+  return ierr;
+}
+int greq_cancel(void* x, int complete) {
+  const FortranGreq& g = *static_cast<const FortranGreq*>(x);
+  const F c = logical(complete);
+  F ierr = MPI_SUCCESS;
+  g.cancel(g.extra_state, &c, &ierr);
+  return ierr;
+}
+}  // namespace
+
+MESHMP_FORTRAN_FN(void, grequest_start, (GreqQueryFn* query_fn, GreqFreeFn* free_fn, GreqCancelFn* cancel_fn,
+                                         MPI_Aint* extra_state, F* request, F* ierror)) {
+  auto g = std::make_unique<FortranGreq>(FortranGreq{query_fn, free_fn, cancel_fn, extra_state});
+  *ierror = PMPI_Grequest_start(query_fn ? greq_query : nullptr, free_fn ? greq_free : nullptr,
+                                cancel_fn ? greq_cancel : nullptr, g.get(), request);
+  if (*ierror == MPI_SUCCESS) g.release();
+}
+MESHMP_FORTRAN_FN(void, grequest_complete, (const F* request, F* ierror)) {
+  *ierror = PMPI_Grequest_complete(*request);
+}
+
 MESHMP_FORTRAN_FN(void, request_get_status, (const F* request, F* flag, F* status, F* ierror)) {
   Statuses s(status, 1);
   int c = 0;

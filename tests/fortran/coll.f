@@ -3,7 +3,8 @@
 ! REAL, DOUBLE PRECISION, COMPLEX sums, LOGICAL MPI_LAND/MPI_LOR,
 ! MPI_MAXLOC on MPI_2DOUBLE_PRECISION), a Fortran user operation, MPI_SCAN,
 ! MPI_REDUCE_SCATTER and MPI_ALLREDUCE with MPI_IN_PLACE; MPI-2.2's
-! MPI_EXSCAN, MPI_REDUCE_SCATTER_BLOCK and MPI_ALLTOALLW; MPI-3.1's
+! MPI_EXSCAN, MPI_REDUCE_SCATTER_BLOCK, MPI_ALLTOALLW and
+! MPI_OP_COMMUTATIVE; MPI-3.1's
 ! nonblocking collectives, completed by MPI_WAIT and MPI_WAITALL.
       PROGRAM COLL
       IMPLICIT NONE
@@ -17,7 +18,7 @@
       REAL R, RMAX
       DOUBLE PRECISION PAIR(2), BEST(2), D(3)
       COMPLEX Z, ZP
-      LOGICAL L, LAND, LOR
+      LOGICAL L, LAND, LOR, FLAG
       EXTERNAL IMAXABS
       NBAD = 0
       CALL MPI_INIT(IERR)
@@ -111,8 +112,21 @@
       ELSE
         CALL CHECK(ISUM .EQ. NPROCS - 1, 'user op', NBAD)
       END IF
+!     MPI_OP_COMMUTATIVE (MPI-2.2): as created, and .TRUE. for MPI_SUM.
+      FLAG = .FALSE.
+      CALL MPI_OP_COMMUTATIVE(MYOP, FLAG, IERR)
+      CALL CHECK(FLAG .AND. IERR .EQ. MPI_SUCCESS, 'op_commutative',
+     &     NBAD)
       CALL MPI_OP_FREE(MYOP, IERR)
       CALL CHECK(MYOP .EQ. MPI_OP_NULL, 'op_free', NBAD)
+      CALL MPI_OP_CREATE(IMAXABS, .FALSE., MYOP, IERR)
+      FLAG = .TRUE.
+      CALL MPI_OP_COMMUTATIVE(MYOP, FLAG, IERR)
+      CALL CHECK(.NOT. FLAG, 'op_commutative of a non-commutative op',
+     &     NBAD)
+      CALL MPI_OP_FREE(MYOP, IERR)
+      CALL MPI_OP_COMMUTATIVE(MPI_SUM, FLAG, IERR)
+      CALL CHECK(FLAG, 'op_commutative of MPI_SUM', NBAD)
 !     Scan, reduce_scatter, and an in-place allreduce.
       CALL MPI_SCAN(1, IV, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD,
      &     IERR)

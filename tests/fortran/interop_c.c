@@ -4,6 +4,8 @@
 
 void c_routine_(MPI_Fint* ftype, int* r, MPI_Fint* peer, MPI_Fint* bad);
 void c_absolute_type_(MPI_Fint* rank, MPI_Fint* ctype);
+void c_status_(MPI_Fint* f_status, MPI_Fint* peer, MPI_Fint* bad);
+void c_status_ignore_(MPI_Fint* status_ignore, MPI_Fint* statuses_ignore, MPI_Fint* bad);
 
 /* The Fortran type holds R's address as C sees it; the struct (count, R)
  * at absolute addresses goes from MPI_BOTTOM to peer, which sends its own. */
@@ -42,4 +44,33 @@ void c_absolute_type_(MPI_Fint* rank, MPI_Fint* ctype) {
   MPI_Type_create_hindexed(1, &len, &where, MPI_INT, &t);
   MPI_Type_commit(&t);
   *ctype = MPI_Type_c2f(t);
+}
+
+/* A status of 3 INTEGERs from peer with tag 4, read through
+ * MPI_Status_f2c; written back through MPI_Status_c2f saying tag 99 and 2
+ * elements. */
+void c_status_(MPI_Fint* f_status, MPI_Fint* peer, MPI_Fint* bad) {
+  MPI_Status st;
+  int count = -1;
+  if (MPI_Status_f2c(f_status, &st) != MPI_SUCCESS) ++*bad;
+  MPI_Get_count(&st, MPI_INT, &count);
+  if (st.MPI_SOURCE != *peer || st.MPI_TAG != 4 || count != 3) ++*bad;
+  st.MPI_TAG = 99;
+  MPI_Status_set_elements(&st, MPI_INT, 2);
+  if (MPI_Status_c2f(&st, f_status) != MPI_SUCCESS) ++*bad;
+}
+
+/* Fortran's MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE are C's
+ * MPI_F_STATUS_IGNORE and MPI_F_STATUSES_IGNORE, which the conversions
+ * refuse (MPI_ERR_ARG). */
+void c_status_ignore_(MPI_Fint* status_ignore, MPI_Fint* statuses_ignore, MPI_Fint* bad) {
+  if (status_ignore != MPI_F_STATUS_IGNORE || statuses_ignore != MPI_F_STATUSES_IGNORE) ++*bad;
+  MPI_Status st;
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int cls = MPI_SUCCESS;
+  MPI_Error_class(MPI_Status_f2c(MPI_F_STATUS_IGNORE, &st), &cls);
+  if (cls != MPI_ERR_ARG) ++*bad;
+  MPI_Error_class(MPI_Status_c2f(MPI_STATUS_IGNORE, status_ignore), &cls);
+  if (cls != MPI_ERR_ARG) ++*bad;
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }

@@ -3,7 +3,8 @@
 ! MPI_WAITSOME indices, probes, MPI_STATUS(ES)_IGNORE left untouched, and a
 ! buffered send through an attached buffer. Rank r exchanges with r XOR 1;
 ! an odd last rank talks to itself through MPI_PROC_NULL. MPI-3's matched
-! probe: MPI_IMPROBE, MPI_MPROBE, MPI_MRECV and MPI_IMRECV.
+! probe: MPI_IMPROBE, MPI_MPROBE, MPI_MRECV and MPI_IMRECV. MPI-2's
+! generalized requests with Fortran callbacks (GQUERY, GFREE, GCANCEL).
       PROGRAM P2P
       IMPLICIT NONE
       INCLUDE 'mpif.h'
@@ -16,6 +17,11 @@
       CHARACTER BUF(BSIZE)
       LOGICAL FLAG
       INTEGER MSG
+!     EXTRA in COMMON: changed by callbacks during MPI calls that do
+!     not name it, which a compiler then does not assume of a local.
+      INTEGER(KIND=MPI_ADDRESS_KIND) EXTRA
+      COMMON /GREQ/ EXTRA
+      EXTERNAL GQUERY, GFREE, GCANCEL
       NBAD = 0
       CALL MPI_INIT(IERR)
       CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)
@@ -189,5 +195,63 @@
       IF (PEER .NE. MPI_PROC_NULL) THEN
         CALL CHECK(RBUF(1) .EQ. PEER, 'imrecv data', NBAD)
       END IF
+!     A generalized request: incomplete until MPI_GREQUEST_COMPLETE;
+!     the wait takes its status from GQUERY, then GFREE runs. The
+!     callbacks get EXTRA itself: GQUERY reports it as the tag, GFREE
+!     adds 100, GCANCEL 1000 if the request was complete.
+      EXTRA = 7
+      CALL MPI_GREQUEST_START(GQUERY, GFREE, GCANCEL, EXTRA, REQS(1),
+     &     IERR)
+      CALL CHECK(IERR .EQ. MPI_SUCCESS, 'grequest_start', NBAD)
+      CALL MPI_TEST(REQS(1), FLAG, STATUS, IERR)
+      CALL CHECK(.NOT. FLAG, 'grequest incomplete', NBAD)
+      CALL MPI_GREQUEST_COMPLETE(REQS(1), IERR)
+      CALL MPI_CANCEL(REQS(1), IERR)
+      CALL CHECK(EXTRA .EQ. 1007, 'grequest cancel_fn', NBAD)
+      CALL MPI_WAIT(REQS(1), STATUS, IERR)
+      CALL CHECK(REQS(1) .EQ. MPI_REQUEST_NULL, 'grequest freed', NBAD)
+      CALL CHECK(STATUS(MPI_TAG) .EQ. 1007, 'grequest query_fn', NBAD)
+      CALL MPI_GET_COUNT(STATUS, MPI_INTEGER, COUNT, IERR)
+      CALL CHECK(COUNT .EQ. 2, 'grequest count', NBAD)
+      CALL CHECK(EXTRA .EQ. 1107, 'grequest free_fn', NBAD)
+!     Freed before it is complete: GFREE runs at completion.
+      CALL MPI_GREQUEST_START(GQUERY, GFREE, GCANCEL, EXTRA, REQS(1),
+     &     IERR)
+      IDX = REQS(1)
+      CALL MPI_REQUEST_FREE(REQS(1), IERR)
+      CALL CHECK(EXTRA .EQ. 1107, 'grequest freed early', NBAD)
+      CALL MPI_GREQUEST_COMPLETE(IDX, IERR)
+      CALL CHECK(EXTRA .EQ. 1207, 'grequest free_fn at complete', NBAD)
       CALL FINISH('p2p', NBAD)
+      END
+
+      SUBROUTINE GQUERY(EXTRA, STATUS, IERR)
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      INTEGER(KIND=MPI_ADDRESS_KIND) EXTRA
+      INTEGER STATUS(MPI_STATUS_SIZE), IERR
+      STATUS(MPI_SOURCE) = MPI_UNDEFINED
+      STATUS(MPI_TAG) = INT(EXTRA)
+      CALL MPI_STATUS_SET_ELEMENTS(STATUS, MPI_INTEGER, 2, IERR)
+      CALL MPI_STATUS_SET_CANCELLED(STATUS, .FALSE., IERR)
+      IERR = MPI_SUCCESS
+      END
+
+      SUBROUTINE GFREE(EXTRA, IERR)
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      INTEGER(KIND=MPI_ADDRESS_KIND) EXTRA
+      INTEGER IERR
+      EXTRA = EXTRA + 100
+      IERR = MPI_SUCCESS
+      END
+
+      SUBROUTINE GCANCEL(EXTRA, COMPLETE, IERR)
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      INTEGER(KIND=MPI_ADDRESS_KIND) EXTRA
+      LOGICAL COMPLETE
+      INTEGER IERR
+      IF (COMPLETE) EXTRA = EXTRA + 1000
+      IERR = MPI_SUCCESS
       END

@@ -77,6 +77,30 @@ TEST(Exscan, NonCommutativeOpCombinesInRankOrder) {
   MPI_Type_free(&mat);
 }
 
+// MPI-2.2 §5.9.5: predefined operations are commutative, a user one is as
+// it was created; no operation is MPI_ERR_OP.
+TEST(OpCommutative, PredefinedAndAsCreated) {
+  int commute = -1;
+  for (MPI_Op op : {MPI_SUM, MPI_MAX, MPI_LXOR, MPI_MAXLOC}) {
+    ASSERT_EQ(MPI_Op_commutative(op, &commute), MPI_SUCCESS);
+    EXPECT_EQ(commute, 1) << "op " << op;
+  }
+  MPI_Op ordered, unordered;
+  MPI_Op_create(mat_times, 0, &ordered);
+  MPI_Op_create(mat_times, 1, &unordered);
+  ASSERT_EQ(MPI_Op_commutative(ordered, &commute), MPI_SUCCESS);
+  EXPECT_EQ(commute, 0);
+  ASSERT_EQ(MPI_Op_commutative(unordered, &commute), MPI_SUCCESS);
+  EXPECT_EQ(commute, 1);
+  MPI_Op_free(&ordered);
+  MPI_Op freed = unordered;
+  MPI_Op_free(&unordered);
+  mpitest::ErrorsReturn errors_return;
+  EXPECT_EQ(mpitest::error_class(MPI_Op_commutative(freed, &commute)), MPI_ERR_OP);
+  EXPECT_EQ(mpitest::error_class(MPI_Op_commutative(MPI_OP_NULL, &commute)), MPI_ERR_OP);
+  EXPECT_EQ(mpitest::error_class(MPI_Op_commutative(MPI_SUM, nullptr)), MPI_ERR_ARG);
+}
+
 TEST(ReduceScatterBlock, EachRankGetsItsBlockOfTheSum) {
   const int me = rank(), p = size();
   for (int block : {0, 1, 3, 2000}) {

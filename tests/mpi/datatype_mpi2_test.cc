@@ -139,6 +139,30 @@ TEST(Environment, LibraryVersionAndHandleConversions) {
   EXPECT_EQ(MPI_Errhandler_f2c(MPI_Errhandler_c2f(MPI_ERRORS_RETURN)), MPI_ERRORS_RETURN);
 }
 
+// MPI-3.1 §4.1.12: the sums of absolute addresses, which a displacement
+// from MPI_BOTTOM or from an array's start makes.
+TEST(AddressArithmetic, AintAddAndDiffOfGetAddressResults) {
+  double a[10];
+  MPI_Aint base, fifth;
+  MPI_Get_address(&a[0], &base);
+  MPI_Get_address(&a[5], &fifth);
+  EXPECT_EQ(MPI_Aint_diff(fifth, base), static_cast<MPI_Aint>(5 * sizeof(double)));
+  EXPECT_EQ(MPI_Aint_add(base, 5 * sizeof(double)), fifth);
+  EXPECT_EQ(MPI_Aint_diff(base, fifth), -static_cast<MPI_Aint>(5 * sizeof(double)));
+  // A type at the sum's absolute address, sent from MPI_BOTTOM: a[5].
+  a[5] = 42.5;
+  int one = 1;
+  const MPI_Aint at = MPI_Aint_add(base, 5 * sizeof(double));
+  MPI_Datatype t;
+  MPI_Type_create_hindexed(1, &one, &at, MPI_DOUBLE, &t);
+  MPI_Type_commit(&t);
+  double got = 0;
+  const int me = mpitest::rank();
+  MPI_Sendrecv(MPI_BOTTOM, 1, t, me, 1, &got, 1, MPI_DOUBLE, me, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  EXPECT_EQ(got, 42.5);
+  MPI_Type_free(&t);
+}
+
 TEST(C99Types, SizesNamesAndReductions) {
   const std::pair<MPI_Datatype, int> sizes[] = {
       {MPI_INT8_T, 1},  {MPI_INT16_T, 2},  {MPI_INT32_T, 4},  {MPI_INT64_T, 8}, {MPI_UINT8_T, 1},
