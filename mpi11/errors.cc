@@ -1,6 +1,6 @@
 // Error classes, codes, messages and error handlers (MPI-1.1 §7.2-7.4).
 //
-// A code is class + 64 * k: k > 0 indexes a ring of remembered messages
+// A code is class + 128 * k: k > 0 indexes a ring of remembered messages
 // ("MPI_Send(dest=9): rank out of range, the communicator has 4 ranks"), so
 // MPI_Error_string names the function and the argument, then the class
 // (MPI_ERR_...); MPI_Error_class strips k. Predefined handlers are MPI_ERRORS_ARE_FATAL (print, end the job
@@ -20,12 +20,12 @@
 namespace meshmp::mpi {
 namespace {
 
-constexpr int kClassBits = 64;
+constexpr int kClassBits = 128;
 constexpr int kRingSize = 256;
-// MPI_Add_error_class (MPI-2.2 §8.5): classes kFirstUserClass..63. Codes of
-// MPI_Add_error_code: class + 64 * k, k from kRingSize + 1 on (above the
+// MPI_Add_error_class (MPI-2.2 §8.5): classes kFirstUserClass..127. Codes of
+// MPI_Add_error_code: class + 128 * k, k from kRingSize + 1 on (above the
 // ring of remembered messages).
-constexpr int kFirstUserClass = 32;
+constexpr int kFirstUserClass = 64;
 
 struct UserErrors {
   std::vector<std::string> classes;  // text of class kFirstUserClass + i ("" until set)
@@ -46,68 +46,85 @@ int user_code(int code) {
   return user_errors().code_class[static_cast<std::size_t>(k)] == code % kClassBits ? k : -1;
 }
 
+// Every predefined class (MPI-3.1 Table 8.2), in order of value: its name,
+// as a code's text ends with it, and its text.
+struct ClassInfo {
+  const char* name;
+  const char* text;
+};
+constexpr ClassInfo kClasses[] = {
+    {"MPI_SUCCESS", "no error"},
+    {"MPI_ERR_BUFFER", "invalid buffer pointer (or the attached buffer is too small)"},
+    {"MPI_ERR_COUNT", "invalid count argument"},
+    {"MPI_ERR_TYPE", "invalid datatype argument"},
+    {"MPI_ERR_TAG", "invalid tag argument"},
+    {"MPI_ERR_COMM", "invalid communicator"},
+    {"MPI_ERR_RANK", "invalid rank"},
+    {"MPI_ERR_REQUEST", "invalid request (handle)"},
+    {"MPI_ERR_ROOT", "invalid root"},
+    {"MPI_ERR_GROUP", "invalid group"},
+    {"MPI_ERR_OP", "invalid operation"},
+    {"MPI_ERR_TOPOLOGY", "invalid topology"},
+    {"MPI_ERR_DIMS", "invalid dimension argument"},
+    {"MPI_ERR_ARG", "invalid argument of some other kind"},
+    {"MPI_ERR_UNKNOWN", "unknown error"},
+    {"MPI_ERR_TRUNCATE", "message truncated on receive"},
+    {"MPI_ERR_OTHER", "known error not in this list"},
+    {"MPI_ERR_INTERN", "internal MPI (implementation) error"},
+    {"MPI_ERR_IN_STATUS", "error code is in status"},
+    {"MPI_ERR_PENDING", "pending request"},
+    {"MPI_ERR_NO_MEM", "out of memory"},
+    {"MPI_ERR_INFO", "invalid info object"},
+    {"MPI_ERR_INFO_KEY", "info key too long or empty"},
+    {"MPI_ERR_INFO_VALUE", "info value too long or empty"},
+    {"MPI_ERR_INFO_NOKEY", "no such info key"},
+    {"MPI_ERR_ACCESS", "permission denied"},
+    {"MPI_ERR_AMODE", "error related to the amode passed to MPI_File_open"},
+    {"MPI_ERR_ASSERT", "invalid assert argument"},
+    {"MPI_ERR_BAD_FILE", "invalid file name (e.g., path name too long)"},
+    {"MPI_ERR_BASE", "invalid base passed to MPI_Free_mem"},
+    {"MPI_ERR_CONVERSION", "an error occurred in a user supplied data conversion function"},
+    {"MPI_ERR_DISP", "invalid disp argument"},
+    {"MPI_ERR_DUP_DATAREP", "a data representation identifier already defined was passed to MPI_Register_datarep"},
+    {"MPI_ERR_FILE_EXISTS", "file exists"},
+    {"MPI_ERR_FILE_IN_USE", "file operation could not be completed: the file is open in some process"},
+    {"MPI_ERR_FILE", "invalid file handle"},
+    {"MPI_ERR_IO", "other I/O error"},
+    {"MPI_ERR_KEYVAL", "invalid keyval has been passed"},
+    {"MPI_ERR_LOCKTYPE", "invalid locktype argument"},
+    {"MPI_ERR_NAME", "invalid service name passed to MPI_Lookup_name"},
+    {"MPI_ERR_NOT_SAME", "collective argument not identical on all processes, or collective routines called in a different order by different processes"},
+    {"MPI_ERR_NO_SPACE", "not enough space"},
+    {"MPI_ERR_NO_SUCH_FILE", "file does not exist"},
+    {"MPI_ERR_PORT", "invalid port name passed to MPI_Comm_connect"},
+    {"MPI_ERR_QUOTA", "quota exceeded"},
+    {"MPI_ERR_READ_ONLY", "read-only file or file system"},
+    {"MPI_ERR_RMA_ATTACH", "memory cannot be attached"},
+    {"MPI_ERR_RMA_CONFLICT", "conflicting accesses to window"},
+    {"MPI_ERR_RMA_RANGE", "target memory is not part of the window"},
+    {"MPI_ERR_RMA_SHARED", "memory cannot be shared"},
+    {"MPI_ERR_RMA_SYNC", "wrong synchronization of RMA calls"},
+    {"MPI_ERR_RMA_FLAVOR", "passed window has the wrong flavor for the called function"},
+    {"MPI_ERR_SERVICE", "invalid service name passed to MPI_Unpublish_name"},
+    {"MPI_ERR_SIZE", "invalid size argument"},
+    {"MPI_ERR_SPAWN", "error in spawning processes"},
+    {"MPI_ERR_UNSUPPORTED_DATAREP", "unsupported datarep passed to MPI_File_set_view"},
+    {"MPI_ERR_UNSUPPORTED_OPERATION", "unsupported operation"},
+    {"MPI_ERR_WIN", "invalid win argument"},
+};
+constexpr int kPredefinedClasses = sizeof kClasses / sizeof kClasses[0];
+
+// The class's text (MPI_Add_error_string's for a user class), or nullptr
+// for no class.
 const char* class_text(int cls) {
-  switch (cls) {
-    case MPI_SUCCESS: return "no error";
-    case MPI_ERR_BUFFER: return "invalid buffer pointer (or the attached buffer is too small)";
-    case MPI_ERR_COUNT: return "invalid count argument";
-    case MPI_ERR_TYPE: return "invalid datatype argument";
-    case MPI_ERR_TAG: return "invalid tag argument";
-    case MPI_ERR_COMM: return "invalid communicator";
-    case MPI_ERR_RANK: return "invalid rank";
-    case MPI_ERR_REQUEST: return "invalid request (handle)";
-    case MPI_ERR_ROOT: return "invalid root";
-    case MPI_ERR_GROUP: return "invalid group";
-    case MPI_ERR_OP: return "invalid operation";
-    case MPI_ERR_TOPOLOGY: return "invalid topology";
-    case MPI_ERR_DIMS: return "invalid dimension argument";
-    case MPI_ERR_ARG: return "invalid argument of some other kind";
-    case MPI_ERR_UNKNOWN: return "unknown error";
-    case MPI_ERR_TRUNCATE: return "message truncated on receive";
-    case MPI_ERR_OTHER: return "known error not in this list";
-    case MPI_ERR_INTERN: return "internal MPI (implementation) error";
-    case MPI_ERR_IN_STATUS: return "error code is in status";
-    case MPI_ERR_PENDING: return "pending request";
-    case MPI_ERR_NO_MEM: return "out of memory";
-    case MPI_ERR_INFO: return "invalid info object";
-    case MPI_ERR_INFO_KEY: return "info key too long or empty";
-    case MPI_ERR_INFO_VALUE: return "info value too long or empty";
-    case MPI_ERR_INFO_NOKEY: return "no such info key";
-    default:
-      return user_class(cls) ? user_errors().classes[static_cast<std::size_t>(cls - kFirstUserClass)].c_str() : nullptr;
-  }
+  if (cls >= 0 && cls < kPredefinedClasses) return kClasses[cls].text;
+  return user_class(cls) ? user_errors().classes[static_cast<std::size_t>(cls - kFirstUserClass)].c_str() : nullptr;
 }
 
 // The class's name, as a code's text ends with it.
 const char* class_name(int cls) {
-  switch (cls) {
-    case MPI_SUCCESS: return "MPI_SUCCESS";
-    case MPI_ERR_BUFFER: return "MPI_ERR_BUFFER";
-    case MPI_ERR_COUNT: return "MPI_ERR_COUNT";
-    case MPI_ERR_TYPE: return "MPI_ERR_TYPE";
-    case MPI_ERR_TAG: return "MPI_ERR_TAG";
-    case MPI_ERR_COMM: return "MPI_ERR_COMM";
-    case MPI_ERR_RANK: return "MPI_ERR_RANK";
-    case MPI_ERR_REQUEST: return "MPI_ERR_REQUEST";
-    case MPI_ERR_ROOT: return "MPI_ERR_ROOT";
-    case MPI_ERR_GROUP: return "MPI_ERR_GROUP";
-    case MPI_ERR_OP: return "MPI_ERR_OP";
-    case MPI_ERR_TOPOLOGY: return "MPI_ERR_TOPOLOGY";
-    case MPI_ERR_DIMS: return "MPI_ERR_DIMS";
-    case MPI_ERR_ARG: return "MPI_ERR_ARG";
-    case MPI_ERR_UNKNOWN: return "MPI_ERR_UNKNOWN";
-    case MPI_ERR_TRUNCATE: return "MPI_ERR_TRUNCATE";
-    case MPI_ERR_OTHER: return "MPI_ERR_OTHER";
-    case MPI_ERR_INTERN: return "MPI_ERR_INTERN";
-    case MPI_ERR_IN_STATUS: return "MPI_ERR_IN_STATUS";
-    case MPI_ERR_PENDING: return "MPI_ERR_PENDING";
-    case MPI_ERR_NO_MEM: return "MPI_ERR_NO_MEM";
-    case MPI_ERR_INFO: return "MPI_ERR_INFO";
-    case MPI_ERR_INFO_KEY: return "MPI_ERR_INFO_KEY";
-    case MPI_ERR_INFO_VALUE: return "MPI_ERR_INFO_VALUE";
-    case MPI_ERR_INFO_NOKEY: return "MPI_ERR_INFO_NOKEY";
-    default: return user_class(cls) ? "a class added by MPI_Add_error_class" : "?";
-  }
+  if (cls >= 0 && cls < kPredefinedClasses) return kClasses[cls].name;
+  return user_class(cls) ? "a class added by MPI_Add_error_class" : "?";
 }
 
 struct Handlers {
