@@ -287,6 +287,18 @@ MESHMP_MPI_FN(int, Comm_get_info, (MPI_Comm comm, MPI_Info* info_used)) {
   return PMPI_Info_create(info_used);
 } MESHMP_MPI_END(Comm_get_info)
 
+// MPI-3.1 §10.3.2: the intercommunicator to the parent of a spawned
+// process. No process of a meshmp job was spawned (MPI_Comm_spawn is not
+// provided), so it is MPI_COMM_NULL.
+MESHMP_MPI_FN(int, Comm_get_parent, (MPI_Comm* parent)) {
+  const char* call = "MPI_Comm_get_parent";
+  int err;
+  if (!check_init(call, &err)) return err;
+  if (!parent) return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "parent is NULL");
+  *parent = MPI_COMM_NULL;
+  return MPI_SUCCESS;
+} MESHMP_MPI_END(Comm_get_parent)
+
 // MPI-3.1 §6.4.2: a nonblocking MPI_Comm_dup. The duplicate exists from
 // the call on -- its group, topology and attributes (the copy callbacks run
 // now, as MPI_Comm_dup runs them), *newcomm set -- but it may carry no

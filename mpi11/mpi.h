@@ -647,6 +647,9 @@ MESHMP_DECLARE(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm*
  * new, empty info object (MPI_ERR_INFO for a bad info, MPI_ERR_COMM). */
 MESHMP_DECLARE(int, Comm_set_info, (MPI_Comm comm, MPI_Info info))
 MESHMP_DECLARE(int, Comm_get_info, (MPI_Comm comm, MPI_Info* info_used))
+/* MPI-3.1 §10.3.2: MPI_COMM_NULL -- no process of a meshmp job was spawned
+ * (MPI_Comm_spawn and the rest of chapter 10 are not provided). */
+MESHMP_DECLARE(int, Comm_get_parent, (MPI_Comm* parent))
 /* MPI-3.1 §6.4.2: called by the members of group only; a caller outside it
  * gets MPI_COMM_NULL. MPI_ERR_GROUP if group is not within comm's. */
 MESHMP_DECLARE(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm))

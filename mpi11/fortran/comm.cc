@@ -45,6 +45,7 @@ MESHMP_FORTRAN_FN(void, comm_set_info, (const F* comm, const F* info, F* ierror)
 MESHMP_FORTRAN_FN(void, comm_get_info, (const F* comm, F* info_used, F* ierror)) {
   *ierror = PMPI_Comm_get_info(*comm, info_used);
 }
+MESHMP_FORTRAN_FN(void, comm_get_parent, (F* parent, F* ierror)) { *ierror = PMPI_Comm_get_parent(parent); }
 MESHMP_FORTRAN_FN(void, comm_idup, (const F* comm, F* newcomm, F* request, F* ierror)) {
   *ierror = PMPI_Comm_idup(*comm, newcomm, request);
 }

@@ -5,8 +5,8 @@
 ! across it (blocking and nonblocking collectives too) and
 ! MPI_INTERCOMM_MERGE, attribute copy and delete callbacks
 ! written in Fortran and counted exactly, MPI_TAG_UB, and names;
-! MPI_COMM_SPLIT_TYPE, MPI_COMM_SET/GET_INFO, MPI_UNIVERSE_SIZE and
-! MPI_GET_LIBRARY_VERSION.
+! MPI_COMM_SPLIT_TYPE, MPI_COMM_SET/GET_INFO, MPI_UNIVERSE_SIZE,
+! MPI_COMM_GET_PARENT and MPI_GET_LIBRARY_VERSION.
       PROGRAM COMM
       IMPLICIT NONE
       INCLUDE 'mpif.h'
@@ -208,6 +208,8 @@
       CALL MPI_ATTR_GET(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, VAL, FLAG,
      &     IERR)
       CALL CHECK(FLAG .AND. VAL .EQ. NPROCS, 'universe_size', NBAD)
+      CALL MPI_COMM_GET_PARENT(I, IERR)
+      CALL CHECK(I .EQ. MPI_COMM_NULL, 'comm_get_parent', NBAD)
       CALL MPI_GET_LIBRARY_VERSION(LIBV, I, IERR)
       CALL CHECK(LIBV(1:6) .EQ. 'meshmp' .AND. I .GT. 6,
      &     'get_library_version', NBAD)

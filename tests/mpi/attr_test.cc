@@ -165,6 +165,9 @@ TEST(Attributes, PredefinedOnWorld) {
   MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &v, &flag);
   ASSERT_TRUE(flag);
   EXPECT_EQ(*v, 0);
+  MPI_Comm parent = MPI_COMM_WORLD;
+  ASSERT_EQ(MPI_Comm_get_parent(&parent), MPI_SUCCESS);
+  EXPECT_EQ(parent, MPI_COMM_NULL) << "MPI-2.2 §10.3.2: a process not spawned has no parent";
   // A message with the largest tag goes through.
   int got = 0, ub = 0;
   MPI_Attr_get(MPI_COMM_WORLD, MPI_TAG_UB, &v, &flag);
