@@ -427,9 +427,15 @@ bool TcpLink::fill(std::size_t need) {
     head_ = 0;
   }
   for (;;) {
-    const ssize_t r = ::recv(fd_, in_.data() + tail_, in_.size() - tail_, MSG_DONTWAIT);
+    const std::size_t room = in_.size() - tail_;
+    const ssize_t r = ::recv(fd_, in_.data() + tail_, room, MSG_DONTWAIT);
     if (r > 0) {
       tail_ += static_cast<std::size_t>(r);
+      // Less than the room: the socket is drained, and the next arrival
+      // raises a new edge (EPOLLET) or is found by the next round's poll,
+      // so no recv() now that could only say EAGAIN -- it cost one system
+      // call per message (~0.4 µs of a 3.4 µs 8-byte half round trip).
+      if (static_cast<std::size_t>(r) < room) readable_ = false;
       return true;
     }
     if (r < 0 && errno == EINTR) continue;
@@ -449,6 +455,10 @@ bool TcpLink::continue_write() {
     if (r > 0) {
       write_ptr_ += r;
       write_left_ -= static_cast<std::uint64_t>(r);
+      if (write_left_) {  // a short read: drained, as in fill()
+        readable_ = false;
+        return false;
+      }
       continue;
     }
     if (r < 0 && errno == EINTR) continue;
