@@ -53,8 +53,6 @@ struct Req {
   std::unique_ptr<collectives::Schedule> sched;
   const char* call = nullptr;  ///< the MPI_I... that started `sched`, for its error message
   std::shared_ptr<int> outcome;  ///< an error code a step of `sched` set (start_collective)
-  /// A generalized request's callbacks; no core request then.
-  std::unique_ptr<Generalized> greq;
   MPI_Comm comm = MPI_COMM_NULL;
   void* buf = nullptr;
   std::size_t count = 0;
@@ -66,6 +64,9 @@ struct Req {
   std::vector<char> stage;  ///< packed data of a non-contiguous type
   MPI_Status st{};
   MPI_Request next_free = MPI_REQUEST_NULL;  ///< released: the next released entry (Requests::free_head)
+  /// A generalized request's callbacks; no core request then. (Last: the
+  /// fields every request uses keep their cache lines.)
+  std::unique_ptr<Generalized> greq;
 };
 
 struct Requests {
@@ -922,12 +923,28 @@ namespace {
 int wait_all(const char* call, int count, MPI_Request* array_of_requests, MPI_Status* array_of_statuses) {
   if (count < 0) return raise(MPI_COMM_NULL, call, MPI_ERR_COUNT, "count = " + std::to_string(count) + " is negative");
   if (count > 0 && !array_of_requests) return raise(MPI_COMM_NULL, call, MPI_ERR_REQUEST, "array_of_requests is NULL");
-  static std::vector<mesh::Request*> cores;  // reused: no allocation per call
-  static std::vector<mesh::Status> cs;
-  if (cores.size() < static_cast<std::size_t>(count)) {
-    cores.resize(static_cast<std::size_t>(count));
-    cs.resize(static_cast<std::size_t>(count));
+  // Reused: no allocation per call. A generalized request's callbacks run
+  // in the middle of a call and may call MPI_Waitall themselves: that inner
+  // call takes vectors of its own.
+  struct Scratch {
+    std::vector<mesh::Request*> cores;
+    std::vector<mesh::Status> cs;
+    bool busy = false;
+  };
+  static Scratch reused;
+  std::unique_ptr<Scratch> own;
+  Scratch& w = reused.busy ? *(own = std::make_unique<Scratch>()) : reused;
+  if (w.cores.size() < static_cast<std::size_t>(count)) {
+    w.cores.resize(static_cast<std::size_t>(count));
+    w.cs.resize(static_cast<std::size_t>(count));
   }
+  struct Busy {
+    Scratch& w;
+    ~Busy() { w.busy = false; }
+  } busy{w};
+  w.busy = true;
+  std::vector<mesh::Request*>& cores = w.cores;
+  std::vector<mesh::Status>& cs = w.cs;
   Requests& rs = requests();
   bool others = false;  // nonblocking collectives or generalized requests
   for (int i = 0; i < count; ++i) {

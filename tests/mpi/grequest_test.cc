@@ -288,6 +288,51 @@ TEST(Grequest, CallbackErrorsAreTheCallsErrors) {
   EXPECT_EQ(f.free, 1);
 }
 
+// A free_fn may itself complete requests (a generalized request made of
+// others): an MPI_Waitall inside it, run from an outer MPI_Waitall, leaves
+// the outer one's requests and statuses as they were.
+int inner_ok = 0;
+int free_waiting(void* extra_state) {
+  const int me = 0;  // on MPI_COMM_SELF
+  int a[3] = {1, 2, 3}, b[3] = {0, 0, 0};
+  MPI_Request r[3];
+  MPI_Status st[3];
+  for (int i = 0; i < 3; ++i) MPI_Irecv(&b[i], 1, MPI_INT, me, 70 + i, MPI_COMM_SELF, &r[i]);
+  for (int i = 0; i < 3; ++i) MPI_Send(&a[i], 1, MPI_INT, me, 70 + i, MPI_COMM_SELF);
+  MPI_Waitall(3, r, st);
+  inner_ok = b[0] == 1 && b[1] == 2 && b[2] == 3 && st[2].MPI_TAG == 72;
+  ++static_cast<Calls*>(extra_state)->free;
+  return MPI_SUCCESS;
+}
+
+TEST(Grequest, CallbacksMayCompleteRequestsInsideAnOuterWaitall) {
+  const int peer = partner();
+  Calls c;
+  int in[2] = {-1, -1}, out[2] = {rank(), rank() + 100};
+  MPI_Request rs[4];
+  MPI_Irecv(&in[0], 1, MPI_INT, peer, 11, MPI_COMM_WORLD, &rs[0]);
+  ASSERT_EQ(MPI_Grequest_start(query_fn, free_waiting, cancel_fn, &c, &rs[1]), MPI_SUCCESS);
+  MPI_Irecv(&in[1], 1, MPI_INT, peer, 12, MPI_COMM_WORLD, &rs[2]);
+  MPI_Isend(out, 2, MPI_INT, peer, 13, MPI_COMM_WORLD, &rs[3]);
+  MPI_Grequest_complete(rs[1]);
+  MPI_Send(&out[0], 1, MPI_INT, peer, 11, MPI_COMM_WORLD);
+  MPI_Send(&out[1], 1, MPI_INT, peer, 12, MPI_COMM_WORLD);
+  MPI_Status sts[4];
+  ASSERT_EQ(MPI_Waitall(4, rs, sts), MPI_SUCCESS);
+  EXPECT_EQ(c.free, 1);
+  EXPECT_EQ(inner_ok, 1);
+  EXPECT_EQ(in[0], peer);
+  EXPECT_EQ(in[1], peer + 100);
+  EXPECT_EQ(sts[0].MPI_TAG, 11);
+  EXPECT_EQ(sts[1].MPI_TAG, 42);  // query_fn's
+  EXPECT_EQ(sts[2].MPI_TAG, 12);
+  EXPECT_EQ(sts[2].MPI_SOURCE, peer);
+  for (MPI_Request r : rs) EXPECT_EQ(r, MPI_REQUEST_NULL);
+  int got[2];
+  MPI_Recv(got, 2, MPI_INT, peer, 13, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  EXPECT_EQ(got[1], peer + 100);
+}
+
 TEST(Grequest, BadArgumentsAreNamed) {
   mpitest::ErrorsReturn errors_return;
   Calls c;
