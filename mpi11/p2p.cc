@@ -1129,7 +1129,7 @@ MESHMP_MPI_FN(int, Request_get_status, (MPI_Request request, int* flag, MPI_Stat
   }
   Req& r = requests().at(request);
   if (r.greq && !r.done) {  // query_fn each time; the request stays, and its free_fn for later (MPI-2.2 §12.2)
-    MPI_Status scratch;
+    MPI_Status scratch{};  // its error field is read back below
     MPI_Status* st = status ? status : &scratch;
     const int error = st->MPI_ERROR;
     const int code = query_generalized(*r.greq, st, call);

@@ -5,7 +5,6 @@
 // as gfortran's descriptor of an assumed-rank array, is not read.
 #include "mpi11/fortran/fortran.h"
 
-
 #define MESHMP_SIZEOF(name, bytes)                                      \
   extern "C" void meshmp_sizeof_##name##_(const void*, F* size, F* ierror); \
   extern "C" void meshmp_sizeof_##name##_(const void*, F* size, F* ierror) { \
