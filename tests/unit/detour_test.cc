@@ -112,12 +112,18 @@ TEST(Detours, FramesOnTheOldRouteAndOnTheNewOneAreTakenInOrder) {
   // held 5..9 for their turn.
   LoopbackFabric fabric(kRanks, 8, kEagerLimit);
   std::atomic<int> ready{0};
-  std::atomic<bool> first_sent{false}, second_sent{false};
+  std::atomic<bool> relay_stopped{false}, first_sent{false}, second_sent{false};
   run_ring(fabric, [&](Engine& e, int r) {
     meet(e, ready);
-    if (r == 1)
-      while (!second_sent) std::this_thread::sleep_for(std::chrono::milliseconds(1));  // (no engine call)
+    if (r == 1) {
+      relay_stopped = true;  // (from here on no engine call: 0..4 stay in the link)
+      while (!second_sent) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     if (r == 0) {
+      // (Not before rank 1 stops: a frame it relayed into the cable, which
+      // rank 2 had not read when the cable died, would be lost -- and the
+      // pair fail on both ends, as it should.)
+      EXPECT_TRUE(progress_until(e, [&] { return relay_stopped.load(); }));
       send_numbers(e, 2, 0, 5, 1);
       first_sent = true;
       receive_numbers(e, 2, 0, 1, 9);  // (behind the news of the cut, by 3 and 4)
