@@ -858,6 +858,116 @@ MESHMP_DECLARE(int, Ineighbor_alltoallw, (const void* sendbuf, const int* sendco
                                           const MPI_Aint* rdispls, const MPI_Datatype* recvtypes, MPI_Comm comm,
                                           MPI_Request* request))
 
+/* One-sided communication (MPI-3.1 chapter 11) is not provided. Its names
+ * are here so that programs and benchmark suites whose shared code mentions
+ * windows compile and link; every call fails with
+ * MPI_ERR_UNSUPPORTED_OPERATION ("MPI_Win_create: one-sided communication
+ * ... is not provided"), raised on the communicator's error handler where
+ * the call takes one, else on MPI_COMM_WORLD's. No window ever exists: the
+ * creating calls set *win to MPI_WIN_NULL before they fail. (In Fortran the
+ * chapter stays absent at link time.) */
+typedef int MPI_Win;
+#define MPI_WIN_NULL ((MPI_Win)0)
+#define MPI_LOCK_EXCLUSIVE 234
+#define MPI_LOCK_SHARED 235
+#define MPI_MODE_NOCHECK 1024
+#define MPI_MODE_NOSTORE 2048
+#define MPI_MODE_NOPUT 4096
+#define MPI_MODE_NOPRECEDE 8192
+#define MPI_MODE_NOSUCCEED 16384
+#define MPI_WIN_BASE 8 /* window attributes (§11.2.6): keyvals no communicator has */
+#define MPI_WIN_SIZE 9
+#define MPI_WIN_DISP_UNIT 10
+#define MPI_WIN_CREATE_FLAVOR 11
+#define MPI_WIN_MODEL 12
+#define MPI_WIN_FLAVOR_CREATE 1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC 3
+#define MPI_WIN_FLAVOR_SHARED 4
+#define MPI_WIN_SEPARATE 1
+#define MPI_WIN_UNIFIED 2
+/* MPI_Win and MPI_Comm are both int: the callback types are the
+ * communicator's, and so are the predefined callbacks. */
+typedef MPI_Copy_function MPI_Win_copy_attr_function;
+typedef MPI_Delete_function MPI_Win_delete_attr_function;
+typedef MPI_Handler_function MPI_Win_errhandler_function;
+typedef MPI_Handler_function MPI_Win_errhandler_fn;
+#define MPI_WIN_NULL_COPY_FN MPI_NULL_COPY_FN
+#define MPI_WIN_DUP_FN MPI_DUP_FN
+#define MPI_WIN_NULL_DELETE_FN MPI_NULL_DELETE_FN
+MESHMP_DECLARE(int, Win_create, (void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win))
+MESHMP_DECLARE(int, Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
+                                   MPI_Win* win))
+MESHMP_DECLARE(int, Win_allocate_shared, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
+                                          MPI_Win* win))
+MESHMP_DECLARE(int, Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win* win))
+MESHMP_DECLARE(int, Win_shared_query, (MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr))
+MESHMP_DECLARE(int, Win_attach, (MPI_Win win, void* base, MPI_Aint size))
+MESHMP_DECLARE(int, Win_detach, (MPI_Win win, const void* base))
+MESHMP_DECLARE(int, Win_free, (MPI_Win* win))
+MESHMP_DECLARE(int, Win_get_group, (MPI_Win win, MPI_Group* group))
+MESHMP_DECLARE(int, Win_set_info, (MPI_Win win, MPI_Info info))
+MESHMP_DECLARE(int, Win_get_info, (MPI_Win win, MPI_Info* info_used))
+MESHMP_DECLARE(int, Put, (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                          MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win))
+MESHMP_DECLARE(int, Get, (void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                          MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win))
+MESHMP_DECLARE(int, Accumulate, (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                 int target_rank, MPI_Aint target_disp, int target_count,
+                                 MPI_Datatype target_datatype, MPI_Op op, MPI_Win win))
+MESHMP_DECLARE(int, Get_accumulate, (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                     void* result_addr, int result_count, MPI_Datatype result_datatype,
+                                     int target_rank, MPI_Aint target_disp, int target_count,
+                                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win))
+MESHMP_DECLARE(int, Fetch_and_op, (const void* origin_addr, void* result_addr, MPI_Datatype datatype,
+                                   int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win))
+MESHMP_DECLARE(int, Compare_and_swap, (const void* origin_addr, const void* compare_addr, void* result_addr,
+                                       MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win))
+MESHMP_DECLARE(int, Rput, (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                           MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                           MPI_Request* request))
+MESHMP_DECLARE(int, Rget, (void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                           MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                           MPI_Request* request))
+MESHMP_DECLARE(int, Raccumulate, (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                  int target_rank, MPI_Aint target_disp, int target_count,
+                                  MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request))
+MESHMP_DECLARE(int, Rget_accumulate, (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                      void* result_addr, int result_count, MPI_Datatype result_datatype,
+                                      int target_rank, MPI_Aint target_disp, int target_count,
+                                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request))
+MESHMP_DECLARE(int, Win_fence, (int assert, MPI_Win win))
+MESHMP_DECLARE(int, Win_start, (MPI_Group group, int assert, MPI_Win win))
+MESHMP_DECLARE(int, Win_complete, (MPI_Win win))
+MESHMP_DECLARE(int, Win_post, (MPI_Group group, int assert, MPI_Win win))
+MESHMP_DECLARE(int, Win_wait, (MPI_Win win))
+MESHMP_DECLARE(int, Win_test, (MPI_Win win, int* flag))
+MESHMP_DECLARE(int, Win_lock, (int lock_type, int rank, int assert, MPI_Win win))
+MESHMP_DECLARE(int, Win_lock_all, (int assert, MPI_Win win))
+MESHMP_DECLARE(int, Win_unlock, (int rank, MPI_Win win))
+MESHMP_DECLARE(int, Win_unlock_all, (MPI_Win win))
+MESHMP_DECLARE(int, Win_flush, (int rank, MPI_Win win))
+MESHMP_DECLARE(int, Win_flush_all, (MPI_Win win))
+MESHMP_DECLARE(int, Win_flush_local, (int rank, MPI_Win win))
+MESHMP_DECLARE(int, Win_flush_local_all, (MPI_Win win))
+MESHMP_DECLARE(int, Win_sync, (MPI_Win win))
+MESHMP_DECLARE(int, Win_create_keyval, (MPI_Win_copy_attr_function* win_copy_attr_fn,
+                                        MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval,
+                                        void* extra_state))
+MESHMP_DECLARE(int, Win_free_keyval, (int* win_keyval))
+MESHMP_DECLARE(int, Win_set_attr, (MPI_Win win, int win_keyval, void* attribute_val))
+MESHMP_DECLARE(int, Win_get_attr, (MPI_Win win, int win_keyval, void* attribute_val, int* flag))
+MESHMP_DECLARE(int, Win_delete_attr, (MPI_Win win, int win_keyval))
+MESHMP_DECLARE(int, Win_set_name, (MPI_Win win, const char* win_name))
+MESHMP_DECLARE(int, Win_get_name, (MPI_Win win, char* win_name, int* resultlen))
+MESHMP_DECLARE(int, Win_create_errhandler, (MPI_Win_errhandler_function* win_errhandler_fn,
+                                            MPI_Errhandler* errhandler))
+MESHMP_DECLARE(int, Win_set_errhandler, (MPI_Win win, MPI_Errhandler errhandler))
+MESHMP_DECLARE(int, Win_get_errhandler, (MPI_Win win, MPI_Errhandler* errhandler))
+MESHMP_DECLARE(int, Win_call_errhandler, (MPI_Win win, int errorcode))
+MESHMP_DECLARE(MPI_Win, Win_f2c, (MPI_Fint win))
+MESHMP_DECLARE(MPI_Fint, Win_c2f, (MPI_Win win))
+
 #undef MESHMP_DECLARE
 
 #ifdef __cplusplus
