@@ -168,6 +168,13 @@ int raise(MPI_Comm comm, const char* call, int cls, const std::string& message) 
   return report(comm, remember(cls, std::string(call) + ": " + message));
 }
 
+int refuse_unsupported(const char* call, const char* what, MPI_Comm comm) {
+  int err;
+  if (!check_init(call, &err)) return err;
+  return raise(comm, call, MPI_ERR_UNSUPPORTED_OPERATION,
+               std::string(what) + " is not provided by meshmp; see docs/mpi.md");
+}
+
 int failed_call(const char* call, const std::exception& e) {
   if (dynamic_cast<const std::bad_alloc*>(&e) || dynamic_cast<const std::length_error*>(&e))
     return raise(MPI_COMM_NULL, call, MPI_ERR_NO_MEM, std::string("cannot allocate the memory it needs (") + e.what() + ")");

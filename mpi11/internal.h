@@ -28,6 +28,13 @@
   catch (const std::exception& e) {                                            \
     return ::meshmp::mpi::failed_call("MPI_" #name, e);                        \
   }
+/// A call of a chapter meshmp does not provide, `what` naming the chapter:
+/// it fails (refuse_unsupported), whatever its arguments.
+#define MESHMP_MPI_REFUSED(name, params, what)                           \
+  MESHMP_MPI_FN(int, name, params) {                                     \
+    return ::meshmp::mpi::refuse_unsupported("MPI_" #name, what);        \
+  }                                                                      \
+  MESHMP_MPI_END(name)
 /// A call that cannot fail (MPI_Wtime, MPI_Wtick): no try block.
 #define MESHMP_MPI_FN_NOTHROW(ret, name, params)                                     \
   extern "C" ret MPI_##name params __attribute__((weak, alias("PMPI_" #name))); \
@@ -65,6 +72,12 @@ inline int code_of(mesh::Error e, const char* call) {
 /// class, one MPI_Add_error_class/_code made, or a class with a remembered
 /// message (what MPI_Error_class accepts).
 bool is_error_code(int code);
+/// A call of a chapter meshmp does not provide (one-sided communication,
+/// parallel I/O: docs/mpi.md): MPI_ERR_UNSUPPORTED_OPERATION (MPI-3.1
+/// Table 8.2), "call: <what> is not provided by meshmp; see docs/mpi.md",
+/// raised on `comm` (MPI_COMM_NULL: the world's handler). Before MPI_Init,
+/// check_init's error.
+int refuse_unsupported(const char* call, const char* what, MPI_Comm comm = MPI_COMM_NULL);
 /// An error code of class `cls` whose string is "call: message", raised on
 /// no handler (a request's error, reported when it completes).
 int error_code(int cls, const char* call, const std::string& message);

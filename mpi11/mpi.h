@@ -968,6 +968,127 @@ MESHMP_DECLARE(int, Win_call_errhandler, (MPI_Win win, int errorcode))
 MESHMP_DECLARE(MPI_Win, Win_f2c, (MPI_Fint win))
 MESHMP_DECLARE(MPI_Fint, Win_c2f, (MPI_Win win))
 
+/* Parallel I/O (MPI-3.1 chapter 13) is not provided either, and is present
+ * for the same reason: a program whose I/O layer mentions files (a lattice
+ * code's parallel configuration reader, say) links and runs the rest. Every
+ * call fails with MPI_ERR_UNSUPPORTED_OPERATION ("MPI_File_open: parallel
+ * I/O ... is not provided"): MPI_File_open sets *fh to MPI_FILE_NULL and
+ * raises it on the communicator's error handler, the rest on
+ * MPI_COMM_WORLD's -- not on MPI_FILE_NULL's, whose default
+ * (MPI_ERRORS_RETURN, §13.7) would let a program that does not check codes
+ * go on without its output. (In Fortran the chapter stays absent at link
+ * time.) */
+typedef int MPI_File;
+#define MPI_FILE_NULL ((MPI_File)0)
+#define MPI_MODE_CREATE 1
+#define MPI_MODE_RDONLY 2
+#define MPI_MODE_WRONLY 4
+#define MPI_MODE_RDWR 8
+#define MPI_MODE_DELETE_ON_CLOSE 16
+#define MPI_MODE_UNIQUE_OPEN 32
+#define MPI_MODE_EXCL 64
+#define MPI_MODE_APPEND 128
+#define MPI_MODE_SEQUENTIAL 256
+#define MPI_SEEK_SET 600
+#define MPI_SEEK_CUR 602
+#define MPI_SEEK_END 604
+#define MPI_DISPLACEMENT_CURRENT (-54278278)
+#define MPI_MAX_DATAREP_STRING 128
+typedef MPI_Handler_function MPI_File_errhandler_function;
+typedef MPI_Handler_function MPI_File_errhandler_fn;
+typedef int(MPI_Datarep_conversion_function)(void* userbuf, MPI_Datatype datatype, int count, void* filebuf,
+                                             MPI_Offset position, void* extra_state);
+typedef int(MPI_Datarep_extent_function)(MPI_Datatype datatype, MPI_Aint* file_extent, void* extra_state);
+#define MPI_CONVERSION_FN_NULL ((MPI_Datarep_conversion_function*)0)
+MESHMP_DECLARE(int, File_open, (MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh))
+MESHMP_DECLARE(int, File_close, (MPI_File* fh))
+MESHMP_DECLARE(int, File_delete, (const char* filename, MPI_Info info))
+MESHMP_DECLARE(int, File_set_size, (MPI_File fh, MPI_Offset size))
+MESHMP_DECLARE(int, File_preallocate, (MPI_File fh, MPI_Offset size))
+MESHMP_DECLARE(int, File_get_size, (MPI_File fh, MPI_Offset* size))
+MESHMP_DECLARE(int, File_get_group, (MPI_File fh, MPI_Group* group))
+MESHMP_DECLARE(int, File_get_amode, (MPI_File fh, int* amode))
+MESHMP_DECLARE(int, File_set_info, (MPI_File fh, MPI_Info info))
+MESHMP_DECLARE(int, File_get_info, (MPI_File fh, MPI_Info* info_used))
+MESHMP_DECLARE(int, File_set_view, (MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                                    const char* datarep, MPI_Info info))
+MESHMP_DECLARE(int, File_get_view, (MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype,
+                                    char* datarep))
+MESHMP_DECLARE(int, File_read_at, (MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
+                                   MPI_Status* status))
+MESHMP_DECLARE(int, File_read_at_all, (MPI_File fh, MPI_Offset offset, void* buf, int count,
+                                       MPI_Datatype datatype, MPI_Status* status))
+MESHMP_DECLARE(int, File_write_at, (MPI_File fh, MPI_Offset offset, const void* buf, int count,
+                                    MPI_Datatype datatype, MPI_Status* status))
+MESHMP_DECLARE(int, File_write_at_all, (MPI_File fh, MPI_Offset offset, const void* buf, int count,
+                                        MPI_Datatype datatype, MPI_Status* status))
+MESHMP_DECLARE(int, File_iread_at, (MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
+                                    MPI_Request* request))
+MESHMP_DECLARE(int, File_iread_at_all, (MPI_File fh, MPI_Offset offset, void* buf, int count,
+                                        MPI_Datatype datatype, MPI_Request* request))
+MESHMP_DECLARE(int, File_iwrite_at, (MPI_File fh, MPI_Offset offset, const void* buf, int count,
+                                     MPI_Datatype datatype, MPI_Request* request))
+MESHMP_DECLARE(int, File_iwrite_at_all, (MPI_File fh, MPI_Offset offset, const void* buf, int count,
+                                         MPI_Datatype datatype, MPI_Request* request))
+MESHMP_DECLARE(int, File_read, (MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status))
+MESHMP_DECLARE(int, File_read_all, (MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status))
+MESHMP_DECLARE(int, File_write, (MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                                 MPI_Status* status))
+MESHMP_DECLARE(int, File_write_all, (MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                                     MPI_Status* status))
+MESHMP_DECLARE(int, File_iread, (MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request))
+MESHMP_DECLARE(int, File_iread_all, (MPI_File fh, void* buf, int count, MPI_Datatype datatype,
+                                     MPI_Request* request))
+MESHMP_DECLARE(int, File_iwrite, (MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                                  MPI_Request* request))
+MESHMP_DECLARE(int, File_iwrite_all, (MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                                      MPI_Request* request))
+MESHMP_DECLARE(int, File_seek, (MPI_File fh, MPI_Offset offset, int whence))
+MESHMP_DECLARE(int, File_get_position, (MPI_File fh, MPI_Offset* offset))
+MESHMP_DECLARE(int, File_get_byte_offset, (MPI_File fh, MPI_Offset offset, MPI_Offset* disp))
+MESHMP_DECLARE(int, File_read_shared, (MPI_File fh, void* buf, int count, MPI_Datatype datatype,
+                                       MPI_Status* status))
+MESHMP_DECLARE(int, File_write_shared, (MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                                        MPI_Status* status))
+MESHMP_DECLARE(int, File_iread_shared, (MPI_File fh, void* buf, int count, MPI_Datatype datatype,
+                                        MPI_Request* request))
+MESHMP_DECLARE(int, File_iwrite_shared, (MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                                         MPI_Request* request))
+MESHMP_DECLARE(int, File_read_ordered, (MPI_File fh, void* buf, int count, MPI_Datatype datatype,
+                                        MPI_Status* status))
+MESHMP_DECLARE(int, File_write_ordered, (MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                                         MPI_Status* status))
+MESHMP_DECLARE(int, File_seek_shared, (MPI_File fh, MPI_Offset offset, int whence))
+MESHMP_DECLARE(int, File_get_position_shared, (MPI_File fh, MPI_Offset* offset))
+MESHMP_DECLARE(int, File_read_at_all_begin, (MPI_File fh, MPI_Offset offset, void* buf, int count,
+                                             MPI_Datatype datatype))
+MESHMP_DECLARE(int, File_read_at_all_end, (MPI_File fh, void* buf, MPI_Status* status))
+MESHMP_DECLARE(int, File_write_at_all_begin, (MPI_File fh, MPI_Offset offset, const void* buf, int count,
+                                              MPI_Datatype datatype))
+MESHMP_DECLARE(int, File_write_at_all_end, (MPI_File fh, const void* buf, MPI_Status* status))
+MESHMP_DECLARE(int, File_read_all_begin, (MPI_File fh, void* buf, int count, MPI_Datatype datatype))
+MESHMP_DECLARE(int, File_read_all_end, (MPI_File fh, void* buf, MPI_Status* status))
+MESHMP_DECLARE(int, File_write_all_begin, (MPI_File fh, const void* buf, int count, MPI_Datatype datatype))
+MESHMP_DECLARE(int, File_write_all_end, (MPI_File fh, const void* buf, MPI_Status* status))
+MESHMP_DECLARE(int, File_read_ordered_begin, (MPI_File fh, void* buf, int count, MPI_Datatype datatype))
+MESHMP_DECLARE(int, File_read_ordered_end, (MPI_File fh, void* buf, MPI_Status* status))
+MESHMP_DECLARE(int, File_write_ordered_begin, (MPI_File fh, const void* buf, int count, MPI_Datatype datatype))
+MESHMP_DECLARE(int, File_write_ordered_end, (MPI_File fh, const void* buf, MPI_Status* status))
+MESHMP_DECLARE(int, File_get_type_extent, (MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent))
+MESHMP_DECLARE(int, Register_datarep, (const char* datarep, MPI_Datarep_conversion_function* read_conversion_fn,
+                                       MPI_Datarep_conversion_function* write_conversion_fn,
+                                       MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state))
+MESHMP_DECLARE(int, File_set_atomicity, (MPI_File fh, int flag))
+MESHMP_DECLARE(int, File_get_atomicity, (MPI_File fh, int* flag))
+MESHMP_DECLARE(int, File_sync, (MPI_File fh))
+MESHMP_DECLARE(int, File_create_errhandler, (MPI_File_errhandler_function* file_errhandler_fn,
+                                             MPI_Errhandler* errhandler))
+MESHMP_DECLARE(int, File_set_errhandler, (MPI_File file, MPI_Errhandler errhandler))
+MESHMP_DECLARE(int, File_get_errhandler, (MPI_File file, MPI_Errhandler* errhandler))
+MESHMP_DECLARE(int, File_call_errhandler, (MPI_File fh, int errorcode))
+MESHMP_DECLARE(MPI_File, File_f2c, (MPI_Fint file))
+MESHMP_DECLARE(MPI_Fint, File_c2f, (MPI_File file))
+
 #undef MESHMP_DECLARE
 
 #ifdef __cplusplus

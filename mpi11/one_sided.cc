@@ -16,16 +16,11 @@ using namespace meshmp::mpi;
 
 namespace {
 
-int refuse(const char* call, MPI_Comm comm = MPI_COMM_NULL) {
-  int err;
-  if (!check_init(call, &err)) return err;
-  return raise(comm, call, MPI_ERR_UNSUPPORTED_OPERATION,
-               "one-sided communication (MPI-3.1 chapter 11) is not provided by meshmp; see docs/mpi.md");
-}
+constexpr const char* kWhat = "one-sided communication (MPI-3.1 chapter 11)";
 
 int refuse_creation(const char* call, MPI_Comm comm, MPI_Win* win) {
   if (win) *win = MPI_WIN_NULL;
-  return refuse(call, comm);
+  return refuse_unsupported(call, kWhat, comm);
 }
 
 }  // namespace
@@ -50,60 +45,62 @@ MESHMP_MPI_FN(int, Win_create_dynamic, (MPI_Info, MPI_Comm comm, MPI_Win* win)) 
 
 // ---- calls on a window: none exists ------------------------------------------
 
-#define MESHMP_REFUSED(name, params) \
-  MESHMP_MPI_FN(int, name, params) { return refuse("MPI_" #name); } MESHMP_MPI_END(name)
-
-MESHMP_REFUSED(Win_shared_query, (MPI_Win, int, MPI_Aint*, int*, void*))
-MESHMP_REFUSED(Win_attach, (MPI_Win, void*, MPI_Aint))
-MESHMP_REFUSED(Win_detach, (MPI_Win, const void*))
-MESHMP_REFUSED(Win_free, (MPI_Win*))
-MESHMP_REFUSED(Win_get_group, (MPI_Win, MPI_Group*))
-MESHMP_REFUSED(Win_set_info, (MPI_Win, MPI_Info))
-MESHMP_REFUSED(Win_get_info, (MPI_Win, MPI_Info*))
+MESHMP_MPI_REFUSED(Win_shared_query, (MPI_Win, int, MPI_Aint*, int*, void*), kWhat)
+MESHMP_MPI_REFUSED(Win_attach, (MPI_Win, void*, MPI_Aint), kWhat)
+MESHMP_MPI_REFUSED(Win_detach, (MPI_Win, const void*), kWhat)
+MESHMP_MPI_REFUSED(Win_free, (MPI_Win*), kWhat)
+MESHMP_MPI_REFUSED(Win_get_group, (MPI_Win, MPI_Group*), kWhat)
+MESHMP_MPI_REFUSED(Win_set_info, (MPI_Win, MPI_Info), kWhat)
+MESHMP_MPI_REFUSED(Win_get_info, (MPI_Win, MPI_Info*), kWhat)
 // Communication (§11.3)
-MESHMP_REFUSED(Put, (const void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Win))
-MESHMP_REFUSED(Get, (void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Win))
-MESHMP_REFUSED(Accumulate, (const void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op, MPI_Win))
-MESHMP_REFUSED(Get_accumulate, (const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Aint, int,
-                                MPI_Datatype, MPI_Op, MPI_Win))
-MESHMP_REFUSED(Fetch_and_op, (const void*, void*, MPI_Datatype, int, MPI_Aint, MPI_Op, MPI_Win))
-MESHMP_REFUSED(Compare_and_swap, (const void*, const void*, void*, MPI_Datatype, int, MPI_Aint, MPI_Win))
-MESHMP_REFUSED(Rput, (const void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Win, MPI_Request*))
-MESHMP_REFUSED(Rget, (void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Win, MPI_Request*))
-MESHMP_REFUSED(Raccumulate, (const void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op, MPI_Win,
-                             MPI_Request*))
-MESHMP_REFUSED(Rget_accumulate, (const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Aint, int,
-                                 MPI_Datatype, MPI_Op, MPI_Win, MPI_Request*))
+MESHMP_MPI_REFUSED(Put, (const void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Win), kWhat)
+MESHMP_MPI_REFUSED(Get, (void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Win), kWhat)
+MESHMP_MPI_REFUSED(Accumulate, (const void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op, MPI_Win),
+                   kWhat)
+MESHMP_MPI_REFUSED(Get_accumulate,
+                   (const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op,
+                    MPI_Win),
+                   kWhat)
+MESHMP_MPI_REFUSED(Fetch_and_op, (const void*, void*, MPI_Datatype, int, MPI_Aint, MPI_Op, MPI_Win), kWhat)
+MESHMP_MPI_REFUSED(Compare_and_swap, (const void*, const void*, void*, MPI_Datatype, int, MPI_Aint, MPI_Win), kWhat)
+MESHMP_MPI_REFUSED(Rput, (const void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Win, MPI_Request*),
+                   kWhat)
+MESHMP_MPI_REFUSED(Rget, (void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Win, MPI_Request*), kWhat)
+MESHMP_MPI_REFUSED(Raccumulate,
+                   (const void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op, MPI_Win, MPI_Request*),
+                   kWhat)
+MESHMP_MPI_REFUSED(Rget_accumulate,
+                   (const void*, int, MPI_Datatype, void*, int, MPI_Datatype, int, MPI_Aint, int, MPI_Datatype, MPI_Op,
+                    MPI_Win, MPI_Request*),
+                   kWhat)
 // Synchronization (§11.5)
-MESHMP_REFUSED(Win_fence, (int, MPI_Win))
-MESHMP_REFUSED(Win_start, (MPI_Group, int, MPI_Win))
-MESHMP_REFUSED(Win_complete, (MPI_Win))
-MESHMP_REFUSED(Win_post, (MPI_Group, int, MPI_Win))
-MESHMP_REFUSED(Win_wait, (MPI_Win))
-MESHMP_REFUSED(Win_test, (MPI_Win, int*))
-MESHMP_REFUSED(Win_lock, (int, int, int, MPI_Win))
-MESHMP_REFUSED(Win_lock_all, (int, MPI_Win))
-MESHMP_REFUSED(Win_unlock, (int, MPI_Win))
-MESHMP_REFUSED(Win_unlock_all, (MPI_Win))
-MESHMP_REFUSED(Win_flush, (int, MPI_Win))
-MESHMP_REFUSED(Win_flush_all, (MPI_Win))
-MESHMP_REFUSED(Win_flush_local, (int, MPI_Win))
-MESHMP_REFUSED(Win_flush_local_all, (MPI_Win))
-MESHMP_REFUSED(Win_sync, (MPI_Win))
+MESHMP_MPI_REFUSED(Win_fence, (int, MPI_Win), kWhat)
+MESHMP_MPI_REFUSED(Win_start, (MPI_Group, int, MPI_Win), kWhat)
+MESHMP_MPI_REFUSED(Win_complete, (MPI_Win), kWhat)
+MESHMP_MPI_REFUSED(Win_post, (MPI_Group, int, MPI_Win), kWhat)
+MESHMP_MPI_REFUSED(Win_wait, (MPI_Win), kWhat)
+MESHMP_MPI_REFUSED(Win_test, (MPI_Win, int*), kWhat)
+MESHMP_MPI_REFUSED(Win_lock, (int, int, int, MPI_Win), kWhat)
+MESHMP_MPI_REFUSED(Win_lock_all, (int, MPI_Win), kWhat)
+MESHMP_MPI_REFUSED(Win_unlock, (int, MPI_Win), kWhat)
+MESHMP_MPI_REFUSED(Win_unlock_all, (MPI_Win), kWhat)
+MESHMP_MPI_REFUSED(Win_flush, (int, MPI_Win), kWhat)
+MESHMP_MPI_REFUSED(Win_flush_all, (MPI_Win), kWhat)
+MESHMP_MPI_REFUSED(Win_flush_local, (int, MPI_Win), kWhat)
+MESHMP_MPI_REFUSED(Win_flush_local_all, (MPI_Win), kWhat)
+MESHMP_MPI_REFUSED(Win_sync, (MPI_Win), kWhat)
 // Attributes, names and error handlers of windows (§6.7, §6.8, §8.3.2)
-MESHMP_REFUSED(Win_create_keyval, (MPI_Win_copy_attr_function*, MPI_Win_delete_attr_function*, int*, void*))
-MESHMP_REFUSED(Win_free_keyval, (int*))
-MESHMP_REFUSED(Win_set_attr, (MPI_Win, int, void*))
-MESHMP_REFUSED(Win_get_attr, (MPI_Win, int, void*, int*))
-MESHMP_REFUSED(Win_delete_attr, (MPI_Win, int))
-MESHMP_REFUSED(Win_set_name, (MPI_Win, const char*))
-MESHMP_REFUSED(Win_get_name, (MPI_Win, char*, int*))
-MESHMP_REFUSED(Win_create_errhandler, (MPI_Win_errhandler_function*, MPI_Errhandler*))
-MESHMP_REFUSED(Win_set_errhandler, (MPI_Win, MPI_Errhandler))
-MESHMP_REFUSED(Win_get_errhandler, (MPI_Win, MPI_Errhandler*))
-MESHMP_REFUSED(Win_call_errhandler, (MPI_Win, int))
-
-#undef MESHMP_REFUSED
+MESHMP_MPI_REFUSED(Win_create_keyval, (MPI_Win_copy_attr_function*, MPI_Win_delete_attr_function*, int*, void*), kWhat)
+MESHMP_MPI_REFUSED(Win_free_keyval, (int*), kWhat)
+MESHMP_MPI_REFUSED(Win_set_attr, (MPI_Win, int, void*), kWhat)
+MESHMP_MPI_REFUSED(Win_get_attr, (MPI_Win, int, void*, int*), kWhat)
+MESHMP_MPI_REFUSED(Win_delete_attr, (MPI_Win, int), kWhat)
+MESHMP_MPI_REFUSED(Win_set_name, (MPI_Win, const char*), kWhat)
+MESHMP_MPI_REFUSED(Win_get_name, (MPI_Win, char*, int*), kWhat)
+MESHMP_MPI_REFUSED(Win_create_errhandler, (MPI_Win_errhandler_function*, MPI_Errhandler*), kWhat)
+MESHMP_MPI_REFUSED(Win_set_errhandler, (MPI_Win, MPI_Errhandler), kWhat)
+MESHMP_MPI_REFUSED(Win_get_errhandler, (MPI_Win, MPI_Errhandler*), kWhat)
+MESHMP_MPI_REFUSED(Win_call_errhandler, (MPI_Win, int), kWhat)
 
 // Handle conversions (§17.2.4): with no window, every Fortran handle is
 // MPI_WIN_NULL's, 0.
