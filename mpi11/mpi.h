@@ -864,8 +864,8 @@ MESHMP_DECLARE(int, Ineighbor_alltoallw, (const void* sendbuf, const int* sendco
  * MPI_ERR_UNSUPPORTED_OPERATION ("MPI_Win_create: one-sided communication
  * ... is not provided"), raised on the communicator's error handler where
  * the call takes one, else on MPI_COMM_WORLD's. No window ever exists: the
- * creating calls set *win to MPI_WIN_NULL before they fail. (In Fortran the
- * chapter stays absent at link time.) */
+ * creating calls set *win to MPI_WIN_NULL before they fail. Fortran's
+ * bindings run these (mpi11/fortran/refused.cc). */
 typedef int MPI_Win;
 #define MPI_WIN_NULL ((MPI_Win)0)
 #define MPI_LOCK_EXCLUSIVE 234
@@ -976,8 +976,7 @@ MESHMP_DECLARE(MPI_Fint, Win_c2f, (MPI_Win win))
  * raises it on the communicator's error handler, the rest on
  * MPI_COMM_WORLD's -- not on MPI_FILE_NULL's, whose default
  * (MPI_ERRORS_RETURN, §13.7) would let a program that does not check codes
- * go on without its output. (In Fortran the chapter stays absent at link
- * time.) */
+ * go on without its output. Fortran's bindings run these too. */
 typedef int MPI_File;
 #define MPI_FILE_NULL ((MPI_File)0)
 #define MPI_MODE_CREATE 1

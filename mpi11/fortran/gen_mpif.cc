@@ -69,6 +69,14 @@ const Constant kConstants[] = {
     C(MPI_COMBINER_F90_REAL), C(MPI_COMBINER_F90_COMPLEX), C(MPI_COMBINER_F90_INTEGER), C(MPI_COMBINER_RESIZED),
     C(MPI_COMBINER_HINDEXED_BLOCK), C(MPI_ORDER_C), C(MPI_ORDER_FORTRAN), C(MPI_DISTRIBUTE_BLOCK),
     C(MPI_DISTRIBUTE_CYCLIC), C(MPI_DISTRIBUTE_NONE), C(MPI_DISTRIBUTE_DFLT_DARG),
+    // the chapters refused at run time (one-sided, I/O: mpi11/fortran/refused.cc)
+    C(MPI_WIN_NULL), C(MPI_LOCK_EXCLUSIVE), C(MPI_LOCK_SHARED), C(MPI_MODE_NOCHECK), C(MPI_MODE_NOSTORE),
+    C(MPI_MODE_NOPUT), C(MPI_MODE_NOPRECEDE), C(MPI_MODE_NOSUCCEED), C(MPI_WIN_BASE), C(MPI_WIN_SIZE),
+    C(MPI_WIN_DISP_UNIT), C(MPI_WIN_CREATE_FLAVOR), C(MPI_WIN_MODEL), C(MPI_WIN_FLAVOR_CREATE),
+    C(MPI_WIN_FLAVOR_ALLOCATE), C(MPI_WIN_FLAVOR_DYNAMIC), C(MPI_WIN_FLAVOR_SHARED), C(MPI_WIN_SEPARATE),
+    C(MPI_WIN_UNIFIED), C(MPI_FILE_NULL), C(MPI_MODE_CREATE), C(MPI_MODE_RDONLY), C(MPI_MODE_WRONLY),
+    C(MPI_MODE_RDWR), C(MPI_MODE_DELETE_ON_CLOSE), C(MPI_MODE_UNIQUE_OPEN), C(MPI_MODE_EXCL), C(MPI_MODE_APPEND),
+    C(MPI_MODE_SEQUENTIAL), C(MPI_SEEK_SET), C(MPI_SEEK_CUR), C(MPI_SEEK_END), C(MPI_MAX_DATAREP_STRING),
     // Fortran only: the status array and the MPI-2 integer kinds
     {"MPI_STATUS_SIZE", kStatusSize},
     {"MPI_SOURCE", offsetof(MPI_Status, MPI_SOURCE) / sizeof(F) + 1},
@@ -101,6 +109,11 @@ int main() {
     std::snprintf(buf, sizeof buf, "      PARAMETER (%s=%ld)", c.name, c.value);
     line(buf);
   }
+  // An offset (INTEGER(KIND=MPI_OFFSET_KIND), as MPI_FILE_SET_VIEW's DISP).
+  line("      INTEGER(KIND=MPI_OFFSET_KIND) MPI_DISPLACEMENT_CURRENT");
+  std::snprintf(buf, sizeof buf, "      PARAMETER (MPI_DISPLACEMENT_CURRENT=%ld)",
+                static_cast<long>(MPI_DISPLACEMENT_CURRENT));
+  line(buf);
   // The special addresses (fortran.h): one COMMON block each, recognised by
   // the library by address.
   line("      INTEGER MPI_BOTTOM, MPI_IN_PLACE");

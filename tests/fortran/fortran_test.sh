@@ -37,6 +37,10 @@ for chapter in ring p2p datatype coll comm topo env; do
   run "$chapter" "$work/$chapter" 1 2 3 4
 done
 
+# One-sided communication and parallel I/O: refused at run time, not at link time.
+"$prefix/bin/mpif77" -O2 -w "$src/refused.f" "$src/check.f" -o "$work/refused"
+run refused "$work/refused" 1 2
+
 # Fortran and C in one program: absolute addresses from either language.
 "$prefix/bin/mpicc" -O2 -c "$src/interop_c.c" -o "$work/interop_c.o"
 "$prefix/bin/mpif77" -O2 -w "$src/interop.f" "$src/check.f" "$work/interop_c.o" -o "$work/interop"
