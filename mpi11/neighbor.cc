@@ -57,6 +57,19 @@ Scratch& scratch() {
   return s;
 }
 
+// The neighbour of `c` at -1 (`plus` 0) or +1 (`plus` 1) along dimension d
+// (MPI_Cart_shift(d, 1) on the row-major coordinates): its rank here, or
+// MPI_PROC_NULL off an open edge. `stride`: the product of the extents
+// after d; the neighbour differs from this rank by one stride. No
+// allocation, no MPI_Cart_shift (which builds vectors).
+int cart_neighbour(const CommInfo& c, std::size_t d, int stride, std::size_t plus) {
+  const int extent = c.dims[d], x = c.rank() / stride % extent;
+  int y = plus ? x + 1 : x - 1;
+  if (c.periods[d]) y = y < 0 ? extent - 1 : y == extent ? 0 : y;
+  else if (y < 0 || y >= extent) return MPI_PROC_NULL;  // off an open edge
+  return c.rank() + (y - x) * stride;
+}
+
 int neighbours_of(const char* call, MPI_Comm comm, CommInfo** ci, Neighbours* nb) {
   nb->in.clear();
   nb->out.clear();
@@ -67,26 +80,17 @@ int neighbours_of(const char* call, MPI_Comm comm, CommInfo** ci, Neighbours* nb
   if (!c) return err;
   *ci = c;
   if (c->topo == Topo::kCart) {
-    // MPI_Cart_shift(d, 1) for every d, on the row-major coordinates, with
-    // no allocation: the rank at -1 and +1 differs from ours by one stride.
-    const int nd = static_cast<int>(c->dims.size());
+    const std::size_t nd = c->dims.size();
+    nb->out.resize(2 * nd);
+    nb->out_tags.resize(2 * nd);
+    nb->in_tags.resize(2 * nd);
     int stride = 1;
-    for (int d = nd - 1; d >= 0; --d) {
-      const int extent = c->dims[d];
-      const int x = c->rank() / stride % extent;
-      auto at = [&](int by) {
-        int y = x + by;
-        if (c->periods[d]) y = (y % extent + extent) % extent;
-        else if (y < 0 || y >= extent) return MPI_PROC_NULL;  // off an open edge
-        return c->rank() + (y - x) * stride;
-      };
-      nb->out.insert(nb->out.begin(), {at(-1), at(+1)});
-      stride *= extent;
-    }
-    for (int d = 0; d < nd; ++d) {
-      nb->out_tags.insert(nb->out_tags.end(), {2 * d, 2 * d + 1});
-      nb->in_tags.insert(nb->in_tags.end(), {2 * d + 1, 2 * d});  // lo sent towards its +1
-    }
+    for (std::size_t d = nd; d-- > 0; stride *= c->dims[d])
+      for (std::size_t k : {2 * d, 2 * d + 1}) {
+        nb->out[k] = cart_neighbour(*c, d, stride, k & 1);
+        nb->out_tags[k] = static_cast<int>(k);
+        nb->in_tags[k] = static_cast<int>(k ^ 1);  // -1's block was sent towards its +1
+      }
     nb->in = nb->out;
     return MPI_SUCCESS;
   }
@@ -108,6 +112,21 @@ int neighbours_of(const char* call, MPI_Comm comm, CommInfo** ci, Neighbours* nb
     return MPI_SUCCESS;
   }
   return raise(comm, call, MPI_ERR_TOPOLOGY, "comm has no Cartesian, graph or distributed graph topology");
+}
+
+// Completes an exchange's posted requests: MPI_SUCCESS, or the first
+// failure's code (MPI_ERR_TRUNCATE where a neighbour sent more than its
+// receive block takes) raised on comm.
+int finish_exchange(const char* call, MPI_Comm comm, const std::vector<mesh::Request*>& reqs) {
+  std::vector<mesh::Status>& st = scratch().statuses;
+  st.resize(reqs.size());
+  state().engine->waitall(reqs.size(), reqs.data(), st.data());
+  mesh::Error failed = mesh::Error::kOk;
+  for (const mesh::Status& s : st)
+    if (s.error != mesh::Error::kOk && failed == mesh::Error::kOk) failed = s.error;
+  if (failed == mesh::Error::kTruncate)
+    return raise(comm, call, MPI_ERR_TRUNCATE, "a neighbour sent more than its receive block takes");
+  return failed == mesh::Error::kOk ? MPI_SUCCESS : report(comm, code_of(failed, call));
 }
 
 int exchange_later(const char* call, MPI_Comm comm, const CommInfo& c, const Neighbours& nb,
@@ -161,19 +180,12 @@ int exchange(const char* call, MPI_Comm comm, CommInfo& c, const Neighbours& nb,
     }
     reqs.push_back(e.isend(from, bytes, c.peer_world(nb.out[k]), nb.out_tags[k], c.group.context));
   }
-  std::vector<mesh::Status>& st = sc.statuses;
-  st.resize(reqs.size());
-  e.waitall(reqs.size(), reqs.data(), st.data());
-  mesh::Error failed = mesh::Error::kOk;
-  for (const mesh::Status& s : st)
-    if (s.error != mesh::Error::kOk && failed == mesh::Error::kOk) failed = s.error;
+  const int err = finish_exchange(call, comm, reqs);
   for (std::size_t k = 0; k < n_in; ++k)
     if (!packed_in[k].empty() && nb.in[k] != MPI_PROC_NULL)
       unpack(*type_info(recvs[k].type), packed_in[k].data(), packed_in[k].size(), recvs[k].buf,
              static_cast<std::size_t>(recvs[k].count));
-  if (failed == mesh::Error::kTruncate)
-    return raise(comm, call, MPI_ERR_TRUNCATE, "a neighbour sent more than its receive block takes");
-  return failed == mesh::Error::kOk ? MPI_SUCCESS : report(comm, code_of(failed, call));
+  return err;
 }
 
 // The nonblocking exchange (MPI-3.1 §7.7): one round of the same receives
@@ -278,8 +290,57 @@ int neighbor_alltoallv(const char* call, MPI_Request* request, const void* sendb
   return exchange(call, comm, *c, nb, s, r, request);
 }
 
+// Whether cart_exchange takes a call: blocking, on a Cartesian
+// communicator, with valid counts and committed contiguous types (anything
+// else goes the general way, which also names what is wrong).
+bool halo_applies(const CommInfo& c, const MPI_Request* request, int sendcount, MPI_Datatype sendtype, int recvcount,
+                  MPI_Datatype recvtype) {
+  if (request || c.topo != Topo::kCart || sendcount < 0 || recvcount < 0) return false;
+  for (MPI_Datatype t : {sendtype, recvtype}) {
+    const TypeInfo* ti = type_info(t);
+    if (!ti || !ti->committed || !ti->contiguous || t == MPI_LB || t == MPI_UB) return false;
+  }
+  return true;
+}
+
+// The halo exchange of a lattice code (issue 33's benchmark): a blocking
+// MPI_Neighbor_alltoall or _allgather on a Cartesian communicator, both
+// types contiguous. Posted straight from the arguments, with neighbours_of's
+// neighbours and tags computed on the way: no block or neighbour lists
+// (callgrind, 1 KiB faces, 8 ranks on 2x2x2: 10 750 -> 9 300 instructions
+// per call; the hand-written MPI_Irecv/Isend/Waitall exchange: 9 830).
+// `send_step`: bytes from one send block to the next (0: every neighbour
+// gets the same block, the allgather).
+int cart_exchange(const char* call, MPI_Comm comm, CommInfo& c, const char* sendbuf, std::size_t send_step,
+                  std::size_t send_bytes, char* recvbuf, std::size_t recv_step, std::size_t recv_bytes) {
+  mesh::Engine& e = *state().engine;
+  std::vector<mesh::Request*>& reqs = scratch().reqs;
+  reqs.clear();
+  const std::size_t nd = c.dims.size();
+  for (int pass = 0; pass < 2; ++pass) {  // receives, then sends
+    int stride = 1;
+    for (std::size_t d = nd; d-- > 0; stride *= c.dims[d])
+      for (std::size_t k : {2 * d, 2 * d + 1}) {
+        const int to = cart_neighbour(c, d, stride, k & 1);
+        if (to == MPI_PROC_NULL) continue;  // its block untouched
+        const int peer = c.peer_world(to);
+        if (pass == 0) reqs.push_back(e.irecv(recvbuf + k * recv_step, recv_bytes, peer, static_cast<int>(k ^ 1), c.group.context));
+        else reqs.push_back(e.isend(sendbuf + k * send_step, send_bytes, peer, static_cast<int>(k), c.group.context));
+      }
+  }
+  return finish_exchange(call, comm, reqs);
+}
+
 int neighbor_alltoall(const char* call, MPI_Request* request, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  CommInfo* c;
+  int err;
+  CommInfo* c = check_comm(comm, call, &err);
+  if (!c) return err;
+  if (halo_applies(*c, request, sendcount, sendtype, recvcount, recvtype)) {
+    const TypeInfo &st = *type_info(sendtype), &rt = *type_info(recvtype);
+    return cart_exchange(call, comm, *c, data_start(st, sendbuf), static_cast<std::size_t>(sendcount * st.extent()),
+                         static_cast<std::size_t>(sendcount) * st.size, const_cast<char*>(data_start(rt, recvbuf)),
+                         static_cast<std::size_t>(recvcount * rt.extent()), static_cast<std::size_t>(recvcount) * rt.size);
+  }
   Scratch& sc = scratch();
   Neighbours& nb = sc.nb;
   if (int err = neighbours_of(call, comm, &c, &nb)) return err;
@@ -314,7 +375,15 @@ int neighbor_allgatherv(const char* call, MPI_Request* request, const void* send
 }
 
 int neighbor_allgather(const char* call, MPI_Request* request, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  CommInfo* c;
+  int err;
+  CommInfo* c = check_comm(comm, call, &err);
+  if (!c) return err;
+  if (halo_applies(*c, request, sendcount, sendtype, recvcount, recvtype)) {
+    const TypeInfo &st = *type_info(sendtype), &rt = *type_info(recvtype);
+    return cart_exchange(call, comm, *c, data_start(st, sendbuf), 0, static_cast<std::size_t>(sendcount) * st.size,
+                         const_cast<char*>(data_start(rt, recvbuf)), static_cast<std::size_t>(recvcount * rt.extent()),
+                         static_cast<std::size_t>(recvcount) * rt.size);
+  }
   Scratch& sc = scratch();
   Neighbours& nb = sc.nb;
   if (int err = neighbours_of(call, comm, &c, &nb)) return err;

@@ -62,30 +62,37 @@ std::vector<int> cart_neighbours(MPI_Comm cart) {
 // The value rank r sends as its block k (2 ints: r, k).
 int value(int r, int k, int i) { return i == 0 ? r : 1000 + k; }
 
-TEST_P(Neighbor, AlltoallOnCartesianGridsPutsEachBlockInItsPlace) {
+// Runs check(cart, my rank there, its neighbours) on grids of all ranks in
+// 1, 2 and 3 dimensions, periodic and open.
+template <typename Check>
+void on_every_grid(Check check) {
   for (int ndims : {1, 2, 3})
     for (bool periodic : {true, false}) {
       SCOPED_TRACE(std::to_string(ndims) + " dims, " + (periodic ? "periodic" : "open"));
       MPI_Comm cart = grid(ndims, periodic);
-      const int me = rank(cart);
-      const std::vector<int> nb = cart_neighbours(cart);
-      const int n = static_cast<int>(nb.size());
-      std::vector<int> out(2 * static_cast<std::size_t>(n)), in(out.size(), kUntouched);
-      for (int k = 0; k < n; ++k) out[2 * k] = value(me, k, 0), out[2 * k + 1] = value(me, k, 1);
-      ASSERT_EQ(NEIGHBOR(alltoall, out.data(), 2, MPI_INT, in.data(), 2, MPI_INT, cart), MPI_SUCCESS);
-      for (int k = 0; k < n; ++k) {
-        if (nb[k] == MPI_PROC_NULL) {
-          EXPECT_EQ(in[2 * k], kUntouched) << "block " << k << " of an open edge was written";
-          continue;
-        }
-        // My -1 neighbour (k even) sent me its +1 block (k + 1), my +1
-        // neighbour its -1 block (k - 1).
-        const int their_k = k % 2 == 0 ? k + 1 : k - 1;
-        EXPECT_EQ(in[2 * k], nb[k]) << "block " << k;
-        EXPECT_EQ(in[2 * k + 1], value(nb[k], their_k, 1)) << "block " << k;
-      }
+      check(cart, rank(cart), cart_neighbours(cart));
       MPI_Comm_free(&cart);
     }
+}
+
+TEST_P(Neighbor, AlltoallOnCartesianGridsPutsEachBlockInItsPlace) {
+  on_every_grid([&](MPI_Comm cart, int me, const std::vector<int>& nb) {
+    const int n = static_cast<int>(nb.size());
+    std::vector<int> out(2 * static_cast<std::size_t>(n)), in(out.size(), kUntouched);
+    for (int k = 0; k < n; ++k) out[2 * k] = value(me, k, 0), out[2 * k + 1] = value(me, k, 1);
+    ASSERT_EQ(NEIGHBOR(alltoall, out.data(), 2, MPI_INT, in.data(), 2, MPI_INT, cart), MPI_SUCCESS);
+    for (int k = 0; k < n; ++k) {
+      if (nb[k] == MPI_PROC_NULL) {
+        EXPECT_EQ(in[2 * k], kUntouched) << "block " << k << " of an open edge was written";
+        continue;
+      }
+      // My -1 neighbour (k even) sent me its +1 block (k + 1), my +1
+      // neighbour its -1 block (k - 1).
+      const int their_k = k % 2 == 0 ? k + 1 : k - 1;
+      EXPECT_EQ(in[2 * k], nb[k]) << "block " << k;
+      EXPECT_EQ(in[2 * k + 1], value(nb[k], their_k, 1)) << "block " << k;
+    }
+  });
 }
 
 TEST_P(Neighbor, AllgatherAndTheVectorForms) {
@@ -125,6 +132,37 @@ TEST_P(Neighbor, AllgatherAndTheVectorForms) {
     for (int i = 0; i <= their_k; ++i) EXPECT_EQ(rv[rdispls[k] + i], nb[k] * 100 + 10 * their_k + i) << k << "," << i;
   }
   MPI_Comm_free(&cart);
+}
+
+// Allgather on open grids too (MPI_PROC_NULL blocks untouched), and an
+// alltoall whose types are not contiguous (3 ints strided by 2 out, 3
+// contiguous ints in), which blocking calls take another way than
+// contiguous ones.
+TEST_P(Neighbor, AllgatherOnOpenGridsAndAStridedAlltoall) {
+  on_every_grid([&](MPI_Comm cart, int me, const std::vector<int>& nb) {
+    const int n = static_cast<int>(nb.size());
+    std::vector<int> in(static_cast<std::size_t>(n), kUntouched);
+    ASSERT_EQ(NEIGHBOR(allgather, &me, 1, MPI_INT, in.data(), 1, MPI_INT, cart), MPI_SUCCESS);
+    for (int k = 0; k < n; ++k) EXPECT_EQ(in[k], nb[k] == MPI_PROC_NULL ? kUntouched : nb[k]) << "block " << k;
+
+    MPI_Datatype strided;
+    MPI_Type_vector(3, 1, 2, MPI_INT, &strided);
+    MPI_Type_commit(&strided);
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(strided, &lb, &extent);
+    const int stride_ints = static_cast<int>(extent / sizeof(int));  // 5: block k starts at 5k
+    std::vector<int> out(static_cast<std::size_t>(stride_ints * n), -1), got(3 * static_cast<std::size_t>(n), kUntouched);
+    for (int k = 0; k < n; ++k)
+      for (int i = 0; i < 3; ++i) out[stride_ints * k + 2 * i] = me * 100 + 10 * k + i;
+    ASSERT_EQ(NEIGHBOR(alltoall, out.data(), 1, strided, got.data(), 3, MPI_INT, cart), MPI_SUCCESS);
+    for (int k = 0; k < n; ++k) {
+      const int their_k = k % 2 == 0 ? k + 1 : k - 1;
+      for (int i = 0; i < 3; ++i)
+        EXPECT_EQ(got[3 * k + i], nb[k] == MPI_PROC_NULL ? kUntouched : nb[k] * 100 + 10 * their_k + i)
+            << "block " << k << ", int " << i;
+    }
+    MPI_Type_free(&strided);
+  });
 }
 
 TEST_P(Neighbor, AlltoallwWithADerivedTypePerBlock) {
