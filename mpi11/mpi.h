@@ -233,6 +233,12 @@ typedef struct MPI_Status {
 #define MPI_BXOR ((MPI_Op)10)
 #define MPI_MAXLOC ((MPI_Op)11)
 #define MPI_MINLOC ((MPI_Op)12)
+/* The one-sided operations (MPI-3.1 §11.3.4): for MPI_Accumulate and its
+ * kin only (which meshmp refuses, see below); a collective or
+ * MPI_Reduce_local given one returns MPI_ERR_OP. Neither is commutative
+ * (MPI_Op_commutative), as in MPICH. */
+#define MPI_REPLACE ((MPI_Op)13)
+#define MPI_NO_OP ((MPI_Op)14)
 
 /* Predefined datatypes (§3.2.2, §3.12, §4.9.3). */
 #define MPI_DATATYPE_NULL ((MPI_Datatype)0)

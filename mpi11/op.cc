@@ -204,10 +204,15 @@ Combine predefined(MPI_Op op, MPI_Datatype t) {
 }
 
 const char* op_name(MPI_Op op) {
-  static const char* const names[] = {"MPI_OP_NULL", "MPI_MAX", "MPI_MIN", "MPI_SUM", "MPI_PROD", "MPI_LAND", "MPI_BAND",
-                                      "MPI_LOR", "MPI_BOR", "MPI_LXOR", "MPI_BXOR", "MPI_MAXLOC", "MPI_MINLOC"};
-  return op >= 0 && op <= MPI_MINLOC ? names[op] : "a user operation";
+  static const char* const names[] = {"MPI_OP_NULL", "MPI_MAX",  "MPI_MIN",    "MPI_SUM",    "MPI_PROD",
+                                      "MPI_LAND",    "MPI_BAND", "MPI_LOR",    "MPI_BOR",    "MPI_LXOR",
+                                      "MPI_BXOR",    "MPI_MAXLOC", "MPI_MINLOC", "MPI_REPLACE", "MPI_NO_OP"};
+  return op >= 0 && op <= MPI_NO_OP ? names[op] : "a user operation";
 }
+
+// A predefined operation (MPI_REPLACE and MPI_NO_OP too), which
+// MPI_Op_free refuses.
+bool is_predefined(MPI_Op op) { return op > MPI_OP_NULL && op <= MPI_NO_OP; }
 
 constexpr MPI_Op kFirstUser = 32;
 
@@ -242,6 +247,9 @@ void user_ordered(void* io, const void* in, std::size_t n, void* ctx) {
 int make_reduction(MPI_Comm comm, const char* call, MPI_Op op, MPI_Datatype type, Reduction* out) {
   const TypeInfo& t = *type_info(type);
   out->type = type;
+  if (op == MPI_REPLACE || op == MPI_NO_OP)
+    return raise(comm, call, MPI_ERR_OP,
+                 std::string(op_name(op)) + " is for one-sided accumulate operations only (MPI-3.1 §11.3.4)");
   if (op > MPI_OP_NULL && op <= MPI_MINLOC) {
     Combine f = t.uniform ? predefined(op, t.uniform) : nullptr;
     if (!f) {
@@ -289,7 +297,7 @@ MESHMP_MPI_FN(int, Op_create, (MPI_User_function* function, int commute, MPI_Op*
 MESHMP_MPI_FN(int, Op_free, (MPI_Op* op)) {
   if (!op) return raise(MPI_COMM_NULL, "MPI_Op_free", MPI_ERR_ARG, "op is NULL");
   auto& ops = user_ops();
-  if (*op > MPI_OP_NULL && *op <= MPI_MINLOC) return raise(MPI_COMM_NULL, "MPI_Op_free", MPI_ERR_OP, "a predefined operation cannot be freed");
+  if (is_predefined(*op)) return raise(MPI_COMM_NULL, "MPI_Op_free", MPI_ERR_OP, "a predefined operation cannot be freed");
   if (*op < kFirstUser || *op >= static_cast<int>(ops.size()) || !ops[*op].fn)
     return raise(MPI_COMM_NULL, "MPI_Op_free", MPI_ERR_OP, "op " + std::to_string(*op) + " is not an operation");
   ops[*op] = UserOp{};
@@ -297,13 +305,14 @@ MESHMP_MPI_FN(int, Op_free, (MPI_Op* op)) {
   return MPI_SUCCESS;
 } MESHMP_MPI_END(Op_free)
 
-// MPI-2.2 §5.9.5: whether op is commutative -- every predefined one is, a
-// user one as MPI_Op_create was told.
+// MPI-2.2 §5.9.5: whether op is commutative -- every predefined one of the
+// collectives is, a user one as MPI_Op_create was told. MPI_REPLACE
+// (a op b = b) and MPI_NO_OP (a op b = a) are not, as MPICH says too.
 MESHMP_MPI_FN(int, Op_commutative, (MPI_Op op, int* commute)) {
   const char* call = "MPI_Op_commutative";
   if (!commute) return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "commute is NULL");
-  if (op > MPI_OP_NULL && op <= MPI_MINLOC) {
-    *commute = 1;
+  if (is_predefined(op)) {
+    *commute = op == MPI_REPLACE || op == MPI_NO_OP ? 0 : 1;
     return MPI_SUCCESS;
   }
   const auto& ops = user_ops();

@@ -31,6 +31,10 @@
       CALL MPI_PUT(BUF, 1, MPI_INTEGER, 0, DISP, 1, MPI_INTEGER, WIN,
      &     IERR)
       CALL CHECK(REFUSE(IERR, 'MPI_Put: one-sided'), 'put', NBAD)
+      CALL MPI_ACCUMULATE(BUF, 1, MPI_INTEGER, 0, DISP, 1, MPI_INTEGER,
+     &     MPI_REPLACE, WIN, IERR)
+      CALL CHECK(REFUSE(IERR, 'MPI_Accumulate: one-sided'),
+     &     'accumulate', NBAD)
       CALL MPI_WIN_LOCK(MPI_LOCK_SHARED, 0, 0, WIN, IERR)
       CALL CHECK(REFUSE(IERR, 'MPI_Win_lock: one-sided'),
      &     'win_lock', NBAD)

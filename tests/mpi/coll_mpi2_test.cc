@@ -101,6 +101,33 @@ TEST(OpCommutative, PredefinedAndAsCreated) {
   EXPECT_EQ(mpitest::error_class(MPI_Op_commutative(MPI_SUM, nullptr)), MPI_ERR_ARG);
 }
 
+// MPI-3.1 §11.3.4: MPI_REPLACE (a op b = b) and MPI_NO_OP (a op b = a) are
+// predefined operations of one-sided accumulates only: not commutative,
+// not freeable, and a collective or MPI_Reduce_local given one fails with
+// MPI_ERR_OP, naming it, on every rank.
+TEST(OneSidedOps, ExistButServeNoCollective) {
+  mpitest::ErrorsReturn errors_return;
+  for (MPI_Op op : {MPI_REPLACE, MPI_NO_OP}) {
+    int commute = -1;
+    ASSERT_EQ(MPI_Op_commutative(op, &commute), MPI_SUCCESS);
+    EXPECT_EQ(commute, 0) << "op " << op;
+    MPI_Op copy = op;
+    EXPECT_EQ(mpitest::error_class(MPI_Op_free(&copy)), MPI_ERR_OP);
+    EXPECT_EQ(copy, op);
+    int x = 1, y = 0;
+    const int err = MPI_Allreduce(&x, &y, 1, MPI_INT, op, MPI_COMM_WORLD);
+    EXPECT_EQ(mpitest::error_class(err), MPI_ERR_OP);
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(err, text, &len);
+    EXPECT_NE(std::string(text).find(op == MPI_REPLACE ? "MPI_REPLACE is for one-sided" : "MPI_NO_OP is for one-sided"),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(mpitest::error_class(MPI_Reduce_local(&x, &y, 1, MPI_INT, op)), MPI_ERR_OP);
+  }
+  EXPECT_NE(MPI_REPLACE, MPI_NO_OP);
+}
+
 TEST(ReduceScatterBlock, EachRankGetsItsBlockOfTheSum) {
   const int me = rank(), p = size();
   for (int block : {0, 1, 3, 2000}) {
