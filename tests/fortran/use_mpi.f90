@@ -1,7 +1,8 @@
 ! A free-form Fortran 90 program built with mpif90 against the `mpi` module:
 ! each rank adds its rank into an MPI_ALLREDUCE and passes a token around a
 ! ring with MPI_SENDRECV; MPI_SIZEOF of scalars and arrays of several types
-! and kinds agrees with storage_size and MPI_TYPE_SIZE. Prints
+! and kinds agrees with storage_size and MPI_TYPE_SIZE; the module's
+! feature flags and C++ types. Prints
 ! "use_mpi: N ranks ok" on rank 0.
 program use_mpi_test
   use mpi
@@ -47,6 +48,13 @@ program use_mpi_test
   if (bytes /= 4) nbad = nbad + 1
   call MPI_Sizeof(ch, bytes, ierr)
   if (bytes /= 1) nbad = nbad + 1
+  ! MPI-3.1 §17.1.2/§17.1.4: the mpi module has neither feature; the C++
+  ! types are predefined in every language (§17.2.6).
+  if (MPI_SUBARRAYS_SUPPORTED .or. MPI_ASYNC_PROTECTS_NONBLOCKING) nbad = nbad + 1
+  call MPI_Type_size(MPI_CXX_BOOL, tsize, ierr)
+  if (tsize /= 1 .or. ierr /= MPI_SUCCESS) nbad = nbad + 1
+  call MPI_Type_size(MPI_CXX_DOUBLE_COMPLEX, tsize, ierr)
+  if (tsize /= 16 .or. ierr /= MPI_SUCCESS) nbad = nbad + 1
   if (nbad /= 0) then
     print *, 'use_mpi: rank', rank, nbad, 'MPI_SIZEOF checks failed'
     call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
