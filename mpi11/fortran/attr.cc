@@ -155,4 +155,13 @@ void mpi_type_dup_fn_(const F* a, const F* b, const MPI_Aint* c, const MPI_Aint*
 void mpi_type_null_delete_fn_(const F* a, const F* b, const MPI_Aint* c, const MPI_Aint* d, F* ierr) {
   mpi_comm_null_delete_fn_(a, b, c, d, ierr);
 }
+// A window key's too (MPI-3.1 §11.2.6), the communicator key's under
+// other names: windows are refused (mpi11/fortran/refused.cc), but a
+// program naming these links.
+void mpi_win_null_copy_fn_(const F*, const F*, const MPI_Aint*, const MPI_Aint*, MPI_Aint*, F*, F*)
+    __attribute__((alias("mpi_comm_null_copy_fn_")));
+void mpi_win_dup_fn_(const F*, const F*, const MPI_Aint*, const MPI_Aint*, MPI_Aint*, F*, F*)
+    __attribute__((alias("mpi_comm_dup_fn_")));
+void mpi_win_null_delete_fn_(const F*, const F*, const MPI_Aint*, const MPI_Aint*, F*)
+    __attribute__((alias("mpi_comm_null_delete_fn_")));
 }

@@ -46,6 +46,10 @@ MESHMP_FORTRAN_FN(double, wtime, ()) { return PMPI_Wtime(); }
 MESHMP_FORTRAN_FN(double, wtick, ()) { return PMPI_Wtick(); }
 // MPI_PCONTROL(LEVEL): no IERROR (§8.2).
 MESHMP_FORTRAN_FN(void, pcontrol, (const F* level)) { PMPI_Pcontrol(*level); }
+// MPI_F_SYNC_REG(BUF) (MPI-3.1 §17.1.8): a call the compiler cannot see
+// into, so a nonblocking operation's buffer is not kept in a register
+// across it (MPI_WAIT's completion); its doing nothing is its definition.
+MESHMP_FORTRAN_FN(void, f_sync_reg, (void*)) {}
 
 MESHMP_FORTRAN_FN(void, error_string, (const F* errorcode, char* string, F* resultlen, F* ierror, FLen string_len)) {
   char c[MPI_MAX_ERROR_STRING] = {};

@@ -63,6 +63,9 @@
           CALL MPI_SEND(0, 1, MPI_INTEGER, PEER, 3, MPI_COMM_WORLD,
      &         IERR)
           CALL MPI_WAIT(REQS(1), STATUS, IERR)
+!         MPI-3.1 §17.1.8: DY is not read from a register kept across
+!         the wait.
+          CALL MPI_F_SYNC_REG(DY)
           CALL CHECK(REQS(1) .EQ. MPI_REQUEST_NULL, 'wait', NBAD)
           CALL MPI_GET_COUNT(STATUS, MPI_DOUBLE_PRECISION, COUNT, IERR)
           CALL CHECK(COUNT .EQ. 3, 'rsend count', NBAD)

@@ -6,7 +6,7 @@
       PROGRAM REFUSED
       IMPLICIT NONE
       INCLUDE 'mpif.h'
-      INTEGER IERR, NBAD, WIN, FH, BUF(4), SUM, NPROCS
+      INTEGER IERR, NBAD, WIN, FH, BUF(4), SUM, NPROCS, KEY
       INTEGER(KIND=MPI_ADDRESS_KIND) WSIZE, DISP
       INTEGER(KIND=MPI_OFFSET_KIND) OFF
       INTEGER STATUS(MPI_STATUS_SIZE)
@@ -38,6 +38,14 @@
       CALL MPI_WIN_LOCK(MPI_LOCK_SHARED, 0, 0, WIN, IERR)
       CALL CHECK(REFUSE(IERR, 'MPI_Win_lock: one-sided'),
      &     'win_lock', NBAD)
+      CALL MPI_WIN_CREATE_KEYVAL(MPI_WIN_DUP_FN,
+     &     MPI_WIN_NULL_DELETE_FN, KEY, DISP, IERR)
+      CALL CHECK(REFUSE(IERR, 'MPI_Win_create_keyval: one-sided'),
+     &     'win_create_keyval', NBAD)
+      CALL MPI_WIN_CREATE_KEYVAL(MPI_WIN_NULL_COPY_FN,
+     &     MPI_WIN_NULL_DELETE_FN, KEY, DISP, IERR)
+      CALL CHECK(REFUSE(IERR, 'MPI_Win_create_keyval: one-sided'),
+     &     'win_create_keyval null', NBAD)
       CALL MPI_WIN_FREE(WIN, IERR)
       CALL CHECK(REFUSE(IERR, 'MPI_Win_free: one-sided'),
      &     'win_free', NBAD)
@@ -56,6 +64,10 @@
      &     IERR)
       CALL CHECK(REFUSE(IERR, 'MPI_File_write_at_all: parallel I/O'),
      &     'file_write_at_all', NBAD)
+      CALL MPI_REGISTER_DATAREP('mine', MPI_CONVERSION_FN_NULL,
+     &     MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL, DISP, IERR)
+      CALL CHECK(REFUSE(IERR, 'MPI_Register_datarep: parallel I/O'),
+     &     'register_datarep', NBAD)
       CALL MPI_FILE_CLOSE(FH, IERR)
       CALL CHECK(REFUSE(IERR, 'MPI_File_close: parallel I/O'),
      &     'file_close', NBAD)
