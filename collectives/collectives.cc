@@ -71,11 +71,22 @@ class Call {
   /// the call's error kTruncate; the call goes on, so the members it
   /// forwards to are not left waiting, and they are told too: its forwards
   /// are as long as what it received, one byte longer than its count if
-  /// the message was cut (forwarding.h).
+  /// the message was cut (forwarding.h). A member whose receive failed
+  /// (its upstream died, or the link to it broke) has nothing to forward:
+  /// its forwards carry no data and the tag kUpstreamFailed, and the
+  /// members they reach end with kPeerDead and forward that on, so every
+  /// member below a dead one learns the cause at once, not a length
+  /// mismatch.
   void expect_exact_lengths() { exact_ = true; }
   void post_send(int to, const void* buf, std::size_t n) {
-    if (exact_) buf = forwarding_.from(buf, n, &n);
-    a_.reqs.push_back(e_.isend(buf, n, g_.ranks[to], depth_, g_.context));
+    int tag = depth_;
+    if (exact_ && upstream_failed_) {
+      n = 0;
+      tag = kUpstreamFailed;
+    } else if (exact_) {
+      buf = forwarding_.from(buf, n, &n);
+    }
+    a_.reqs.push_back(e_.isend(buf, n, g_.ranks[to], tag, g_.context));
     if (exact_) a_.lengths.push_back(kNotReceive);
   }
   void post_recv(int from, void* buf, std::size_t n) {
@@ -96,6 +107,15 @@ class Call {
       const Status& st = a_.statuses[i];
       if (st.error != Error::kOk && err_ == Error::kOk) err_ = st.error;
       if (exact_ && a_.lengths[i] != kNotReceive) {
+        if (st.error == Error::kOk && st.tag == kUpstreamFailed) {
+          if (err_ == Error::kOk || err_ == Error::kTruncate) err_ = Error::kPeerDead;
+          upstream_failed_ = true;
+          continue;
+        }
+        if (st.error != Error::kOk && st.error != Error::kTruncate) {
+          upstream_failed_ = true;
+          continue;
+        }
         if (st.bytes != a_.lengths[i] && err_ == Error::kOk) err_ = Error::kTruncate;
         forwarding_.received(st, a_.lengths[i]);
       }
@@ -111,8 +131,12 @@ class Call {
   Engine& e_;
   CallArrays a_;  ///< this call's requests (posted since the last finish) and their statuses
   static constexpr std::size_t kNotReceive = ~std::size_t{0};
+  /// The tag of a forward from a member whose own receive failed (depths,
+  /// the other tags, stay far below it).
+  static constexpr int kUpstreamFailed = mesh::kTagUb;
   int depth_;
   bool exact_ = false;
+  bool upstream_failed_ = false;  ///< expect_exact_lengths: this member's receive failed
   Forwarding forwarding_;  ///< expect_exact_lengths: what the sends forward
   Error err_ = Error::kOk;
 };

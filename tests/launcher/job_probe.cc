@@ -7,6 +7,11 @@
 //                       the engine's own dead-peer detection ends their wait
 //   bcast-watch RANK    as kill-watch, but the others wait in a shared-memory
 //                       broadcast from RANK (Engine::smp_broadcast)
+//   sweep-bcast-watch RANK  as bcast-watch, but a blocking broadcast by
+//                       messages (collectives::broadcast where no host-local
+//                       combine serves, e.g. over tcp) along the torus: the
+//                       ranks below a relay that RANK's death cut off must
+//                       see that death
 //   barrier-watch RANK  as kill-watch, but the others are in a barrier over
 //                       flag windows (recursive doubling, issue 31) that
 //                       RANK never enters
@@ -58,6 +63,7 @@
 
 #include <vector>
 
+#include "collectives/collectives.h"
 #include "collectives/flag_barrier.h"
 #include "collectives/nonblocking.h"
 #include "collectives/schedule.h"
@@ -71,6 +77,18 @@ namespace {
 
 // Waits for a message from `peer` that never comes; returns when the engine
 // reports the peer dead (or never, if the launcher ends us first).
+// Every rank in rank order, on a collective context of its own; as the
+// job's torus (the torus algorithms) or not (the generic ones).
+meshmp::collectives::Group world_group(Engine& e, bool as_torus) {
+  meshmp::collectives::Group g;
+  g.engine = &e;
+  g.context = 1001;
+  g.me = e.rank();
+  for (int r = 0; r < e.size(); ++r) g.ranks.push_back(r);
+  if (as_torus) g.torus = e.torus();
+  return g;
+}
+
 int wait_for(Engine& e, int peer) {
   int v = 0;
   meshmp::mesh::Status st;
@@ -159,7 +177,7 @@ int main(int argc, char** argv) {
   const std::string mode = argv[1];
   // Before init: qmprun's SIGTERM may follow the victim's death at once.
   if (mode == "kill-watch" || mode == "bcast-watch" || mode == "barrier-watch" || mode == "barrier-setup-watch" ||
-      mode == "relay-watch" || mode == "ibcast-watch")
+      mode == "relay-watch" || mode == "ibcast-watch" || mode == "sweep-bcast-watch")
     ::signal(SIGTERM, SIG_IGN);
   const std::string secret = env_or_empty("MESHMP_SECRET"), job = env_or_empty("MESHMP_JOB"),
                     sock = env_or_empty("MESHMP_BOOTSTRAP");
@@ -192,11 +210,7 @@ int main(int argc, char** argv) {
     return err == meshmp::mesh::Error::kPeerDead ? 3 : 4;
   } else if ((mode == "barrier-watch" || mode == "barrier-setup-watch") && argc == 3) {
     const int who = std::atoi(argv[2]);
-    meshmp::collectives::Group g;
-    g.engine = &e;
-    g.context = 1001;
-    g.me = e.rank();
-    for (int r = 0; r < e.size(); ++r) g.ranks.push_back(r);
+    const meshmp::collectives::Group g = world_group(e, false);
     for (int i = 0; i < (mode == "barrier-watch" ? 100 : 0); ++i)  // (the windows set up, the partners known)
       if (meshmp::collectives::flag_barrier(g, meshmp::mesh::BarrierChoice::kRdma) != meshmp::mesh::Error::kOk) return 5;
     if (e.rank() == who) ::raise(SIGKILL);
@@ -208,11 +222,7 @@ int main(int argc, char** argv) {
     // ends with its death (kPeerDead), not as a length mismatch.
     const int who = std::atoi(argv[2]);
     if (e.rank() == who) ::raise(SIGKILL);
-    meshmp::collectives::Group g;
-    g.engine = &e;
-    g.context = 1001;
-    g.me = e.rank();
-    for (int r = 0; r < e.size(); ++r) g.ranks.push_back(r);
+    const meshmp::collectives::Group g = world_group(e, false);
     char buf[64] = {};
     meshmp::collectives::Schedule s;
     meshmp::collectives::add_broadcast(s, g, buf, sizeof buf, who);
@@ -220,6 +230,14 @@ int main(int argc, char** argv) {
     e.wait_until([&] { return s.finished(); });
     std::fprintf(stderr, "rank %d: ibcast from %d ended: %s\n", e.rank(), who, meshmp::mesh::error_name(s.error()));
     return s.error() == meshmp::mesh::Error::kPeerDead ? 3 : 4;
+  } else if (mode == "sweep-bcast-watch" && argc == 3 && !e.smp_available()) {
+    const int who = std::atoi(argv[2]);
+    if (e.rank() == who) ::raise(SIGKILL);
+    const meshmp::collectives::Group g = world_group(e, true);  // the axis sweep: every message between neighbours
+    char buf[64] = {};
+    const meshmp::mesh::Error err = meshmp::collectives::broadcast(g, buf, sizeof buf, who);
+    std::fprintf(stderr, "rank %d: broadcast from %d ended: %s\n", e.rank(), who, meshmp::mesh::error_name(err));
+    return err == meshmp::mesh::Error::kPeerDead ? 3 : 4;
   } else if (mode == "bye" && argc == 3) {
     const int who = std::atoi(argv[2]);
     if (e.rank() == who) {

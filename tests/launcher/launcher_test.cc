@@ -262,6 +262,21 @@ TEST(Qmprun, RanksInANonblockingBroadcastFromADeadRootSeeItsDeath) {
   expect_survivors_see("ibcast-watch", "0", "rank 3: ibcast from 0 ended: peer or link gone");
 }
 
+// ... and for ranks in a blocking broadcast by messages (tcp: no
+// host-local combine) whose root died: rank 2 hears from relay 1 or 3
+// (the axis sweep of a ring of 4 from 0), which has nothing to forward --
+// it must see the death too, not a message of the wrong length.
+TEST(Qmprun, RanksBelowARelayOfABroadcastFromADeadRootSeeItsDeath) {
+  Result r = run({"-n", "4", "--geometry", "4", "-x", "MESHMP_PROVIDER=tcp", g_probe, "sweep-bcast-watch", "0"});
+  EXPECT_EQ(r.status, 128 + SIGKILL);
+  for (const char* said : {"rank 1: broadcast from 0 ended: peer or link gone",
+                           "rank 2: broadcast from 0 ended: peer or link gone",
+                           "rank 3: broadcast from 0 ended: peer or link gone"})
+    EXPECT_NE(r.err.find(said), std::string::npos) << said << ": " << r.err;
+  EXPECT_LT(r.seconds, 5.0);
+  EXPECT_EQ(count_probes(), 0);
+}
+
 // ... and for ranks waiting for flags in a barrier over flag windows, and
 // (gone before the first one) in the windows' set-up.
 TEST(Qmprun, RanksInAFlagBarrierWithoutADeadRankSeeAnError) {
