@@ -534,6 +534,66 @@ TEST(P2p, WaitanyWaitsomeTestsomeTestallFindEveryRequest) {
   MPI_Wait(&pending, &st);
 }
 
+// MPI_Testany/MPI_Waitany of an array of one request (MPI-1.1 §3.7.5) --
+// the polling loop of HPCC's MPIRandomAccess -- take MPI_Test/MPI_Wait's
+// path: the index 0 once it completes, its status, the handle freed (a
+// persistent one left inactive, which then counts as no live request), a
+// failure as the call's own error, and a nonblocking collective's request.
+TEST(P2p, AnyOfAnArrayOfOneIsThatRequest) {
+  mpitest::ErrorsReturn er;
+  const int other = partner();
+  int in = -1, out = 40 + rank(), idx = -5, flag = 0;
+  MPI_Status st;
+  MPI_Request r;
+  MPI_Irecv(&in, 1, MPI_INT, other, 61, MPI_COMM_WORLD, &r);
+  MPI_Send(&out, 1, MPI_INT, other, 61, MPI_COMM_WORLD);
+  for (long spins = 0; !flag; ++spins) {
+    ASSERT_LT(spins, 100'000'000L);
+    ASSERT_EQ(MPI_Testany(1, &r, &idx, &flag, &st), MPI_SUCCESS);
+  }
+  EXPECT_EQ(idx, 0);
+  EXPECT_EQ(r, MPI_REQUEST_NULL);
+  EXPECT_EQ(st.MPI_SOURCE, other);
+  EXPECT_EQ(st.MPI_TAG, 61);
+  EXPECT_EQ(in, 40 + other);
+
+  MPI_Recv_init(&in, 1, MPI_INT, other, 62, MPI_COMM_WORLD, &r);
+  MPI_Start(&r);
+  MPI_Send(&out, 1, MPI_INT, other, 62, MPI_COMM_WORLD);
+  ASSERT_EQ(MPI_Waitany(1, &r, &idx, &st), MPI_SUCCESS);
+  EXPECT_EQ(idx, 0);
+  EXPECT_NE(r, MPI_REQUEST_NULL) << "a persistent request stays";
+  EXPECT_EQ(st.MPI_TAG, 62);
+  flag = 0;
+  idx = -5;
+  ASSERT_EQ(MPI_Testany(1, &r, &idx, &flag, &st), MPI_SUCCESS);
+  EXPECT_EQ(flag, 1) << "no live request";
+  EXPECT_EQ(idx, MPI_UNDEFINED);
+  EXPECT_EQ(st.MPI_TAG, MPI_ANY_TAG);
+  EXPECT_EQ(st.MPI_SOURCE, MPI_ANY_SOURCE);
+  ASSERT_EQ(MPI_Waitany(1, &r, &idx, &st), MPI_SUCCESS);
+  EXPECT_EQ(idx, MPI_UNDEFINED);
+  MPI_Request_free(&r);
+
+  const int two[2] = {out, out};
+  MPI_Irecv(&in, 1, MPI_INT, other, 63, MPI_COMM_WORLD, &r);
+  MPI_Send(two, 2, MPI_INT, other, 63, MPI_COMM_WORLD);
+  idx = -5;
+  EXPECT_EQ(error_class(MPI_Waitany(1, &r, &idx, &st)), MPI_ERR_TRUNCATE);
+  EXPECT_EQ(idx, 0);
+  EXPECT_EQ(r, MPI_REQUEST_NULL);
+
+  ASSERT_EQ(MPI_Ibarrier(MPI_COMM_WORLD, &r), MPI_SUCCESS);
+  flag = 0;
+  idx = -5;
+  for (long spins = 0; !flag; ++spins) {
+    ASSERT_LT(spins, 100'000'000L);
+    ASSERT_EQ(MPI_Testany(1, &r, &idx, &flag, MPI_STATUS_IGNORE), MPI_SUCCESS);
+  }
+  EXPECT_EQ(idx, 0);
+  EXPECT_EQ(r, MPI_REQUEST_NULL);
+}
+
 TEST(P2p, RequestGetStatusLooksWithoutCompleting) {
   // The receive's status through MPI_Request_get_status, eager and
   // rendezvous; the request stays, and MPI_Wait then completes it with the
