@@ -144,7 +144,7 @@ bool Engine::test(Request* r, Status* st) {
     if (st) *st = Status{};
     return true;
   }
-  if (r->state != State::kDone) impl_->progress_all();
+  if (r->state != State::kDone) impl_->poll_round();
   if (r->state != State::kDone) return false;
   impl_->collect(r, st);
   return true;
@@ -164,7 +164,7 @@ int first_done(std::size_t n, Request* const* reqs) {
 }  // namespace
 
 int Engine::testany(std::size_t n, Request* const* reqs, Status* st) {
-  impl_->progress_all();
+  impl_->poll_round();
   const int i = first_done(n, reqs);
   if (i >= 0) test(reqs[i], st);
   return i;
@@ -210,7 +210,7 @@ void Engine::waitall(std::size_t n, Request* const* reqs, Status* sts) {
 }
 
 bool Engine::iprobe(int src, int tag, std::uint32_t context, Status* st) {
-  impl_->progress_all();
+  impl_->poll_round();
   auto* u = static_cast<Unexpected*>(impl_->matcher.match_unexpected(MatchKey{context, src, tag}, false));
   if (!u) return false;
   if (st) {
@@ -337,7 +337,7 @@ void Engine::free(Request* r) {
   else r->free_when_done = true;
 }
 
-bool Engine::progress() { return impl_->progress_all(); }
+bool Engine::progress() { return impl_->poll_round(); }
 
 void Engine::set_progress_hook(bool (*hook)(void*), void* ctx) {
   impl_->hook = hook;

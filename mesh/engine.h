@@ -351,7 +351,10 @@ class Engine {
   int host_of(int rank) const;
 
   /// One round of polling: connections, incoming frames, queued sends, and
-  /// the progress hook. Returns true if anything happened.
+  /// the progress hook. Returns true if anything happened. With MESHMP_YIELD
+  /// (ranks outnumber cores) a round in which nothing happened ends with
+  /// sched_yield(), as test(), testany() and iprobe() do: a program polling
+  /// in a loop lets the rank it waits for run.
   bool progress();
 
   /// A layer above's progress (the schedules of nonblocking collectives,
