@@ -854,15 +854,16 @@ int any_completed(const char* call, int count, const MPI_Request* reqs, bool blo
 }
 
 // MPI_Waitany/Testany of an array of one live request: MPI_Wait/Test's
-// path, the index 0 once it completes (*done). A loop polling one receive
-// with MPI_Testany (HPCC's MPIRandomAccess, once per update) spent more on
-// the array's passes -- its request looked at three times -- than on the
-// progress they wait for.
-int only_request(MPI_Request* reqs, MPI_Status* status, bool block, const char* call, int* index, bool* done) {
+// path, the index 0 once it completes (and *flag, for MPI_Testany). A loop
+// polling one receive with MPI_Testany (HPCC's MPIRandomAccess, once per
+// update) spent more on the array's passes -- its request looked at three
+// times -- than on the progress they wait for.
+int only_request(MPI_Request* reqs, MPI_Status* status, bool block, const char* call, int* index, int* flag) {
   const MPI_Comm comm = requests().at(*reqs).comm;
   int code = MPI_SUCCESS;
-  *done = complete(reqs, status, block, call, &code);
-  if (*done) *index = 0;
+  const bool done = complete(reqs, status, block, call, &code);
+  if (done) *index = 0;
+  if (flag) *flag = done;
   return report(comm, code);
 }
 
@@ -889,10 +890,8 @@ MESHMP_MPI_FN(int, Waitany, (int count, MPI_Request* array_of_requests, int* ind
   const char* call = "MPI_Waitany";
   if (!index) return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "index is NULL");
   *index = MPI_UNDEFINED;
-  if (count == 1 && array_of_requests && is_live(array_of_requests[0])) {
-    bool done;
-    return only_request(array_of_requests, status, true, call, index, &done);
-  }
+  if (count == 1 && array_of_requests && is_live(array_of_requests[0]))
+    return only_request(array_of_requests, status, true, call, index, nullptr);
   bool live;
   int i;
   if (int err = any_completed(call, count, array_of_requests, true, &live, &i)) return err;
@@ -911,12 +910,8 @@ MESHMP_MPI_FN(int, Testany, (int count, MPI_Request* array_of_requests, int* ind
   const char* call = "MPI_Testany";
   if (!index || !flag) return raise(MPI_COMM_NULL, call, MPI_ERR_ARG, "index or flag is NULL");
   *index = MPI_UNDEFINED;
-  if (count == 1 && array_of_requests && is_live(array_of_requests[0])) {
-    bool done;
-    const int err = only_request(array_of_requests, status, false, call, index, &done);
-    *flag = done;
-    return err;
-  }
+  if (count == 1 && array_of_requests && is_live(array_of_requests[0]))
+    return only_request(array_of_requests, status, false, call, index, flag);
   bool live;
   int i;
   if (int err = any_completed(call, count, array_of_requests, false, &live, &i)) return err;
