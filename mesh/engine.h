@@ -352,9 +352,9 @@ class Engine {
 
   /// One round of polling: connections, incoming frames, queued sends, and
   /// the progress hook. Returns true if anything happened. With MESHMP_YIELD
-  /// (ranks outnumber cores) a round in which nothing happened ends with
-  /// sched_yield(), as test(), testany() and iprobe() do: a program polling
-  /// in a loop lets the rank it waits for run.
+  /// (ranks outnumber cores) every 64th round in a row in which nothing
+  /// happened ends with sched_yield(), as in test(), testany() and iprobe():
+  /// a program polling in a loop lets the rank it waits for run.
   bool progress();
 
   /// A layer above's progress (the schedules of nonblocking collectives,

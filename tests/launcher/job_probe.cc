@@ -75,8 +75,6 @@ using meshmp::mesh::Engine;
 
 namespace {
 
-// Waits for a message from `peer` that never comes; returns when the engine
-// reports the peer dead (or never, if the launcher ends us first).
 // Every rank in rank order, on a collective context of its own; as the
 // job's torus (the torus algorithms) or not (the generic ones).
 meshmp::collectives::Group world_group(Engine& e, bool as_torus) {
@@ -89,6 +87,8 @@ meshmp::collectives::Group world_group(Engine& e, bool as_torus) {
   return g;
 }
 
+// Waits for a message from `peer` that never comes; returns when the engine
+// reports the peer dead (or never, if the launcher ends us first).
 int wait_for(Engine& e, int peer) {
   int v = 0;
   meshmp::mesh::Status st;
