@@ -6,6 +6,7 @@
 #include "collectives/torus_steps.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <vector>
 
@@ -21,7 +22,7 @@ thread_local int g_last_depth = 0;
 
 // Scratch memory kept across calls: a fresh multi-MiB vector per call costs
 // a page fault on every first touch (and the RDMA writes into it as well).
-enum Scratch { kPartial, kInPlus, kInMinus, kGathered, kScratchSlots };
+enum Scratch { kPartial, kInPlus, kInMinus, kGathered, kFoldStack, kScratchSlots };
 char* scratch(Scratch slot, std::size_t bytes) {
   thread_local std::vector<char> bufs[kScratchSlots];
   if (bufs[slot].size() < bytes + 1) bufs[slot].resize(bytes + 1);
@@ -289,7 +290,46 @@ bool smp_applies(const Group& g, std::size_t bytes) {
   return whole_job_on_one_host(g) && bytes <= g.engine->smp_max_bytes();
 }
 
-// Every member's contribution, combined in group-rank order by the last to
+// Folds p contributions of `count` elements, `at(i)` giving member i's,
+// into `result` in binomial order: pairs (0,1), (2,3), ... first, then
+// pairs of those, and so on -- the order binomial_reduce combines in, and
+// recursive doubling's (MPICH's and Open MPI's short allreduce) where p is
+// a power of two, so a one-host sum has the bits a sub-communicator's or
+// another MPI's has; rounding error grows with log p, not p. A partial is
+// always the left operand of the one after it (group-rank order, MPI-1.1
+// §4.9.4). `in_copy` (count elements), where not null, takes each
+// contribution combined in place first (an op that may write its `in`,
+// reading memory other ranks still read).
+template <class At>
+void binomial_fold(int p, At at, std::size_t count, const ReduceOp& op, char* result, char* in_copy) {
+  const std::size_t bytes = count * op.elem_size;
+  // Partials not yet combined, each covering 2^level members: slot 0 is
+  // `result`, the others scratch; at most bit_width(p) of them.
+  char* stack = scratch(kFoldStack, static_cast<std::size_t>(std::bit_width(static_cast<unsigned>(p))) * bytes);
+  int level[64];
+  int top = 0;
+  auto slot = [&](int k) { return k == 0 ? result : stack + static_cast<std::size_t>(k - 1) * bytes; };
+  for (int i = 0; i < p; ++i) {
+    const char* c = at(i);
+    if (top > 0 && level[top - 1] == 0) {  // the right half of a pair: no copy
+      if (in_copy) c = static_cast<const char*>(std::memcpy(in_copy, c, bytes));
+      op.combine(slot(top - 1), c, count, op.ctx);
+      level[top - 1] = 1;
+    } else {
+      std::memcpy(slot(top), c, bytes);
+      level[top++] = 0;
+    }
+    for (; top >= 2 && level[top - 2] == level[top - 1]; --top) {
+      op.combine(slot(top - 2), slot(top - 1), count, op.ctx);
+      ++level[top - 2];
+    }
+  }
+  // p not a power of two: the last, smaller partials join right to left
+  // (binomial_reduce's rank 4 of 7 takes 5, then 6, then goes to 0).
+  for (; top >= 2; --top) op.combine(slot(top - 2), slot(top - 1), count, op.ctx);
+}
+
+// Every member's contribution, combined in binomial order by the last to
 // arrive, so all members get the same bits.
 Error smp_allreduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op) {
   g_last_depth = 0;
@@ -300,9 +340,10 @@ Error smp_allreduce(const Group& g, void* buf, std::size_t count, const ReduceOp
     static void run(const char* all, void* result, void* ctx) {
       const Fold& f = *static_cast<const Fold*>(ctx);
       const std::size_t bytes = f.count * f.op.elem_size;
-      std::memcpy(result, all + static_cast<std::size_t>(f.g.ranks[0]) * bytes, bytes);
-      for (int i = 1; i < f.g.size(); ++i)
-        f.op.combine(result, all + static_cast<std::size_t>(f.g.ranks[i]) * bytes, f.count, f.op.ctx);
+      // `all` is the engine's copy of every contribution: combine may write it.
+      binomial_fold(
+          f.g.size(), [&](int i) { return all + static_cast<std::size_t>(f.g.ranks[i]) * bytes; }, f.count, f.op,
+          static_cast<char*>(result), nullptr);
     }
   } fold{g, op, count};
   return g.engine->smp_combine(buf, count * op.elem_size, buf, &Fold::run, &fold);
@@ -312,8 +353,8 @@ Error smp_allreduce(const Group& g, void* buf, std::size_t count, const ReduceOp
 // memory, chunk by chunk (MPICH's and Open MPI's shared-memory designs,
 // issue 32). Each rank copies its chunk into its staging buffer; after a
 // barrier it folds its 1/p slice straight from every rank's staging buffer
-// in group-rank order (bit-identical everywhere, and the order MPI-1.1
-// §4.9.4 asks of a non-commutative op) into its result and back into its
+// in binomial order (binomial_fold: bit-identical everywhere, the short
+// combine's order, and rank order for a non-commutative op) into its result and back into its
 // own staging slice; after a second barrier it copies every other slice
 // out. The two staging buffers alternate from chunk to chunk (a
 // process-wide count: every rank runs the same sequence), so a rank may
@@ -368,12 +409,8 @@ Error smp_staged_allreduce(const Group& g, void* buf, std::size_t count, const R
     slice(g.me, &lo, &hi);
     if (hi > lo) {
       char* res = out + (first + lo) * es;  // our own input is in `mine` already
-      std::memcpy(res, e.smp_staging(g.ranks[0], which) + lo * es, (hi - lo) * es);
-      for (int i = 1; i < g.size(); ++i) {
-        const char* theirs = e.smp_staging(g.ranks[i], which) + lo * es;
-        if (in_copy) theirs = static_cast<const char*>(std::memcpy(in_copy, theirs, (hi - lo) * es));
-        op.combine(res, theirs, hi - lo, op.ctx);
-      }
+      binomial_fold(
+          g.size(), [&](int i) { return e.smp_staging(g.ranks[i], which) + lo * es; }, hi - lo, op, res, in_copy);
       std::memcpy(mine + lo * es, res, (hi - lo) * es);
     }
     if (Error err = barrier(); err != Error::kOk) return err;

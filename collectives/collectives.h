@@ -36,8 +36,10 @@ mesh::Error reduce(const Group& g, void* buf, std::size_t count, const ReduceOp&
 /// `count` elements, bit-identical everywhere. A group of every rank of a job
 /// on one host: up to 1 KiB the flat shared-memory combine, above it (above
 /// 8 KiB on 2 ranks) a reduce-scatter / all-gather through staging buffers
-/// in shared memory, each slice folded in group-rank order; kTruncate on a
-/// member given fewer elements than another.
+/// in shared memory; both fold in binomial order (pairs of members, then
+/// pairs of pairs: reduce's order, and recursive doubling's on a power of
+/// two), a non-commutative op in rank order; kTruncate on a member given
+/// fewer elements than another.
 mesh::Error allreduce(const Group& g, void* buf, std::size_t count, const ReduceOp& op,
                       CombineAlgorithm algo = CombineAlgorithm::kAuto);
 

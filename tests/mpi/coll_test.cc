@@ -301,6 +301,11 @@ TEST(Coll, NonCommutativeUserOpCombinesInRankOrder) {
   auto same = [](const Mat& x, const Mat& y) { return x.a == y.a && x.b == y.b && x.c == y.c && x.d == y.d; };
   ASSERT_EQ(MPI_Allreduce(in, out, 3, mat, op, MPI_COMM_WORLD), MPI_SUCCESS);
   for (int k = 0; k < 3; ++k) EXPECT_TRUE(same(out[k], product(0, p - 1, k))) << "allreduce " << k;
+  constexpr int kMats = 100;  // 3200 bytes: past the short combine
+  std::vector<Mat> long_in(kMats), long_out(kMats);
+  for (int k = 0; k < kMats; ++k) long_in[k] = rank_matrix(me, k);
+  ASSERT_EQ(MPI_Allreduce(long_in.data(), long_out.data(), kMats, mat, op, MPI_COMM_WORLD), MPI_SUCCESS);
+  for (int k = 0; k < kMats; ++k) EXPECT_TRUE(same(long_out[k], product(0, p - 1, k))) << "long allreduce " << k;
   for (int root : {0, p - 1}) {
     std::memset(out, 0, sizeof out);
     ASSERT_EQ(MPI_Reduce(in, out, 3, mat, op, root, MPI_COMM_WORLD), MPI_SUCCESS);
@@ -319,6 +324,42 @@ TEST(Coll, NonCommutativeUserOpCombinesInRankOrder) {
   MPI_Op_free(&op);
   EXPECT_EQ(op, MPI_OP_NULL);
   MPI_Type_free(&mat);
+}
+
+// A sum of doubles in the order binomial reduction takes: pairs of ranks
+// first, then pairs of pairs (recursive doubling's order on 2^k ranks, so
+// the bits agree with MPICH's and Open MPI's; hypre's regression suite
+// compares its 4-rank residuals to the last digit).
+double binomial_sum(const std::vector<double>& x, int lo, int n) {
+  if (n == 1) return x[lo];
+  const int half = n / 2;
+  if (lo + half >= static_cast<int>(x.size())) return binomial_sum(x, lo, half);
+  return binomial_sum(x, lo, half) + binomial_sum(x, lo + half, half);
+}
+
+TEST(Coll, SumsCombinePairsOfRanksFirstAtEveryLength) {
+  const int p = size(), me = rank();
+  int span = 1;
+  while (span < p) span *= 2;
+  // 1 on rank 0, half an ulp of 1 elsewhere: in rank order every addition
+  // rounds back to 1; pairs of ranks first, the halves add up.
+  const double tiny = std::ldexp(1.0, -53);
+  std::vector<double> x(p);
+  for (int r = 0; r < p; ++r) x[r] = r == 0 ? 1.0 : tiny;
+  const double expected = binomial_sum(x, 0, span);
+  double in_order = 0;
+  for (double v : x) in_order += v;
+  if (p >= 4) ASSERT_NE(expected, in_order);  // the case tells the orders apart
+  for (int n : {1, 100, 1000}) {  // the short combine, and the long one from 1 KiB
+    std::vector<double> in(n, x[me]), out(n, -1);
+    ASSERT_EQ(MPI_Allreduce(in.data(), out.data(), n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), MPI_SUCCESS);
+    for (int i = 0; i < n; ++i) ASSERT_EQ(out[i], expected) << n << " elements, element " << i;
+    out.assign(n, -1);
+    ASSERT_EQ(MPI_Reduce(in.data(), out.data(), n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD), MPI_SUCCESS);
+    if (me == 0) {
+      for (int i = 0; i < n; ++i) ASSERT_EQ(out[i], expected) << "reduce, " << n << " elements, element " << i;
+    }
+  }
 }
 
 // A commutative user op on a struct type with a gap: sums the doubles,
