@@ -12,6 +12,7 @@
 // the same arguments, checks and data handling.
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <string>
 #include <type_traits>
@@ -78,11 +79,17 @@ struct Call {
   // buffer passed as both sendbuf and recvbuf (with data to move) is a
   // program that meant MPI_IN_PLACE: MPI_ERR_BUFFER (as MPICH), not a
   // result computed over its own output. `recv_bytes`: the span of the
-  // receive buffer from recvbuf (0: nothing is received here, 1: only the
-  // same pointer counts); a send buffer that starts inside it is aliased
-  // too (MPI_Allgather(&buf[rank], ..., buf, ...)), on every rank alike.
-  int aliased(const void* sendbuf, const void* recvbuf, std::size_t recv_bytes) {
-    const auto s = reinterpret_cast<std::uintptr_t>(sendbuf), r = reinterpret_cast<std::uintptr_t>(recvbuf);
+  // receive buffer from recvbuf (0: nothing is received here, or nothing
+  // sent -- one pointer for two empty or disjoint uses, as PT-Scotch passes
+  // to MPI_Alltoallv, is no aliasing; 1: only the same pointer counts); a
+  // send buffer that starts inside it is aliased too
+  // (MPI_Allgather(&buf[rank], ..., buf, ...)), on every rank alike.
+  // `first_byte`: where, from recvbuf, the received bytes begin (a
+  // displacement: PT-Scotch's are its graphs' base value, 100000 in one of
+  // its tests, with send data below them).
+  int aliased(const void* sendbuf, const void* recvbuf, std::size_t recv_bytes, MPI_Aint first_byte = 0) {
+    const auto s = reinterpret_cast<std::uintptr_t>(sendbuf);
+    const auto r = reinterpret_cast<std::uintptr_t>(recvbuf) + static_cast<std::uintptr_t>(first_byte);
     if (recv_bytes == 0 || sendbuf == MPI_IN_PLACE || !sendbuf || !recvbuf || s < r || s - r >= recv_bytes) [[likely]]
       return MPI_SUCCESS;
     return bad_alias();
@@ -404,7 +411,7 @@ int gather(Run& run, Call& k, const void* sendbuf, int sendcount, MPI_Datatype s
            MPI_Datatype recvtype, int root) {
   if (!k.ok() || k.root(root)) return k.err;
   const bool me_root = k.c->rank() == root;
-  if (me_root && k.aliased(sendbuf, recvbuf, recvcount > 0)) return k.err;
+  if (me_root && k.aliased(sendbuf, recvbuf, sendcount > 0 && recvcount > 0)) return k.err;
   if (me_root && sendbuf == MPI_IN_PLACE && type_info(recvtype)) {  // the root's block is in place already
     sendbuf = static_cast<char*>(recvbuf) + static_cast<MPI_Aint>(root) * recvcount * type_info(recvtype)->extent();
     sendcount = recvcount;
@@ -435,7 +442,7 @@ int gatherv(Run& run, Call& k, const void* sendbuf, int sendcount, MPI_Datatype 
             const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root) {
   if (!k.ok() || k.root(root)) return k.err;
   const bool me_root = k.c->rank() == root;
-  if (me_root && k.aliased(sendbuf, recvbuf, true)) return k.err;
+  if (me_root && k.aliased(sendbuf, recvbuf, sendcount > 0)) return k.err;
   if (me_root && sendbuf == MPI_IN_PLACE && type_info(recvtype) && recvcounts && displs) {
     sendbuf = static_cast<char*>(recvbuf) + static_cast<MPI_Aint>(displs[root]) * type_info(recvtype)->extent();
     sendcount = recvcounts[root];
@@ -465,7 +472,7 @@ int scatter(Run& run, Call& k, const void* sendbuf, int sendcount, MPI_Datatype 
             int recvcount, MPI_Datatype recvtype, int root) {
   if (!k.ok() || k.root(root)) return k.err;
   const bool me_root = k.c->rank() == root;
-  if (me_root && k.aliased(sendbuf, recvbuf, recvcount > 0)) return k.err;
+  if (me_root && k.aliased(sendbuf, recvbuf, sendcount > 0 && recvcount > 0)) return k.err;
   const bool in_place = me_root && recvbuf == MPI_IN_PLACE;  // the root keeps its block where it is
   if (in_place) recvcount = 0, recvtype = MPI_BYTE;
   if (k.data(recvbuf, recvcount, recvtype, "recv")) return k.err;
@@ -539,10 +546,17 @@ int allgatherv(Run& run, Call& k, const void* sendbuf, int sendcount, MPI_Dataty
                const int* recvcounts, const int* displs, MPI_Datatype recvtype) {
   if (!k.ok() || k.data(recvbuf, 0, recvtype, "recv") || k.counts(recvcounts, "recvcounts")) return k.err;
   if (!displs) return raise(k.comm, k.name, MPI_ERR_ARG, "displs is NULL");
-  MPI_Aint end = 0;  // the receive span, in recvtype extents
+  // The blocks received span [begin, end) recvtype extents from recvbuf.
+  MPI_Aint begin = std::numeric_limits<MPI_Aint>::max(), end = 0;
   for (int i = 0; i < k.c->size(); ++i)
-    if (recvcounts[i] > 0) end = std::max<MPI_Aint>(end, static_cast<MPI_Aint>(displs[i]) + recvcounts[i]);
-  if (k.aliased(sendbuf, recvbuf, span_bytes(end, *type_info(recvtype)))) return k.err;
+    if (recvcounts[i] > 0) {
+      begin = std::min<MPI_Aint>(begin, displs[i]);
+      end = std::max<MPI_Aint>(end, static_cast<MPI_Aint>(displs[i]) + recvcounts[i]);
+    }
+  if (sendcount > 0 && end > begin) {
+    const TypeInfo& rt = *type_info(recvtype);
+    if (k.aliased(sendbuf, recvbuf, span_bytes(end - begin, rt), begin * rt.extent())) return k.err;
+  }
   if (sendbuf == MPI_IN_PLACE) {  // my block is in recvbuf already
     sendbuf = static_cast<char*>(recvbuf) + static_cast<MPI_Aint>(displs[k.c->rank()]) * type_info(recvtype)->extent();
     sendcount = recvcounts[k.c->rank()];
@@ -558,7 +572,8 @@ int allgather(Run& run, Call& k, const void* sendbuf, int sendcount, MPI_Datatyp
   // recvcount checked here, so that an error names it (not allgatherv's recvcounts[0]).
   if (!k.ok() || k.data(recvbuf, recvcount, recvtype, "recv")) return k.err;
   const TypeInfo& rt = *type_info(recvtype);
-  if (k.aliased(sendbuf, recvbuf, span_bytes(static_cast<MPI_Aint>(k.c->size()) * recvcount, rt))) return k.err;
+  if (k.aliased(sendbuf, recvbuf, sendcount > 0 ? span_bytes(static_cast<MPI_Aint>(k.c->size()) * recvcount, rt) : 0))
+    return k.err;
   if (rt.contiguous && sendbuf != MPI_IN_PLACE)
     return allgather_blocks(run, k, sendbuf, sendcount, sendtype, recvbuf, nullptr, nullptr, recvtype, recvcount);
   // In place (my block is in recvbuf) or a non-contiguous recvtype: as the
@@ -596,7 +611,10 @@ int alltoallv(Run& run, Call& k, const void* sendbuf, const int* sendcounts, con
   const TypeInfo* rt = run.type(recvtype);
   const int p = k.c->size();
   Blocks sb = blocks(st, p, sendcounts, sdispls), rb = blocks(*rt, p, recvcounts, rdispls);
-  if (k.aliased(sendbuf, recvbuf, rb.total > 0)) return k.err;  // (in place, sendbuf is a copy by now)
+  // In place, sendbuf is a copy by now. A Blocks' total is a span: data
+  // moves where a count is not 0.
+  auto moves = [](const Blocks& b) { return std::ranges::any_of(b.counts, [](std::size_t c) { return c > 0; }); };
+  if (k.aliased(sendbuf, recvbuf, moves(sb) && moves(rb))) return k.err;
   char* sbase = block_base(st, const_cast<void*>(sendbuf), run.scratch(kSend, sb.total));
   if (!st.contiguous) pack_blocks(st, sendbuf, sb, sendcounts, sdispls, sbase, p);
   char* rbase = block_base(*rt, recvbuf, run.scratch(kRecv, rb.total));
@@ -608,7 +626,7 @@ int alltoallv(Run& run, Call& k, const void* sendbuf, const int* sendcounts, con
 template <typename Run>
 int alltoall(Run& run, Call& k, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
              int recvcount, MPI_Datatype recvtype) {
-  if (!k.ok() || k.aliased(sendbuf, recvbuf, recvcount > 0)) return k.err;
+  if (!k.ok() || k.aliased(sendbuf, recvbuf, sendcount > 0 && recvcount > 0)) return k.err;
   const int p = k.c->size();
   if (sendbuf != MPI_IN_PLACE && sendcount >= 0 && recvcount >= 0 && type_info(sendtype) && type_info(recvtype) &&
       static_cast<std::size_t>(sendcount) * type_info(sendtype)->size ==
@@ -836,7 +854,7 @@ int alltoallw(Run& run, Call& k, const void* sendbuf, const int* sendcounts, con
     sd[i] = stotal, rd[i] = rtotal;
     stotal += sc[i], rtotal += rc[i];
   }
-  if (k.aliased(sendbuf, recvbuf, rtotal > 0)) return k.err;
+  if (k.aliased(sendbuf, recvbuf, stotal > 0 && rtotal > 0)) return k.err;
   char* sbase = run.scratch(kSend, stotal);
   char* rbase = run.scratch(kRecv, rtotal);
   for (int i = 0; i < p; ++i)

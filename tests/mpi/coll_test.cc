@@ -647,6 +647,62 @@ TEST(Coll, OneBufferAsSendAndReceiveBufferIsRefused) {
     for (int i = 0; i < p; ++i) EXPECT_EQ(other[static_cast<std::size_t>(i)], i);
 }
 
+// Send and receive buffers that share a pointer or an array but no byte
+// are not aliased (PT-Scotch does both): one pointer for both where one
+// side moves nothing (its coarsening passes an empty send array, allocated
+// at its receive array's address, to MPI_Alltoallv: ranks 1.. send rank 0
+// one int each here, rank 0 sends none); send data below the first
+// displacement of an MPI_Allgatherv's receive blocks (its graphs' base
+// value).
+TEST(Coll, BuffersSharingAPointerOrAnArrayButNoByteAreNotAliased) {
+  mpitest::ErrorsReturn er;
+  const int p = size(), me = rank();
+  const std::size_t n = static_cast<std::size_t>(p);
+  std::vector<int> sendcounts(n, 0), recvcounts(n, 0), displs(n, 0);
+  for (int i = 0; i < p; ++i) displs[static_cast<std::size_t>(i)] = i;
+  if (me == 0)
+    for (int i = 1; i < p; ++i) recvcounts[static_cast<std::size_t>(i)] = 1;
+  else
+    sendcounts[0] = 1;
+  auto check = [&](const std::vector<int>& buf, const char* what) {
+    if (me == 0)
+      for (int i = 1; i < p; ++i) EXPECT_EQ(buf[static_cast<std::size_t>(i)], 10 * i) << what << " from " << i;
+  };
+  std::vector<int> buf(n, 10 * me);
+  ASSERT_EQ(MPI_Alltoallv(buf.data(), sendcounts.data(), displs.data(), MPI_INT, buf.data(), recvcounts.data(),
+                          displs.data(), MPI_INT, MPI_COMM_WORLD),
+            MPI_SUCCESS);
+  check(buf, "MPI_Alltoallv");
+  buf.assign(n, 10 * me);
+  MPI_Request r;
+  ASSERT_EQ(MPI_Ialltoallv(buf.data(), sendcounts.data(), displs.data(), MPI_INT, buf.data(), recvcounts.data(),
+                           displs.data(), MPI_INT, MPI_COMM_WORLD, &r),
+            MPI_SUCCESS);
+  ASSERT_EQ(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_SUCCESS);
+  check(buf, "MPI_Ialltoallv");
+  buf.assign(n, 10 * me);
+  std::vector<int> bytes_displs(n);
+  for (int i = 0; i < p; ++i) bytes_displs[static_cast<std::size_t>(i)] = i * static_cast<int>(sizeof(int));
+  std::vector<MPI_Datatype> types(n, MPI_INT);
+  ASSERT_EQ(MPI_Alltoallw(buf.data(), sendcounts.data(), bytes_displs.data(), types.data(), buf.data(),
+                          recvcounts.data(), bytes_displs.data(), types.data(), MPI_COMM_WORLD),
+            MPI_SUCCESS);
+  check(buf, "MPI_Alltoallw");
+  // The root contributes nothing of its own to a gather into that pointer.
+  buf.assign(n, 10 * me);
+  ASSERT_EQ(MPI_Gatherv(me == 0 ? buf.data() : &buf[static_cast<std::size_t>(me)], me == 0 ? 0 : 1, MPI_INT,
+                        buf.data(), recvcounts.data(), displs.data(), MPI_INT, 0, MPI_COMM_WORLD),
+            MPI_SUCCESS);
+  check(buf, "MPI_Gatherv");
+  std::vector<int> both(2 * n, -1), ones(n, 1), above(n);
+  both[static_cast<std::size_t>(me)] = 10 * me;
+  for (int i = 0; i < p; ++i) above[static_cast<std::size_t>(i)] = p + i;
+  ASSERT_EQ(MPI_Allgatherv(&both[static_cast<std::size_t>(me)], 1, MPI_INT, both.data(), ones.data(), above.data(),
+                           MPI_INT, MPI_COMM_WORLD),
+            MPI_SUCCESS);
+  for (int i = 0; i < p; ++i) EXPECT_EQ(both[n + static_cast<std::size_t>(i)], 10 * i) << "MPI_Allgatherv from " << i;
+}
+
 TEST(Coll, MismatchedCountsAreTruncationOnTheRanksThatSeeThem) {
   if (size() < 2) GTEST_SKIP() << "needs two ranks";
   mpitest::ErrorsReturn errors_return;
