@@ -18,9 +18,12 @@ inline constexpr std::size_t kMaxConfigBytes = 1 << 20;
 inline constexpr int kMaxConfigDepth = 32;
 
 /// Throws ConfigError "NAME:LINE: KEY: ..." if `text` is longer than
-/// kMaxConfigBytes, nests deeper than kMaxConfigDepth anywhere, or holds a
+/// kMaxConfigBytes, nests deeper than kMaxConfigDepth anywhere, holds a
 /// byte that is not UTF-8 (TOML v1.0.0: a TOML file is UTF-8; toml11 3.7.1
-/// reads past its buffer on such a byte in a literal string). KEY is the
+/// reads past its buffer on such a byte in a literal string), or gives a key
+/// an empty array (`key = []`: no meshmp key takes one, and toml11 3.7.1
+/// reads the last element of an empty array that a later dotted key or
+/// table header extends). KEY is the
 /// statement's key (or table header) as written, cut to 40 characters. A
 /// lexical scan only -- strings and comments are skipped, nothing is
 /// interpreted -- so input it passes may still be a syntax error for toml11.
