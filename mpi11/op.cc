@@ -30,8 +30,23 @@ void elementwise(void* io, const void* in, std::size_t n, F f) {
 
 template <typename T> void op_max(void* io, const void* in, std::size_t n, void*) { elementwise<T>(io, in, n, [](T a, T b) { return a < b ? b : a; }); }
 template <typename T> void op_min(void* io, const void* in, std::size_t n, void*) { elementwise<T>(io, in, n, [](T a, T b) { return b < a ? b : a; }); }
-template <typename T> void op_sum(void* io, const void* in, std::size_t n, void*) { elementwise<T>(io, in, n, [](T a, T b) { return static_cast<T>(a + b); }); }
-template <typename T> void op_prod(void* io, const void* in, std::size_t n, void*) { elementwise<T>(io, in, n, [](T a, T b) { return static_cast<T>(a * b); }); }
+// Integer sums and products wrap modulo 2^bits (the two's-complement
+// result) instead of overflowing, which C++ leaves undefined for signed and
+// promoted types: an overflowing MPI_SUM of ints -- or one over a rank's
+// stale elements when counts differ (an erroneous program) -- gives bits,
+// not undefined behaviour inside the library.
+template <typename T>
+using Wrapping = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+template <typename T> T add(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) return static_cast<T>(static_cast<Wrapping<T>>(a) + static_cast<Wrapping<T>>(b));
+  else return static_cast<T>(a + b);
+}
+template <typename T> T multiply(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) return static_cast<T>(static_cast<Wrapping<T>>(a) * static_cast<Wrapping<T>>(b));
+  else return static_cast<T>(a * b);
+}
+template <typename T> void op_sum(void* io, const void* in, std::size_t n, void*) { elementwise<T>(io, in, n, add<T>); }
+template <typename T> void op_prod(void* io, const void* in, std::size_t n, void*) { elementwise<T>(io, in, n, multiply<T>); }
 template <typename T> void op_land(void* io, const void* in, std::size_t n, void*) { elementwise<T>(io, in, n, [](T a, T b) { return static_cast<T>(a && b); }); }
 template <typename T> void op_lor(void* io, const void* in, std::size_t n, void*) { elementwise<T>(io, in, n, [](T a, T b) { return static_cast<T>(a || b); }); }
 template <typename T> void op_lxor(void* io, const void* in, std::size_t n, void*) { elementwise<T>(io, in, n, [](T a, T b) { return static_cast<T>(!a != !b); }); }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -771,6 +772,28 @@ TEST(Coll, MismatchedCountsAreTruncationOnTheRanksThatSeeThem) {
     else EXPECT_EQ(rc, MPI_SUCCESS);
   }
   ASSERT_EQ(MPI_Barrier(MPI_COMM_WORLD), MPI_SUCCESS) << "the job goes on";
+}
+
+// Integer sums and products wrap modulo 2^bits (two's complement) rather
+// than overflow, which is undefined in C++ (UBSan stopped the library on
+// an MPI_SUM of ints whose counts differed between ranks).
+TEST(Coll, IntegerSumsAndProductsWrapInsteadOfOverflowing) {
+  int i = INT_MAX, io = INT_MAX;
+  ASSERT_EQ(MPI_Reduce_local(&i, &io, 1, MPI_INT, MPI_SUM), MPI_SUCCESS);
+  EXPECT_EQ(io, -2);
+  long long l = LLONG_MIN, lo = -1;
+  ASSERT_EQ(MPI_Reduce_local(&l, &lo, 1, MPI_LONG_LONG, MPI_SUM), MPI_SUCCESS);
+  EXPECT_EQ(lo, LLONG_MAX);
+  lo = -1;
+  ASSERT_EQ(MPI_Reduce_local(&l, &lo, 1, MPI_LONG_LONG, MPI_PROD), MPI_SUCCESS);
+  EXPECT_EQ(lo, LLONG_MIN);
+  unsigned short u = 65535, uo = 65535;  // promoted to int, the product overflows it
+  ASSERT_EQ(MPI_Reduce_local(&u, &uo, 1, MPI_UNSIGNED_SHORT, MPI_PROD), MPI_SUCCESS);
+  EXPECT_EQ(uo, 1);
+  const int p = size();
+  int big = INT_MAX, sum = 0;
+  ASSERT_EQ(MPI_Allreduce(&big, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_SUCCESS);
+  EXPECT_EQ(sum, static_cast<int>(static_cast<unsigned>(INT_MAX) * static_cast<unsigned>(p)));
 }
 
 // MPI_Reduce_local keeps the operand order: inoutbuf = inbuf (op) inoutbuf.
