@@ -104,7 +104,7 @@ CONF
   done
   echo "slurm_up: the node is not idle after 30 s:" >&2
   sinfo >&2
-  tail -20 "$dir/log/slurmctld.log" "$dir/log/slurmd.log" >&2
+  tail -n 20 "$dir/log/slurmctld.log" "$dir/log/slurmd.log" >&2
   return 1
 }
 
