@@ -137,7 +137,9 @@ class OtherUser : public ::testing::Test {
     gid_ = pw->pw_gid;
   }
   void TearDown() override {
-    if (created_) EXPECT_EQ(std::system(("userdel " + name_ + " 2>&1").c_str()), 0);
+    if (created_) {
+      EXPECT_EQ(std::system(("userdel " + name_ + " 2>&1").c_str()), 0);
+    }
   }
   // Runs f as the other user in a child process; returns f's result (0..255).
   template <typename F>

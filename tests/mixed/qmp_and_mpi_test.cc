@@ -33,7 +33,9 @@ TEST(QmpAndMpi, OneInitServesBoth) {
 
 TEST(QmpAndMpi, RelativeSendsThenMpiAllreduce) {
   const int me = QMP_get_node_number(), n = QMP_get_number_of_nodes();
-  if (!QMP_logical_topology_is_declared()) ASSERT_EQ(QMP_declare_logical_topology(&n, 1), QMP_SUCCESS);  // a ring
+  if (!QMP_logical_topology_is_declared()) {
+    ASSERT_EQ(QMP_declare_logical_topology(&n, 1), QMP_SUCCESS);  // a ring
+  }
   int out = me, in = -1;
   QMP_msgmem_t mo = QMP_declare_msgmem(&out, sizeof out), mi = QMP_declare_msgmem(&in, sizeof in);
   QMP_msghandle_t s = QMP_declare_send_relative(mo, 0, +1, 0), r = QMP_declare_receive_relative(mi, 0, -1, 0);

@@ -124,8 +124,9 @@ TEST(Collectives, BroadcastToAShortBufferIsTruncated) {
     } else {  // every other rank: those the root reached through another too
       EXPECT_EQ(err, mesh::Error::kTruncate) << n;
     }
-    if (g.me != 0)
+    if (g.me != 0) {
       for (std::size_t i = 0; i < mine; ++i) ASSERT_EQ(buf[i], testing::pattern(0, i)) << n << " at " << i;
+    }
     ASSERT_EQ(collectives::barrier(g), mesh::Error::kOk) << n;
   }
 }
@@ -188,10 +189,13 @@ TEST(Collectives, AllreduceOfTwoIsOneExchangeBelowTheRing) {
     collectives::gather(g, buf.data(), all.data(), count * sizeof(double), 0);
     ASSERT_EQ(collectives::allreduce(g, buf.data(), count, sum_op<double>()), mesh::Error::kOk);
     const int depth = max_critical_path(g);
-    if (depth != 0 || count * sizeof(double) < 8192) EXPECT_EQ(depth, 1) << count << " doubles";
+    if (depth != 0 || count * sizeof(double) < 8192) {
+      EXPECT_EQ(depth, 1) << count << " doubles";
+    }
     EXPECT_TRUE(identical_everywhere(g, buf.data(), count * sizeof(double)));
-    if (g.me == 0)
+    if (g.me == 0) {
       for (int i = 0; i < count; ++i) EXPECT_NEAR(buf[i], all[i] + all[count + i], 1e-15) << i;
+    }
   }
 }
 
@@ -230,8 +234,9 @@ TEST(Collectives, SharedMemoryCombine) {
               mesh::Error::kOk);
     EXPECT_EQ(collectives::last_critical_path(), 0);
     ASSERT_TRUE(identical_everywhere(g, v.data(), v.size() * sizeof(double)));
-    if (g.me == 0)
+    if (g.me == 0) {
       for (int i = 0; i < 16; ++i) ASSERT_EQ(v[i], binomial_sum(all, 16, i, g.size())) << i;
+    }
   }
   // Interleaved with barriers and exchanges, the alternating slots stay in step.
   for (int rep = 0; rep < 200; ++rep) {
@@ -265,8 +270,9 @@ TEST(Collectives, SharedMemoryStagedCombine) {
       ASSERT_EQ(collectives::allreduce(g, v.data(), count, op), mesh::Error::kOk);
       EXPECT_EQ(max_critical_path(g), 0);
       ASSERT_TRUE(identical_everywhere(g, v.data(), count * sizeof(double)));
-      if (g.me == 0)
+      if (g.me == 0) {
         for (std::size_t i = 0; i < count; ++i) ASSERT_EQ(v[i], binomial_sum(all, count, i, g.size())) << i;
+      }
     }
   }
 }
@@ -313,7 +319,9 @@ TEST(Collectives, LongAllreduceWithDifferentCountsIsTruncatedNotHung) {
   const std::size_t count = g.me == 1 ? 30000 : 40000;
   std::vector<double> v(40000, 1.0);
   const mesh::Error err = collectives::allreduce(g, v.data(), count, sum_op<double>());
-  if (engine().smp_available()) EXPECT_EQ(err, g.me == 1 ? mesh::Error::kTruncate : mesh::Error::kOk);
+  if (engine().smp_available()) {
+    EXPECT_EQ(err, g.me == 1 ? mesh::Error::kTruncate : mesh::Error::kOk);
+  }
   ASSERT_EQ(collectives::barrier(g), mesh::Error::kOk);
 }
 

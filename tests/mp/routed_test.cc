@@ -160,7 +160,9 @@ TEST(Routed, SynchronousSendsToEveryRank) {
   e.waitall(reqs.size(), reqs.data(), st.data());
   for (const Status& s : st) ASSERT_EQ(s.error, Error::kOk);
   for (int p = 0; p < n; ++p)
-    if (p != me) EXPECT_EQ(got[p], p);
+    if (p != me) {
+      EXPECT_EQ(got[p], p);
+    }
 }
 
 // Channels (receiver-ready: RECV_READY announcements, numbered starts)

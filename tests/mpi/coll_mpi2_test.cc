@@ -46,8 +46,9 @@ TEST(Exscan, SumOfTheLowerRanksAndRankZeroUntouched) {
   // In place: the data come from the receive buffer.
   for (int i = 0; i < kCount; ++i) out[i] = input(me, i);
   ASSERT_EQ(MPI_Exscan(MPI_IN_PLACE, out.data(), kCount, MPI_INT, MPI_MAX, MPI_COMM_WORLD), MPI_SUCCESS);
-  if (me > 0)
+  if (me > 0) {
     for (int i = 0; i < kCount; ++i) EXPECT_EQ(out[i], input(me - 1, i)) << "in place, element " << i;
+  }
 }
 
 TEST(Exscan, NonCommutativeOpCombinesInRankOrder) {

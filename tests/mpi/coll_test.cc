@@ -350,7 +350,9 @@ TEST(Coll, SumsCombinePairsOfRanksFirstAtEveryLength) {
   const double expected = binomial_sum(x, 0, span);
   double in_order = 0;
   for (double v : x) in_order += v;
-  if (p >= 4) ASSERT_NE(expected, in_order);  // the case tells the orders apart
+  if (p >= 4) {
+    ASSERT_NE(expected, in_order);  // the case tells the orders apart
+  }
   for (int n : {1, 100, 1000}) {  // the short combine, and the long one from 1 KiB
     std::vector<double> in(n, x[me]), out(n, -1);
     ASSERT_EQ(MPI_Allreduce(in.data(), out.data(), n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), MPI_SUCCESS);
@@ -568,15 +570,18 @@ TEST(Coll, InPlaceInEveryCollective) {
     int mine = 100 + me;
     if (me == root) got[root] = 100 + root;
     ASSERT_EQ(MPI_Gather(me == root ? MPI_IN_PLACE : &mine, 1, MPI_INT, got.data(), 1, MPI_INT, root, MPI_COMM_WORLD), MPI_SUCCESS);
-    if (me == root)
+    if (me == root) {
       for (int r = 0; r < p; ++r) EXPECT_EQ(got[r], 100 + r);
+    }
   }
   // Scatter: the root keeps its block in sendbuf.
   std::vector<int> blocks(p);
   for (int r = 0; r < p; ++r) blocks[r] = 7 * r;
   int mine = -1;
   ASSERT_EQ(MPI_Scatter(blocks.data(), 1, MPI_INT, me == 0 ? MPI_IN_PLACE : &mine, 1, MPI_INT, 0, MPI_COMM_WORLD), MPI_SUCCESS);
-  if (me != 0) EXPECT_EQ(mine, 7 * me);
+  if (me != 0) {
+    EXPECT_EQ(mine, 7 * me);
+  }
   // Alltoall: block r of my buffer goes to rank r; the answer replaces it.
   std::vector<int> a2a(p);
   for (int r = 0; r < p; ++r) a2a[r] = 1000 * me + r;
@@ -642,10 +647,13 @@ TEST(Coll, OneBufferAsSendAndReceiveBufferIsRefused) {
   buf.assign(static_cast<std::size_t>(p), me);
   ASSERT_EQ(MPI_Reduce(me == 0 ? MPI_IN_PLACE : buf.data(), buf.data(), 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD),
             MPI_SUCCESS);
-  if (me == 0) EXPECT_EQ(buf[0], p * (p - 1) / 2);
+  if (me == 0) {
+    EXPECT_EQ(buf[0], p * (p - 1) / 2);
+  }
   ASSERT_EQ(MPI_Gather(&me, 1, MPI_INT, other.data(), 1, MPI_INT, 0, MPI_COMM_WORLD), MPI_SUCCESS);
-  if (me == 0)
+  if (me == 0) {
     for (int i = 0; i < p; ++i) EXPECT_EQ(other[static_cast<std::size_t>(i)], i);
+  }
 }
 
 // Send and receive buffers that share a pointer or an array but no byte
@@ -666,8 +674,9 @@ TEST(Coll, BuffersSharingAPointerOrAnArrayButNoByteAreNotAliased) {
   else
     sendcounts[0] = 1;
   auto check = [&](const std::vector<int>& buf, const char* what) {
-    if (me == 0)
+    if (me == 0) {
       for (int i = 1; i < p; ++i) EXPECT_EQ(buf[static_cast<std::size_t>(i)], 10 * i) << what << " from " << i;
+    }
   };
   std::vector<int> buf(n, 10 * me);
   ASSERT_EQ(MPI_Alltoallv(buf.data(), sendcounts.data(), displs.data(), MPI_INT, buf.data(), recvcounts.data(),
@@ -713,16 +722,26 @@ TEST(Coll, MismatchedCountsAreTruncationOnTheRanksThatSeeThem) {
     const int count = small ? n * 3 / 4 : n;
     std::vector<int> in(static_cast<std::size_t>(n), 1), out(static_cast<std::size_t>(n), 0);
     const int rc = MPI_Allreduce(in.data(), out.data(), count, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (!small) EXPECT_EQ(rc, MPI_SUCCESS);
-    if (rank() == 1) EXPECT_EQ(mpitest::error_class(rc), MPI_ERR_TRUNCATE);
-    if (rc != MPI_SUCCESS) EXPECT_EQ(mpitest::error_class(rc), MPI_ERR_TRUNCATE);
+    if (!small) {
+      EXPECT_EQ(rc, MPI_SUCCESS);
+    }
+    if (rank() == 1) {
+      EXPECT_EQ(mpitest::error_class(rc), MPI_ERR_TRUNCATE);
+    }
+    if (rc != MPI_SUCCESS) {
+      EXPECT_EQ(mpitest::error_class(rc), MPI_ERR_TRUNCATE);
+    }
   }
   for (const int n : {10, 3000}) {
     SCOPED_TRACE("bcast of " + std::to_string(n) + " ints from rank 0");
     std::vector<int> buf(static_cast<std::size_t>(n), rank());
     const int rc = MPI_Bcast(buf.data(), rank() == 0 ? n : n / 2, MPI_INT, 0, MPI_COMM_WORLD);
-    if (rank() == 0) EXPECT_EQ(rc, MPI_SUCCESS);
-    if (rc != MPI_SUCCESS) EXPECT_EQ(mpitest::error_class(rc), MPI_ERR_TRUNCATE);
+    if (rank() == 0) {
+      EXPECT_EQ(rc, MPI_SUCCESS);
+    }
+    if (rc != MPI_SUCCESS) {
+      EXPECT_EQ(mpitest::error_class(rc), MPI_ERR_TRUNCATE);
+    }
   }
   // The root sends less than the others take (MPICH's bcastlength): every
   // other rank is told, and has the root's elements; blocking and not.

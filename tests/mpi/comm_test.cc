@@ -170,7 +170,9 @@ TEST(Comm, IdupLetsARankCommunicateBeforeTheOthersCallIt) {
     ASSERT_EQ(MPI_Comm_idup(MPI_COMM_WORLD, &dup, &r), MPI_SUCCESS);
   }
   ASSERT_EQ(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_SUCCESS);
-  if (rank() == 1) EXPECT_EQ(token, 7);
+  if (rank() == 1) {
+    EXPECT_EQ(token, 7);
+  }
   int sum = 0, one = 1;
   ASSERT_EQ(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, dup), MPI_SUCCESS);
   EXPECT_EQ(sum, size());

@@ -142,7 +142,7 @@ TEST(Environment, LibraryVersionAndHandleConversions) {
 // MPI-3.1 §4.1.12: the sums of absolute addresses, which a displacement
 // from MPI_BOTTOM or from an array's start makes.
 TEST(AddressArithmetic, AintAddAndDiffOfGetAddressResults) {
-  double a[10];
+  double a[10] = {};
   MPI_Aint base, fifth;
   MPI_Get_address(&a[0], &base);
   MPI_Get_address(&a[5], &fifth);

@@ -116,7 +116,7 @@ struct Particle {
 };
 
 MPI_Datatype particle_type() {
-  Particle p;
+  Particle p{};
   MPI_Aint base, a_pos, a_kind, a_id;
   MPI_Address(&p, &base);
   MPI_Address(&p.pos, &a_pos);

@@ -194,8 +194,12 @@ TEST(Grequest, MultipleCompletionsAmongPointToPointRequests) {
     ASSERT_GE(index, 0);
     ASSERT_FALSE(seen[static_cast<std::size_t>(index)]);
     seen[static_cast<std::size_t>(index)] = true;
-    if (index == 1) EXPECT_EQ(st.MPI_TAG, 42);
-    if (index == 0) EXPECT_EQ(st.MPI_SOURCE, peer);
+    if (index == 1) {
+      EXPECT_EQ(st.MPI_TAG, 42);
+    }
+    if (index == 0) {
+      EXPECT_EQ(st.MPI_SOURCE, peer);
+    }
     ++done;
   }
   EXPECT_EQ(in, peer);

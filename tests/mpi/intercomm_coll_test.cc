@@ -116,7 +116,9 @@ TEST(IntercommColl, IbarrierAndIbcastCompleteByTestLoopsBesidePointToPoint) {
     int done = 0;
     while (!done) ASSERT_EQ(MPI_Test(&b, &done, MPI_STATUS_IGNORE), MPI_SUCCESS);
     MPI_Waitall(2, pr, MPI_STATUSES_IGNORE);
-    if (s.me == 0) EXPECT_EQ(pong, s.world_of_remote(0));
+    if (s.me == 0) {
+      EXPECT_EQ(pong, s.world_of_remote(0));
+    }
   });
   // Both broadcasts in flight at once, the strided type freed meanwhile
   // (the operation keeps its own reference).
@@ -267,9 +269,10 @@ void gather_scatter_case() {
                         MPI_INT, root_arg(s, false, 0), s.inter),
             MPI_SUCCESS);
   const bool vroot = !s.low && s.me == 0;
-  if (vroot)
+  if (vroot) {
     for (int r = 0; r < s.rn; ++r)
       for (int i = 0; i <= r; ++i) EXPECT_EQ(v[displs[r] + i], value(s.world_of_remote(r), i));
+  }
   EXPECT_EQ(v[at], -1);
   // Scatter from the high group's last rank: block r to low rank r.
   const int sroot = s.low ? s.rn - 1 : s.n - 1;
@@ -277,8 +280,9 @@ void gather_scatter_case() {
   for (int i = 0; i < b * s.rn; ++i) src[i] = value(rank(), i);
   ASSERT_EQ(COLL(Scatter, Iscatter, src.data(), b, MPI_INT, got.data(), b, MPI_INT, root_arg(s, false, sroot), s.inter),
             MPI_SUCCESS);
-  if (s.low)
+  if (s.low) {
     for (int i = 0; i < b; ++i) EXPECT_EQ(got[i], value(s.world_of_remote(sroot), s.me * b + i));
+  }
   // Scatterv from the low group's rank 0: high rank r gets r % 3 ints from offset 2r.
   std::vector<int> sc(s.rn), sd(s.rn), src2(2 * s.rn + 3);
   for (int r = 0; r < s.rn; ++r) sc[r] = r % 3, sd[r] = 2 * r;
@@ -287,8 +291,9 @@ void gather_scatter_case() {
   ASSERT_EQ(COLL(Scatterv, Iscatterv, src2.data(), sc.data(), sd.data(), MPI_INT, got2.data(), s.me % 3, MPI_INT,
                          root_arg(s, true, 0), s.inter),
             MPI_SUCCESS);
-  if (!s.low)
+  if (!s.low) {
     for (int i = 0; i < 3; ++i) EXPECT_EQ(got2[i], i < s.me % 3 ? value(0, 2 * s.me + i) : -1);
+  }
   free_sides(s);
 }
 

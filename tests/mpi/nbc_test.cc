@@ -174,8 +174,9 @@ TEST(Ireduce, SumAtEveryRootAndAMatrixProductInRankOrder) {
   MPI_Request r;
   ASSERT_EQ(MPI_Ireduce(in, out, 3, m.type, m.op, root, MPI_COMM_WORLD, &r), MPI_SUCCESS);
   ASSERT_EQ(wait(&r), MPI_SUCCESS);
-  if (me == root)
+  if (me == root) {
     for (int k = 0; k < 3; ++k) EXPECT_EQ(out[k], product(0, p, k)) << k;
+  }
 }
 
 TEST(Iallreduce, SumInPlaceAndAMatrixProduct) {
@@ -222,9 +223,10 @@ TEST(Igather, GatherGathervScatterScatterv) {
   MPI_Request r;
   ASSERT_EQ(MPI_Igather(mine.data(), 3, MPI_INT, all.data(), 3, MPI_INT, root, MPI_COMM_WORLD, &r), MPI_SUCCESS);
   ASSERT_EQ(wait(&r), MPI_SUCCESS);
-  if (me == root)
+  if (me == root) {
     for (int q = 0; q < p; ++q)
       for (int i = 0; i < 3; ++i) EXPECT_EQ(all[3 * q + i], input(q, i));
+  }
   // Gatherv: rank q sends q+1 ints, placed in reverse rank order.
   std::vector<int> counts(p), displs(p);
   int total = 0;

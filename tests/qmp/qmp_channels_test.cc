@@ -184,9 +184,13 @@ TEST(Channels, LargeSendIntoASmallReceiveIsTruncatedNotHung) {
         fill(out.data(), out.size(), me(), 0, 9);
         QMP_msgmem_t sm = QMP_declare_msgmem(out.data(), out.size()), rm = QMP_declare_msgmem(in.data(), in.size());
         QMP_msghandle_t s = QMP_declare_send_to(sm, partner, 0), r = QMP_declare_receive_from(rm, partner, 0);
-        if (recv_first) ASSERT_EQ(QMP_start(r), QMP_SUCCESS);
+        if (recv_first) {
+          ASSERT_EQ(QMP_start(r), QMP_SUCCESS);
+        }
         ASSERT_EQ(QMP_start(s), QMP_SUCCESS);
-        if (!recv_first) ASSERT_EQ(QMP_start(r), QMP_SUCCESS);
+        if (!recv_first) {
+          ASSERT_EQ(QMP_start(r), QMP_SUCCESS);
+        }
         EXPECT_EQ(QMP_wait(s), QMP_SUCCESS);
         EXPECT_EQ(QMP_wait(r), QMP_MEMSIZE_ERR);
         std::vector<char> want(4 * E);

@@ -26,7 +26,12 @@ class ShmCombine : public ::testing::Test {
     job_ = "t" + std::to_string(::getpid()) + "x" + std::to_string(std::random_device{}());
     for (int r = 0; r < 3; ++r) {
       tokens_.push_back("c0ffee" + std::to_string(r));
-      ShmProvider::Options o{job_, tokens_[r], "deadbe" + std::to_string(r), r, 3};
+      ShmProvider::Options o;
+      o.job = job_;
+      o.token = tokens_[r];
+      o.arena_token = "deadbe" + std::to_string(r);
+      o.rank = r;
+      o.nranks = 3;
       o.host = host_identity();
       ranks_.push_back(std::make_unique<ShmProvider>(o));
     }

@@ -23,7 +23,12 @@ class ShmLinkPair : public ::testing::Test {
   void SetUp() override {
     job_ = "l" + std::to_string(::getpid()) + "x" + std::to_string(std::random_device{}());
     for (int r = 0; r < 2; ++r) {
-      ShmProvider::Options o{job_, "c0ffee" + std::to_string(r), "deadbe" + std::to_string(r), r, 2};
+      ShmProvider::Options o;
+      o.job = job_;
+      o.token = "c0ffee" + std::to_string(r);
+      o.arena_token = "deadbe" + std::to_string(r);
+      o.rank = r;
+      o.nranks = 2;
       o.host = host_identity();
       o.slots = 4;
       ranks_.push_back(std::make_unique<ShmProvider>(o));
