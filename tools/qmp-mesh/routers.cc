@@ -14,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -34,14 +35,29 @@ void write_file(const std::string& path, const void* data, std::size_t n, mode_t
 // A running process (not a zombie) whose program is meshrouted: so that a
 // PID reused since is never signalled.
 bool alive(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  const std::size_t close = text.rfind(')');
-  if (close == std::string::npos || close + 2 >= text.size() || text[close + 2] == 'Z') return false;
-  return text.find("(meshrouted)") != std::string::npos;
+  const int fd = ::open(("/proc/" + std::to_string(pid) + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool running = stat_is_running_meshrouted(fd);
+  ::close(fd);
+  return running;
 }
 
 }  // namespace
+
+bool stat_is_running_meshrouted(int stat_fd) {
+  char buf[4096];  // a stat line is some 300 bytes; its 52 fields fit in 1 KiB
+  std::size_t n = 0;
+  for (;;) {
+    const ssize_t r = ::read(stat_fd, buf + n, sizeof buf - n);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return false;  // ESRCH: the process has gone since the file was opened
+    if (r == 0 || (n += static_cast<std::size_t>(r)) == sizeof buf) break;
+  }
+  const std::string_view text(buf, n);
+  const std::size_t close = text.rfind(')');
+  if (close == std::string_view::npos || close + 2 >= text.size() || text[close + 2] == 'Z') return false;
+  return text.find("(meshrouted)") != std::string_view::npos;
+}
 
 std::string routers_dir(const std::string& name) { return "/run/meshmp-net/" + name; }
 

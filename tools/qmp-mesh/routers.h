@@ -23,6 +23,13 @@ void start_routers(const kernel_forwarder::NetPlan& plan, const std::string& con
 /// 2 s) and removes their directory. Returns how many could not be stopped.
 int stop_routers(const std::string& name);
 
+/// Whether `stat_fd`, an open /proc/<pid>/stat, is that of a running (not a
+/// zombie) meshrouted. False, not an exception, when it cannot be read: a
+/// process that exited after the file was opened reads as ESRCH, which
+/// `net down` meets whenever a daemon ends while it looks (std::ifstream
+/// threw "basic_filebuf::underflow error reading the file").
+bool stat_is_running_meshrouted(int stat_fd);
+
 /// The meshrouted next to this program (/proc/self/exe), or "" if none.
 std::string default_meshrouted();
 
