@@ -90,6 +90,7 @@ class Provider;
 /// has. Engine::init() fills one in from the launcher's environment.
 struct EngineSetup {
   int rank = 0, size = 1;
+  int appnum = 0;  ///< application context (Bootstrap::appnum)
   Torus torus;
   EngineOptions options;
   std::unique_ptr<Bootstrap> bootstrap;             ///< needed when size > 1
@@ -130,6 +131,9 @@ class Engine {
 
   int rank() const { return rank_; }
   int size() const { return size_; }
+  /// The application context this rank was started in, 0 for the first
+  /// program of an MPMD launch (Bootstrap::appnum; MPI_APPNUM).
+  int appnum() const { return appnum_; }
   const Torus& torus() const { return torus_; }
   const EngineOptions& options() const { return opt_; }
   /// World rank of the neighbour in direction d, or -1 (open edge).
@@ -387,7 +391,7 @@ class Engine {
   Engine();
   struct Impl;
   std::unique_ptr<Impl> impl_;
-  int rank_ = 0, size_ = 1;
+  int rank_ = 0, size_ = 1, appnum_ = 0;
   Torus torus_;
   EngineOptions opt_;
   std::uint64_t serial_ = 0;

@@ -6,8 +6,9 @@
 // value and by MPI_Comm_free. The predefined keys of §7.1.1 (MPI_TAG_UB,
 // MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL), MPI-2.2's MPI_LASTUSEDCODE (§8.5),
 // MPI_UNIVERSE_SIZE (§10.5.1: the job's size, as no process can be spawned)
-// and MPI_APPNUM (§10.5.3: 0, the one application a launch starts) read on
-// every communicator and cannot be set or deleted.
+// and MPI_APPNUM (§10.5.3: the index of this process's program in an MPMD
+// launch, `mpiexec -n 1 ocean : -n 8 atmos`, 0 for the first or only one)
+// read on every communicator and cannot be set or deleted.
 #include <map>
 #include <string>
 
@@ -157,6 +158,7 @@ int attr_get(const char* call, bool is_type, int handle, int keyval, void* attri
                universe = 0, appnum = 0;
     last_used = last_used_code();  // MPI-2.2 §8.5: grows with MPI_Add_error_class/code
     universe = comm_ref(MPI_COMM_WORLD).size();
+    appnum = state().engine->appnum();
     int* v = keyval == MPI_TAG_UB ? &tag_ub : keyval == MPI_HOST ? &host : keyval == MPI_IO ? &io
            : keyval == MPI_LASTUSEDCODE ? &last_used : keyval == MPI_UNIVERSE_SIZE ? &universe
            : keyval == MPI_APPNUM ? &appnum : &wtime_global;

@@ -36,7 +36,8 @@ std::unique_ptr<Bootstrap> connect_bootstrap() {
                              "srun --mpi=pmix or Open MPI's mpirun");
   if (!*job || std::strspn(job, "0123456789abcdefghijklmnopqrstuvwxyz") != std::strlen(job) || std::strlen(job) > 64)
     throw std::runtime_error(std::string(env::kJob) + "=" + job + ": expected up to 64 lower-case letters and digits");
-  auto boot = std::make_unique<LauncherBootstrap>(sock, rank, size, job, secret);
+  const int appnum = static_cast<int>(env::number(env::kAppnum, 0, 0, size - 1));
+  auto boot = std::make_unique<LauncherBootstrap>(sock, rank, size, job, secret, appnum);
   // The secret has done its work: the program and its children need not see it.
   ::unsetenv(env::kSecret);
   return boot;

@@ -30,6 +30,12 @@ class Bootstrap {
   virtual std::string host_of(int rank) const { (void)rank; return ""; }
   /// What started the job, for messages: "qmprun", "PMIx".
   virtual const char* kind() const = 0;
+  /// The application context this rank belongs to, 0 for the first: an
+  /// MPMD launch (`mpirun -n 1 ocean : -n 8 atmos`, MPI-2.2 §8.8) starts
+  /// several programs as one job, ranks numbered context by context; MPI
+  /// gives it as MPI_APPNUM (MPI-2.2 §10.5.3). 0 where the launcher does
+  /// not say.
+  virtual int appnum() const { return 0; }
 
   /// Publishes `value` (bytes, any content) under `key` for this rank; other
   /// ranks see it after the next fence(). A second put of a key replaces it.

@@ -14,8 +14,8 @@
 namespace meshmp::mesh {
 
 LauncherBootstrap::LauncherBootstrap(const std::string& path, int rank, int size, const std::string& job,
-                                     const std::string& secret)
-    : rank_(rank), size_(size), job_(job), secret_(secret) {
+                                     const std::string& secret, int appnum)
+    : rank_(rank), size_(size), appnum_(appnum), job_(job), secret_(secret) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   if (path.size() >= sizeof addr.sun_path)

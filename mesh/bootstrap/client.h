@@ -14,9 +14,10 @@ namespace meshmp::mesh {
 class LauncherBootstrap final : public Bootstrap {
  public:
   /// Connects to the launcher's socket and says HELLO with the job's secret.
-  /// Throws std::runtime_error naming the socket on failure.
+  /// Throws std::runtime_error naming the socket on failure. `appnum`: this
+  /// rank's application context, as qmprun set it (MESHMP_APPNUM).
   LauncherBootstrap(const std::string& socket_path, int rank, int size, const std::string& job,
-                    const std::string& secret);
+                    const std::string& secret, int appnum = 0);
   ~LauncherBootstrap() override;
   LauncherBootstrap(const LauncherBootstrap&) = delete;
   LauncherBootstrap& operator=(const LauncherBootstrap&) = delete;
@@ -30,6 +31,7 @@ class LauncherBootstrap final : public Bootstrap {
   const std::string& get(int rank, const std::string& key) const override;
   int rank() const override { return rank_; }
   int size() const override { return size_; }
+  int appnum() const override { return appnum_; }
   const std::string& job() const override { return job_; }
   const char* kind() const override { return "qmprun"; }
   int local_ranks() const override { return size_; }
@@ -47,7 +49,7 @@ class LauncherBootstrap final : public Bootstrap {
   int fd_ = -1;
   std::string in_;            // bytes from the launcher not yet taken
   std::vector<int> finalized_;  // notices not yet taken by take_finalized()
-  int rank_, size_;
+  int rank_, size_, appnum_;
   std::string job_, secret_;
   std::map<std::string, std::string> mine_;
   std::vector<std::map<std::string, std::string>> all_;  // by rank, as of the last fence

@@ -11,6 +11,7 @@ long number(const char* name, long dflt, long lo, long hi);
 
 inline constexpr const char* kRank = "MESHMP_RANK";            ///< this rank, 0..size-1
 inline constexpr const char* kSize = "MESHMP_SIZE";            ///< number of ranks
+inline constexpr const char* kAppnum = "MESHMP_APPNUM";        ///< this rank's application context (MPMD), 0..
 inline constexpr const char* kJob = "MESHMP_JOB";              ///< job id (shm names; visible, not a secret)
 inline constexpr const char* kJobPrefix = "MESHMP_JOB_PREFIX"; ///< begins the job id (test harnesses), any launcher
 inline constexpr const char* kSecret = "MESHMP_SECRET";        ///< per-job secret the launcher checks (never in a name)

@@ -44,6 +44,16 @@ unsigned long job_number(const pmix_proc_t& wild, const char* key) {
   return n;
 }
 
+// This rank's PMIX_APPNUM, below `size`; 0 where the server has none.
+int app_number(const pmix_proc_t& me, int size) {
+  pmix_value_t* v = nullptr;
+  if (PMIx_Get(&me, PMIX_APPNUM, nullptr, 0, &v) != PMIX_SUCCESS || !v) return 0;
+  long n = v->type == PMIX_UINT32 ? static_cast<long>(v->data.uint32) : v->type == PMIX_UINT16 ? v->data.uint16 : 0;
+  PMIX_VALUE_RELEASE(v);
+  if (n < 0 || n >= size) throw std::runtime_error("PMIx: PMIX_APPNUM " + std::to_string(n) + " is out of range");
+  return static_cast<int>(n);
+}
+
 bool valid_job_id(const std::string& s) {
   return !s.empty() && s.size() <= 64 && s.find_first_not_of("0123456789abcdefghijklmnopqrstuvwxyz") == std::string::npos;
 }
@@ -75,6 +85,7 @@ PmixBootstrap::PmixBootstrap() {
     size_ = static_cast<int>(size);
     rank_ = static_cast<int>(me.rank);
     local_ = static_cast<int>(job_number(wild, PMIX_LOCAL_SIZE));
+    appnum_ = app_number(me, size_);
     // The job id and secret: made by rank 0, handed to the others through
     // the resource manager's key-value store (which only this job's
     // processes reach), never a constant.

@@ -29,6 +29,9 @@ class PmixBootstrap final : public Bootstrap {
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
+  /// PMIX_APPNUM of this rank (Open MPI's `mpirun -n 1 a : -n 2 b`; 0
+  /// where the server does not say).
+  int appnum() const override { return appnum_; }
   const std::string& job() const override { return job_; }
   const char* kind() const override { return "PMIx"; }
   /// PMIX_HOSTNAME of `rank` ("" if the server does not say).
@@ -53,7 +56,7 @@ class PmixBootstrap final : public Bootstrap {
 
  private:
   std::string nspace_;
-  int rank_ = 0, size_ = 1, local_ = 1;
+  int rank_ = 0, size_ = 1, local_ = 1, appnum_ = 0;
   std::string job_, secret_;
   mutable std::map<std::pair<int, std::string>, std::string> got_;  // since the last fence
 };

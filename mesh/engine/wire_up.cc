@@ -254,6 +254,7 @@ Engine& Engine::init() {
   std::unique_ptr<Bootstrap> boot = connect_bootstrap();
   setup.rank = boot ? boot->rank() : 0;
   setup.size = boot ? boot->size() : 1;
+  setup.appnum = boot ? boot->appnum() : 0;
 
   // Geometry, under any launcher: MESHMP_GEOMETRY (qmprun --geometry), else
   // the config's torus (MESHMP_CONFIG), else a balanced 3-D factorisation
@@ -347,6 +348,7 @@ std::unique_ptr<Engine> Engine::create(EngineSetup setup) {
   Engine& e = *eng;
   e.rank_ = setup.rank;
   e.size_ = setup.size;
+  e.appnum_ = setup.appnum;
   e.torus_ = setup.torus;
   e.opt_ = setup.options;
   static std::atomic<std::uint64_t> serials{0};

@@ -12,15 +12,17 @@
 #            QMP_abort and MPI_Abort end the job through srun
 #   openmpi  the same programs under Open MPI 4.1's `mpirun --oversubscribe
 #            -n 4` (its own PMIx server), a killed rank, QMP_abort and
-#            MPI_Abort
+#            MPI_Abort; two programs as one job (`-n 1 P : -n 2 P`), each
+#            rank's MPI_APPNUM (PMIX_APPNUM)
 # Every daemon the test starts is stopped by PID, whatever happens (trap);
 # every job has a hard timeout; no process or segment may be left behind.
 # Usage: launch_test.sh CASE QMPRUN -- QMP_API MPI_P2P MPI_COLL LQCD LINK_LOSS QMP_ABORT_PROBE
-#          MPI_ABORT_PROBE EARLY_EXIT_PROBE
+#          MPI_ABORT_PROBE EARLY_EXIT_PROBE MPI_APPNUM_PROBE
 set -uo pipefail
 case_=$1 qmprun=$2
 shift 3  # ... and "--"
 qmp_api=$1 mpi_p2p=$2 mpi_coll=$3 lqcd=$4 link_loss=$5 abort_probe=$6 mpi_abort_probe=$7 early_exit=$8
+appnum_probe=$9
 here=$(dirname "$0")
 unset TEST_PREMATURE_EXIT_FILE XML_OUTPUT_FILE GTEST_OUTPUT
 
@@ -30,7 +32,8 @@ work=$(mktemp -d)
 chmod 755 "$work"
 # shellcheck source=slurm_local.sh
 source "$here/slurm_local.sh"
-programs=("$qmp_api" "$mpi_p2p" "$mpi_coll" "$lqcd" "$link_loss" "$abort_probe" "$mpi_abort_probe" "$early_exit")
+programs=("$qmp_api" "$mpi_p2p" "$mpi_coll" "$lqcd" "$link_loss" "$abort_probe" "$mpi_abort_probe" "$early_exit"
+  "$appnum_probe")
 cleanup() {
   local p exe left=0
   slurm_down || left=1
@@ -68,6 +71,18 @@ refused() {
     echo "FAILED: $what was not refused clearly within 20 s:"; tail -20 "$work/out"; fail=1
   else
     echo "ok: $what refused: $(grep -m1 -F -- "$text" "$work/out")"
+  fi
+}
+# mpmd DESCRIPTION COMMAND...: the command starts the appnum probe as two
+# programs, 1 rank then 2; each rank must name its program (MPI_APPNUM).
+mpmd() {
+  local what=$1; shift
+  run "$what" "$@"
+  local want="rank 0 of 3: appnum 0, rank 0 of 1 in its program
+rank 1 of 3: appnum 1, rank 0 of 2 in its program
+rank 2 of 3: appnum 1, rank 1 of 2 in its program"
+  if [ "$(grep '^rank ' "$work/out" | sort)" != "$want" ]; then
+    echo "FAILED: $what: the ranks' programs:"; cat "$work/out"; fail=1
   fi
 }
 # The lattice-QCD job's results (every sweep's plaquette and link trace, the
@@ -191,6 +206,8 @@ openmpi)
   killed_rank "mpirun: a killed rank" "${mpirun[@]}"
   refused "mpirun: QMP_abort on node 1" "aborts the job (code 7)" "${mpirun[@]}" "$abort_probe" abort 7
   refused "mpirun: MPI_Abort on rank 1" "MPI_Abort(errorcode=9)" "${mpirun[@]}" "$mpi_abort_probe" abort 9
+  mpmd "mpirun -n 1 P : -n 2 P: MPI_APPNUM" mpirun --allow-run-as-root --oversubscribe -n 1 "$appnum_probe" : \
+    -n 2 "$appnum_probe"
   ;;
 *)
   echo "launch_test: unknown case $case_"; exit 2 ;;

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -21,7 +22,7 @@
 
 namespace {
 
-std::string g_qmprun, g_probe, g_qmp_mesh, g_qmp_abort, g_mpi_abort;
+std::string g_qmprun, g_probe, g_qmp_mesh, g_qmp_abort, g_mpi_abort, g_mpi_appnum;
 
 struct Result {
   int status = -1;         // qmprun's exit status
@@ -380,6 +381,20 @@ TEST(Mpirun, AFatalMpiErrorEndsTheJobAndNamesTheCall) {
   EXPECT_LT(r.seconds, 5.0);
 }
 
+// MPI_APPNUM (MPI-2.2 §10.5.3) tells each rank of an MPMD job its program,
+// and a split by it gives each program a communicator of its own ranks.
+TEST(Mpirun, MpiAppnumNamesEachRanksProgram) {
+  Result r = run({"-n", "1", g_mpi_appnum, ":", "-n", "2", g_mpi_appnum});
+  EXPECT_EQ(r.status, 0) << r.err;
+  for (const char* line : {"rank 0 of 3: appnum 0, rank 0 of 1 in its program",
+                           "rank 1 of 3: appnum 1, rank 0 of 2 in its program",
+                           "rank 2 of 3: appnum 1, rank 1 of 2 in its program"})
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << " in\n" << r.out;
+  r = run({"-n", "2", g_mpi_appnum});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("rank 1 of 2: appnum 0, rank 1 of 2 in its program"), std::string::npos) << r.out;
+}
+
 TEST(Qmprun, MissingProgramIsReported) {
   Result r = run({"-n", "2", "/nonexistent/program"});
   EXPECT_EQ(r.status, 127);
@@ -425,6 +440,47 @@ TEST(QmprunOptions, TheProgramsArgumentsAreLeftAlone) {
   r = run({"-n", "1", "--", "/bin/sh", "-c", "echo after-dashes"});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "after-dashes\n");
+}
+
+// MPMD (MPI-2.2 §8.8): programs separated by ":" are one job, ranks numbered
+// program by program; after a ":" -n, -x, -env and --wdir are that
+// program's, over what the options before the first program set for all.
+TEST(QmprunOptions, SeveralProgramsSeparatedByColonsRunAsOneJob) {
+  const std::string say = "echo \"$0 $MESHMP_RANK/$MESHMP_SIZE $MESHMP_APPNUM $MM_A:${MM_B:-none} $PWD\"";
+  Result r = run({"-x", "MM_A=job", "--wdir", "/tmp", "-n", "1", "/bin/sh", "-c", say, "p1",  //
+                  ":", "-n", "2", "-x", "MM_A=own", "--wdir", "/", "/bin/sh", "-c", say, "p2",      //
+                  ":", "-np", "1", "-env", "MM_B", "b", "/bin/sh", "-c", say, "p3"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  for (const char* line : {"p1 0/4 0 job:none /tmp\n", "p2 1/4 1 own:none /\n", "p2 2/4 1 own:none /\n",
+                           "p3 3/4 2 job:b /tmp\n"})
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << " in\n" << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 4) << r.out;
+  // A colon inside a word is the program's.
+  r = run({"-n", "1", "/bin/echo", "a:b", "::"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "a:b ::\n");
+}
+
+TEST(QmprunOptions, AProgramAfterAColonTakesOnlyItsOwnOptions) {
+  const struct {
+    std::vector<std::string> args;
+    std::string said;
+  } cases[] = {
+      {{"-n", "1", g_probe, "env", ":", g_probe, "env"}, "needs its own -n; " + g_probe + " (program 2) has none"},
+      {{"-n", "1", g_probe, "env", ":", "--geometry", "2", "-n", "1", g_probe, "env"},
+       "--geometry after ':' number 1: a program there takes -n, -x, -env, --wdir and --host"},
+      {{"-n", "1", g_probe, "env", ":", "-n", "1", g_probe, "env", ":"}, "no PROGRAM after ':' number 2"},
+      {{"-n", "1", g_probe, "env", ":", "-n", "1", "-H", "node9.example", g_probe, "env"},
+       "--host node9.example names another host"},
+      {{"--geometry", "2x2", "-n", "1", g_probe, "env", ":", "-n", "2", g_probe, "env"},
+       "geometry 2x2 has 4 nodes but -n is 3"},
+  };
+  for (const auto& c : cases) {
+    Result r = run(c.args);
+    EXPECT_EQ(r.status, 2) << c.said;
+    EXPECT_NE(r.err.find(c.said), std::string::npos) << r.err;
+    EXPECT_EQ(r.out.find("rank"), std::string::npos) << r.out;
+  }
 }
 
 TEST(QmprunOptions, AnUnknownOptionIsAnErrorAndStartsNothing) {
@@ -589,12 +645,14 @@ TEST(Qmprun, AMillionNodeConfigIsRefusedUnlessAskedFor) {
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  if (argc != 6) {
-    std::fprintf(stderr, "usage: launcher_test QMPRUN JOB_PROBE QMP_MESH QMP_ABORT_PROBE MPI_ABORT_PROBE\n");
+  if (argc != 7) {
+    std::fprintf(stderr,
+                 "usage: launcher_test QMPRUN JOB_PROBE QMP_MESH QMP_ABORT_PROBE MPI_ABORT_PROBE MPI_APPNUM_PROBE\n");
     return 2;
   }
   g_qmp_abort = argv[4];
   g_mpi_abort = argv[5];
+  g_mpi_appnum = argv[6];
   g_qmprun = argv[1];
   g_probe = argv[2];
   g_qmp_mesh = argv[3];

@@ -305,11 +305,20 @@ void Job::spawn() {
   stop_reported_.assign(n_, false);
   joined_.assign(n_, false);
   finalizing_.assign(n_, false);
-  std::vector<char*> argv;
-  for (const std::string& a : opt_.command) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
+  // Each application context's argv; contexts take ranks in turn.
+  std::vector<std::vector<char*>> argvs;
+  for (const AppContext& app : opt_.apps) {
+    std::vector<char*>& argv = argvs.emplace_back();
+    for (const std::string& a : app.command) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+  }
   const pid_t parent = ::getpid();
+  std::size_t appnum = 0;
+  int app_end = opt_.apps[0].nranks ? opt_.apps[0].nranks : n_;  // ranks below this run opt_.apps[appnum]
   for (int r = 0; r < n_; ++r) {
+    if (r == app_end) app_end += opt_.apps[++appnum].nranks;
+    const AppContext& app = opt_.apps[appnum];
+    std::vector<char*>& argv = argvs[appnum];
     int out[2] = {-1, -1}, err[2] = {-1, -1};
     if (opt_.tag_output && (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0))
       throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
@@ -332,7 +341,9 @@ void Job::spawn() {
       ::unsetenv("PMIX_RANK");
       // -x / -genv first: the job's own variables below must win over them.
       for (const auto& [name, value] : opt_.env) ::setenv(name.c_str(), value.c_str(), 1);
+      for (const auto& [name, value] : app.env) ::setenv(name.c_str(), value.c_str(), 1);
       ::setenv(mesh::env::kRank, std::to_string(r).c_str(), 1);
+      ::setenv(mesh::env::kAppnum, std::to_string(appnum).c_str(), 1);
       ::setenv(mesh::env::kSize, std::to_string(n_).c_str(), 1);
       ::setenv(mesh::env::kJob, job_id_.c_str(), 1);
       ::setenv(mesh::env::kSecret, secret_.c_str(), 1);
@@ -341,8 +352,9 @@ void Job::spawn() {
       if (!geometry_.empty()) ::setenv(mesh::env::kGeometry, geometry_.c_str(), 1);
       if (!config_abs_.empty()) ::setenv(mesh::env::kConfig, config_abs_.c_str(), 1);
       if (opt_.bind_to_core) bind_to_core(r);
-      if (!opt_.wdir.empty() && ::chdir(opt_.wdir.c_str()) != 0) {
-        std::fprintf(stderr, "qmprun: --wdir %s: %s\n", opt_.wdir.c_str(), std::strerror(errno));
+      const std::string& wdir = app.wdir.empty() ? opt_.wdir : app.wdir;
+      if (!wdir.empty() && ::chdir(wdir.c_str()) != 0) {
+        std::fprintf(stderr, "qmprun: --wdir %s: %s\n", wdir.c_str(), std::strerror(errno));
         ::_exit(127);
       }
       ::execvp(argv[0], argv.data());

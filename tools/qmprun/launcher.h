@@ -14,8 +14,21 @@ namespace meshmp::tools {
 /// but not enough to exhaust the host's processes and memory.
 inline constexpr int kDefaultMaxRanks = 256;
 
+/// One program of a job and its ranks: an application context (MPI-2.2
+/// §8.8, mpiexec's "-n 1 ocean : -n 8 atmos" form starts two). Contexts take
+/// ranks in turn, the first from 0; each rank learns its context's index
+/// (MESHMP_APPNUM, MPI_APPNUM).
+struct AppContext {
+  int nranks = 0;  ///< 0 (one context only): the job's
+  /// Variables set in this context's ranks over the job's (-x, -env after a
+  /// ":").
+  std::vector<std::pair<std::string, std::string>> env;
+  std::string wdir;                  ///< this context's --wdir; empty: the job's
+  std::vector<std::string> command;  ///< program and its arguments
+};
+
 struct LaunchOptions {
-  int nranks = 0;                 ///< 0: from the config's node count
+  int nranks = 0;                 ///< the job's; 0: from the config's node count
   std::string geometry;           ///< "2x2x2"; empty: config or balanced
   std::string config;             ///< mesh config file
   std::string provider;            ///< MESHMP_PROVIDER for the ranks; empty: inherited (default auto)
@@ -39,7 +52,7 @@ struct LaunchOptions {
   std::vector<std::pair<std::string, std::string>> env;
   bool bind_to_core = false;  ///< --bind-to core: rank r on the r-th CPU it may run on
   std::string wdir;           ///< --wdir: the ranks' working directory; empty: qmprun's
-  std::vector<std::string> command;  ///< program and its arguments
+  std::vector<AppContext> apps;  ///< one, or several (MPMD); their nranks add up to nranks
 };
 
 /// Runs the job; returns qmprun's exit status: 0 if every rank exited 0,

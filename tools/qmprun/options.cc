@@ -43,11 +43,12 @@ int values_of(const std::string& option) {
 // argv with those spellings rewritten in the options part only: the
 // program (the first word that is neither an option nor an option's value,
 // or what follows "--") and its arguments are passed on as they are.
-std::vector<std::string> normalized(int argc, const char* const* argv) {
+std::vector<std::string> normalized(const std::vector<std::string>& words) {
   std::vector<std::string> args;
-  int i = 1;
+  const std::size_t argc = words.size();
+  std::size_t i = 0;
   while (i < argc) {
-    const std::string a = argv[i++];
+    const std::string& a = words[i++];
     if (a == "--" || a.size() < 2 || a[0] != '-') {  // the program from here on
       args.push_back(a);
       break;
@@ -64,9 +65,10 @@ std::vector<std::string> normalized(int argc, const char* const* argv) {
       // "-n4": a short option with its value attached.
       more = a[1] != '-' && a.size() > 2 ? 0 : values_of(a);
     }
-    for (; more > 0 && i < argc; --more) args.push_back(argv[i++]);
+    for (; more > 0 && i < argc; --more) args.push_back(words[i++]);
   }
-  while (i < argc) args.push_back(argv[i++]);
+  while (i < argc) args.push_back(words[i++]);
+  std::reverse(args.begin(), args.end());  // CLI11 takes a vector last argument first
   return args;
 }
 
@@ -105,6 +107,68 @@ int check_hostfile(const std::string& app, const std::string& path) {
   return -1;
 }
 
+// -x VAR=VALUE or -x VAR (this environment's value, if set) into *env.
+int take_exports(const std::string& app, const std::vector<std::string>& exported,
+                 std::vector<std::pair<std::string, std::string>>* env) {
+  for (const std::string& x : exported) {
+    const std::size_t eq = x.find('=');
+    if (eq == 0 || x.empty()) {
+      std::cerr << app << ": -x " << x << ": no variable name\n";
+      return 2;
+    }
+    if (eq != std::string::npos) {
+      env->emplace_back(x.substr(0, eq), x.substr(eq + 1));
+    } else if (const char* v = std::getenv(x.c_str())) {
+      env->emplace_back(x, v);
+    }
+  }
+  return -1;
+}
+
+int check_hosts(const std::string& app, const std::vector<std::string>& hosts) {
+  for (const std::string& h : hosts)
+    if (!is_this_host(h)) return not_here(app, "--host " + h);
+  return -1;
+}
+
+// The program after the `index`-th ":" (MPI-2.2 §8.8) with the options
+// that belong to it alone: -n, -x, -env, --wdir, --host.
+int parse_context(const std::string& app_name, const std::vector<std::string>& words, std::size_t index,
+                  AppContext* ctx) {
+  CLI::App app{"The options of a program after a ':' (the job's options go before the first program)."};
+  app.name(app_name + " ... :");
+  app.add_option("-n,-c,--np,--n", ctx->nranks, "number of ranks of this program")->check(CLI::Range(1, 1 << 16));
+  std::vector<std::string> exported;
+  app.add_option("-x", exported, "VAR=VALUE, or VAR: set in this program's ranks")->allow_extra_args(false);
+  std::vector<std::pair<std::string, std::string>> env;
+  app.add_option("--env", env, "VAR VALUE: set in this program's ranks")->allow_extra_args(false);
+  app.add_option("--wdir", ctx->wdir, "working directory of this program's ranks")->check(CLI::ExistingDirectory);
+  std::vector<std::string> hosts;
+  app.add_option("-H,--host", hosts, "this host only")->delimiter(',')->allow_extra_args(false);
+  app.prefix_command();
+  try {
+    app.parse(normalized(words));
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  ctx->command = app.remaining();
+  if (!ctx->command.empty() && ctx->command[0] == "--") ctx->command.erase(ctx->command.begin());
+  else if (!ctx->command.empty() && ctx->command[0].size() > 1 && ctx->command[0][0] == '-') {
+    std::cerr << app_name << ": " << ctx->command[0] << " after ':' number " << index
+              << ": a program there takes -n, -x, -env, --wdir and --host; the job's options go before the first "
+                 "program\n";
+    return 2;
+  }
+  if (ctx->command.empty()) {
+    std::cerr << app_name << ": no PROGRAM after ':' number " << index << "\n";
+    return 2;
+  }
+  if (int rc = check_hosts(app_name, hosts); rc >= 0) return rc;
+  if (int rc = take_exports(app_name, exported, &ctx->env); rc >= 0) return rc;
+  for (auto& kv : env) ctx->env.push_back(std::move(kv));
+  return -1;
+}
+
 }  // namespace
 
 int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
@@ -114,7 +178,10 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
   app.name(app_name);
   app.footer("PROGRAM [ARGS...] follow the options (or \"--\"). Open MPI's and MPICH's spellings of the options "
              "above (-np, -c, --np; -genv, -env; -ppn, --map-by ppr:K:node; -H, --host, -hostfile, -machinefile) "
-             "are taken; --oversubscribe, --allow-run-as-root and -genvall change nothing here.");
+             "are taken; --oversubscribe, --allow-run-as-root and -genvall change nothing here. Several programs "
+             "as one job (MPMD): -n 1 ocean : -n 8 atmos ARGS; after each ':' a program takes -n (needed), -x, "
+             "-env, --wdir and --host for its own ranks, which are numbered after the previous program's; "
+             "MPI_APPNUM says which program a rank runs.");
   app.add_option("-n,-c,--np,--n", opt->nranks, "number of ranks (also -np); default: the config's node count")
       ->check(CLI::Range(1, 1 << 16));
   app.add_option("--geometry", opt->geometry, "torus shape, e.g. 2x2x2 (product = N)");
@@ -168,25 +235,31 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
   std::string wdir;
   app.add_option("--wdir", wdir, "working directory of the ranks")->check(CLI::ExistingDirectory);
   app.prefix_command();
-  std::vector<std::string> args = normalized(argc, argv);
-  std::reverse(args.begin(), args.end());  // CLI11 takes a vector last argument first
+  // MPMD (MPI-2.2 §8.8): "-n 1 ocean : -n 8 atmos"; every ":" word starts
+  // another program.
+  std::vector<std::vector<std::string>> programs(1);
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], ":") == 0) programs.emplace_back();
+    else programs.back().emplace_back(argv[i]);
+  }
   try {
-    app.parse(args);
+    app.parse(normalized(programs[0]));
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
-  opt->command = app.remaining();
-  if (!opt->command.empty() && opt->command[0] == "--") opt->command.erase(opt->command.begin());
-  else if (!opt->command.empty() && opt->command[0].size() > 1 && opt->command[0][0] == '-') {
-    std::cerr << app_name << ": unknown option " << opt->command[0] << " (see " << app_name << " --help)\n";
+  opt->apps.assign(1, AppContext{});
+  std::vector<std::string>& command = opt->apps[0].command;
+  command = app.remaining();
+  if (!command.empty() && command[0] == "--") command.erase(command.begin());
+  else if (!command.empty() && command[0].size() > 1 && command[0][0] == '-') {
+    std::cerr << app_name << ": unknown option " << command[0] << " (see " << app_name << " --help)\n";
     return 2;
   }
-  if (opt->command.empty()) {
+  if (command.empty()) {
     std::cerr << app_name << ": no PROGRAM given\n" << app.help();
     return 2;
   }
-  for (const std::string& h : hosts)
-    if (!is_this_host(h)) return not_here(app_name, "--host " + h);
+  if (int rc = check_hosts(app_name, hosts); rc >= 0) return rc;
   if (!hostfile.empty())
     if (int rc = check_hostfile(app_name, hostfile); rc >= 0) return rc;
   if (!map_by.empty()) {
@@ -204,21 +277,32 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
     }
   }
   opt->bind_to_core = bind_to == "core" || bind_to == "hwthread";
-  for (const std::string& x : exported) {
-    const std::size_t eq = x.find('=');
-    if (eq == 0 || x.empty()) {
-      std::cerr << app_name << ": -x " << x << ": no variable name\n";
-      return 2;
-    }
-    if (eq != std::string::npos) {
-      opt->env.emplace_back(x.substr(0, eq), x.substr(eq + 1));
-    } else if (const char* v = std::getenv(x.c_str())) {
-      opt->env.emplace_back(x, v);
-    }
-  }
+  if (int rc = take_exports(app_name, exported, &opt->env); rc >= 0) return rc;
   for (auto& kv : genv) opt->env.push_back(std::move(kv));
   opt->wdir = wdir;
-  if (opt->nranks == 0 && opt->config.empty() && opt->geometry.empty()) opt->nranks = 1;
+  opt->apps[0].nranks = opt->nranks;
+  for (std::size_t k = 1; k < programs.size(); ++k) {
+    AppContext ctx;
+    if (int rc = parse_context(app_name, programs[k], k, &ctx); rc >= 0) return rc;
+    opt->apps.push_back(std::move(ctx));
+  }
+  if (opt->apps.size() > 1) {
+    long total = 0;
+    for (std::size_t k = 0; k < opt->apps.size(); ++k) {
+      if (opt->apps[k].nranks < 1) {
+        std::cerr << app_name << ": each program of a job of several needs its own -n; "
+                  << opt->apps[k].command[0] << " (program " << k + 1 << ") has none\n";
+        return 2;
+      }
+      total += opt->apps[k].nranks;
+    }
+    if (total > (1 << 16)) {
+      std::cerr << app_name << ": the programs' -n add up to " << total << ", more than 65536\n";
+      return 2;
+    }
+    opt->nranks = static_cast<int>(total);
+  }
+  if (opt->nranks == 0 && opt->config.empty() && opt->geometry.empty()) opt->nranks = opt->apps[0].nranks = 1;
   return -1;
 }
 
