@@ -483,6 +483,54 @@ TEST(QmprunOptions, AProgramAfterAColonTakesOnlyItsOwnOptions) {
   }
 }
 
+// Writes `text` to a fresh file under /tmp; the caller unlinks it.
+std::string temp_file(const std::string& text) {
+  char path[] = "/tmp/qmp-mesh-test-XXXXXX";
+  const int fd = ::mkstemp(path);
+  EXPECT_GE(fd, 0);
+  EXPECT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  ::close(fd);
+  return path;
+}
+
+// A file of the programs, one a line (MPI-2.2 §8.8's -configfile, Open
+// MPI's --app): each line as after a ':', split into words as a shell does.
+
+TEST(QmprunOptions, AConfigfileNamesThePrograms) {
+  const std::string say = "/bin/sh -c 'echo \"$0 $MESHMP_RANK/$MESHMP_SIZE $MESHMP_APPNUM ${MM:-none}\"'";
+  const std::string good = temp_file("# ocean, then the atmosphere\n-n 1 " + say + " ocean\n\n  -np 2 -x MM=\"two words\" " +
+                                     say + " atmos\n");
+  for (const char* option : {"-configfile", "--app"}) {
+    Result r = run({"-x", "MM=all", option, good});
+    EXPECT_EQ(r.status, 0) << option << " " << r.err;
+    for (const char* line : {"ocean 0/3 0 all\n", "atmos 1/3 1 two words\n", "atmos 2/3 1 two words\n"})
+      EXPECT_NE(r.out.find(line), std::string::npos) << line << " in\n" << r.out;
+  }
+  const struct {
+    std::string text;
+    std::vector<std::string> more;
+    std::string said;
+  } bad[] = {
+      {"-n 1 /bin/echo fine\n-n 1 /bin/echo 'unbalanced\n", {}, " line 2: cannot be split into words"},
+      {"-n 1 /bin/echo $(id)\n", {}, " line 1: holds a command substitution, which is not run"},
+      {"\n-n 1 --timeout 3 /bin/echo\n", {}, "--timeout "},
+      {"# nothing\n", {}, " names no program"},
+      {"-n 1 /bin/echo\n", {"-n", "2"}, " names the programs and their -n: give no PROGRAM, ':' or -n beside it"},
+  };
+  for (const auto& b : bad) {
+    const std::string path = temp_file(b.text);
+    std::vector<std::string> args = b.more;
+    args.insert(args.end(), {"-configfile", path});
+    Result r = run(args);
+    ::unlink(path.c_str());
+    EXPECT_EQ(r.status, 2) << b.text;
+    EXPECT_NE(r.err.find(b.said), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(path), std::string::npos) << "the file is named: " << r.err;
+    EXPECT_EQ(r.out, "") << b.text;
+  }
+  ::unlink(good.c_str());
+}
+
 TEST(QmprunOptions, AnUnknownOptionIsAnErrorAndStartsNothing) {
   Result r = run({"--frobnicate", "-n", "2", g_probe, "env"});
   EXPECT_EQ(r.status, 2);
@@ -561,16 +609,6 @@ TEST(QmpMesh, ABadFileIsRejectedWithFileLineAndKey) {
       << r.err;
 }
 
-
-// Writes `text` to a fresh file under /tmp; the caller unlinks it.
-std::string temp_file(const std::string& text) {
-  char path[] = "/tmp/qmp-mesh-test-XXXXXX";
-  const int fd = ::mkstemp(path);
-  EXPECT_GE(fd, 0);
-  EXPECT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
-  ::close(fd);
-  return path;
-}
 
 // Issue 16, then 31: on a fabric = "mesh" config only neighbours are cabled;
 // traffic to a non-neighbour is routed through neighbours by the forwarding

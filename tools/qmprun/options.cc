@@ -3,6 +3,7 @@
 #include "mesh/host_identity.h"
 
 #include <unistd.h>
+#include <wordexp.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -25,6 +26,7 @@ const std::map<std::string, std::string>& single_dash_longs() {
       {"-genvall", "--genvall"}, {"-ppn", "--ppn"},
       {"-host", "--host"},     {"-hosts", "--host"},        {"-hostfile", "--hostfile"},
       {"-machinefile", "--hostfile"}, {"-npernode", "--npernode"}, {"-wdir", "--wdir"},
+      {"-configfile", "--configfile"}, {"-app", "--app"},
   };
   return m;
 }
@@ -131,9 +133,10 @@ int check_hosts(const std::string& app, const std::vector<std::string>& hosts) {
   return -1;
 }
 
-// The program after the `index`-th ":" (MPI-2.2 §8.8) with the options
-// that belong to it alone: -n, -x, -env, --wdir, --host.
-int parse_context(const std::string& app_name, const std::vector<std::string>& words, std::size_t index,
+// A program after a ":" (MPI-2.2 §8.8) or on a line of a --configfile,
+// `where` ("after ':' number 2", "FILE line 3"), with the options that
+// belong to it alone: -n, -x, -env, --wdir, --host.
+int parse_context(const std::string& app_name, const std::vector<std::string>& words, const std::string& where,
                   AppContext* ctx) {
   CLI::App app{"The options of a program after a ':' (the job's options go before the first program)."};
   app.name(app_name + " ... :");
@@ -154,18 +157,59 @@ int parse_context(const std::string& app_name, const std::vector<std::string>& w
   ctx->command = app.remaining();
   if (!ctx->command.empty() && ctx->command[0] == "--") ctx->command.erase(ctx->command.begin());
   else if (!ctx->command.empty() && ctx->command[0].size() > 1 && ctx->command[0][0] == '-') {
-    std::cerr << app_name << ": " << ctx->command[0] << " after ':' number " << index
+    std::cerr << app_name << ": " << ctx->command[0] << " " << where
               << ": a program there takes -n, -x, -env, --wdir and --host; the job's options go before the first "
                  "program\n";
     return 2;
   }
   if (ctx->command.empty()) {
-    std::cerr << app_name << ": no PROGRAM after ':' number " << index << "\n";
+    std::cerr << app_name << ": no PROGRAM " << where << "\n";
     return 2;
   }
   if (int rc = check_hosts(app_name, hosts); rc >= 0) return rc;
   if (int rc = take_exports(app_name, exported, &ctx->env); rc >= 0) return rc;
   for (auto& kv : env) ctx->env.push_back(std::move(kv));
+  return -1;
+}
+
+// The programs of a --configfile (MPI-2.2 §8.8's "mpiexec -configfile
+// myfile"; Open MPI's --app): one per line, each line what would follow a
+// ":" on the command line, split into words as a shell does (quotes,
+// backslashes, $VAR; no $(...)) by wordexp(3). Blank lines and lines
+// starting with '#' are skipped.
+int read_program_file(const std::string& app_name, const std::string& path, std::vector<AppContext>* apps) {
+  std::ifstream in(path);
+  if (!in) {
+    std::cerr << app_name << ": --configfile " << path << ": cannot be read\n";
+    return 2;
+  }
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    const std::size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos || line[first] == '#') continue;
+    const std::string where = path + " line " + std::to_string(n);
+    wordexp_t w{};
+    const int rc = ::wordexp(line.c_str(), &w, WRDE_NOCMD | WRDE_UNDEF);
+    if (rc != 0) {
+      if (rc == WRDE_NOSPACE) ::wordfree(&w);
+      std::cerr << app_name << ": " << where << ": "
+                << (rc == WRDE_BADVAL   ? "names an unset variable"
+                    : rc == WRDE_CMDSUB ? "holds a command substitution, which is not run"
+                    : rc == WRDE_BADCHAR ? "holds one of | & ; < > ( ) { } or a newline"
+                                         : "cannot be split into words (an unbalanced quote?)")
+                << "\n";
+      return 2;
+    }
+    std::vector<std::string> words(w.we_wordv, w.we_wordv + w.we_wordc);
+    ::wordfree(&w);
+    AppContext ctx;
+    if (int prc = parse_context(app_name, words, where, &ctx); prc >= 0) return prc;
+    apps->push_back(std::move(ctx));
+  }
+  if (apps->empty()) {
+    std::cerr << app_name << ": --configfile " << path << " names no program\n";
+    return 2;
+  }
   return -1;
 }
 
@@ -234,6 +278,10 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
       ->check(CLI::IsMember({"core", "hwthread", "none"}));
   std::string wdir;
   app.add_option("--wdir", wdir, "working directory of the ranks")->check(CLI::ExistingDirectory);
+  std::string program_file;
+  app.add_option("--configfile,--app", program_file,
+                 "file of the job's programs, one per line, each with its own -n, -x, -env, --wdir, --host (also "
+                 "-configfile)");
   app.prefix_command();
   // MPMD (MPI-2.2 §8.8): "-n 1 ocean : -n 8 atmos"; every ":" word starts
   // another program.
@@ -255,7 +303,15 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
     std::cerr << app_name << ": unknown option " << command[0] << " (see " << app_name << " --help)\n";
     return 2;
   }
-  if (command.empty()) {
+  if (!program_file.empty()) {
+    if (!command.empty() || programs.size() > 1 || opt->nranks) {
+      std::cerr << app_name << ": --configfile " << program_file
+                << " names the programs and their -n: give no PROGRAM, ':' or -n beside it\n";
+      return 2;
+    }
+    opt->apps.clear();
+    if (int rc = read_program_file(app_name, program_file, &opt->apps); rc >= 0) return rc;
+  } else if (command.empty()) {
     std::cerr << app_name << ": no PROGRAM given\n" << app.help();
     return 2;
   }
@@ -280,10 +336,11 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
   if (int rc = take_exports(app_name, exported, &opt->env); rc >= 0) return rc;
   for (auto& kv : genv) opt->env.push_back(std::move(kv));
   opt->wdir = wdir;
-  opt->apps[0].nranks = opt->nranks;
+  if (program_file.empty()) opt->apps[0].nranks = opt->nranks;
   for (std::size_t k = 1; k < programs.size(); ++k) {
     AppContext ctx;
-    if (int rc = parse_context(app_name, programs[k], k, &ctx); rc >= 0) return rc;
+    if (int rc = parse_context(app_name, programs[k], "after ':' number " + std::to_string(k), &ctx); rc >= 0)
+      return rc;
     opt->apps.push_back(std::move(ctx));
   }
   if (opt->apps.size() > 1) {
@@ -301,6 +358,8 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
       return 2;
     }
     opt->nranks = static_cast<int>(total);
+  } else {
+    opt->nranks = opt->apps[0].nranks;
   }
   if (opt->nranks == 0 && opt->config.empty() && opt->geometry.empty()) opt->nranks = opt->apps[0].nranks = 1;
   return -1;
