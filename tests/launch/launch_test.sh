@@ -9,7 +9,8 @@
 #            refused clearly: a config naming other hosts, a config of
 #            another size, srun without --mpi=pmix; a rank leaving early
 #            fails the others' last fence with a message; a killed rank,
-#            QMP_abort and MPI_Abort end the job through srun
+#            QMP_abort and MPI_Abort end the job through srun; qmprun in an
+#            salloc shell starts the allocation's tasks
 #   openmpi  the same programs under Open MPI 4.1's `mpirun --oversubscribe
 #            -n 4` (its own PMIx server), a killed rank, QMP_abort and
 #            MPI_Abort; two programs as one job (`-n 1 P : -n 2 P`), each
@@ -195,6 +196,12 @@ JOB
   killed_rank "srun: a killed rank" "${srun[@]}" -n 4
   refused "srun: QMP_abort on node 1" "aborts the job (code 7)" "${srun[@]}" -n 4 "$abort_probe" abort 7
   refused "srun: MPI_Abort on rank 1" "MPI_Abort(errorcode=9)" "${srun[@]}" -n 4 "$mpi_abort_probe" abort 9
+  # meshmp's mpirun typed in an allocation of this host: its tasks are the
+  # default -n.
+  run "salloc -n 3 qmprun PROGRAM" salloc -n 3 --time=5 "$qmprun" "$appnum_probe"
+  if [ "$(grep -c 'of 3: appnum 0' "$work/out")" != 3 ]; then
+    echo "FAILED: salloc -n 3 qmprun did not start the allocation's 3 tasks:"; cat "$work/out"; fail=1
+  fi
   ;;
 openmpi)
   mpirun=(mpirun --allow-run-as-root --oversubscribe -n 4)

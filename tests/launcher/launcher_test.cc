@@ -531,6 +531,49 @@ TEST(QmprunOptions, AConfigfileNamesThePrograms) {
   ::unlink(good.c_str());
 }
 
+// In a Slurm allocation outside a step (sbatch script, salloc shell) the
+// allocation's tasks are the default -n where it is this host; where it is
+// several hosts or another one, qmprun would crowd every rank here: refused.
+TEST(QmprunOptions, ASlurmAllocationOfThisHostGivesTheDefaultRankCount) {
+  char host[256] = {};
+  ASSERT_EQ(::gethostname(host, sizeof host - 1), 0);
+  const std::vector<std::string> alloc = {"/usr/bin/env", "SLURM_JOB_ID=77", "SLURM_JOB_NUM_NODES=1",
+                                          std::string("SLURM_JOB_NODELIST=") + host, "SLURM_NTASKS=3"};
+  auto with = [&](std::vector<std::string> more, std::vector<std::string> args) {
+    more.insert(more.begin(), alloc.begin(), alloc.end());
+    more.push_back(g_qmprun);
+    more.insert(more.end(), args.begin(), args.end());
+    return run_program(more);
+  };
+  Result r = with({}, {g_probe, "env"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("rank 2 of 3"), std::string::npos) << r.out;
+  r = with({}, {"-n", "2", g_probe, "env"});  // -n wins
+  EXPECT_NE(r.out.find("rank 1 of 2"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("of 3"), std::string::npos) << r.out;
+
+  r = with({"SLURM_JOB_NUM_NODES=2"}, {"-n", "2", g_probe, "env"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("this shell holds Slurm allocation 77 of 2 nodes, but qmprun starts ranks on this host only: "
+                       "start the job with srun --mpi=pmix PROGRAM"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out, "");
+  r = with({"SLURM_JOB_NODELIST=login-elsewhere"}, {g_probe, "env"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("allocation 77 on login-elsewhere but runs on " + std::string(host)), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out, "");
+  // On the allocated node (a batch script: SLURMD_NODENAME) it runs.
+  r = with({"SLURM_JOB_NODELIST=n01", "SLURMD_NODENAME=n01"}, {g_probe, "env"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("rank 2 of 3"), std::string::npos) << r.out;
+  // Inside a job step (srun -n 1 qmprun ...) the allocation is not qmprun's.
+  r = with({"SLURM_JOB_NUM_NODES=2", "SLURM_STEP_ID=0"}, {g_probe, "env"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("rank 0 of 1"), std::string::npos) << r.out;
+}
+
 TEST(QmprunOptions, AnUnknownOptionIsAnErrorAndStartsNothing) {
   Result r = run({"--frobnicate", "-n", "2", g_probe, "env"});
   EXPECT_EQ(r.status, 2);

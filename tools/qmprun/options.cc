@@ -133,6 +133,43 @@ int check_hosts(const std::string& app, const std::vector<std::string>& hosts) {
   return -1;
 }
 
+// Inside a Slurm allocation but outside a job step (an sbatch script, an
+// salloc shell), "mpirun ./prog" means the allocation's tasks on its nodes,
+// as Open MPI's mpirun and MPICH's mpiexec take it. qmprun starts ranks on
+// this host only, so where the allocation is this one host it takes
+// SLURM_NTASKS as the default -n (*ntasks), and where it spans several
+// hosts, or another host (an salloc shell on a login node), it refuses and
+// points to srun. Inside a step (srun -n 1 qmprun ...) the allocation is
+// not qmprun's.
+int check_slurm_allocation(const std::string& app, int* ntasks) {
+  const char* job = std::getenv("SLURM_JOB_ID");
+  if (!job || !*job || std::getenv("SLURM_STEP_ID")) return -1;
+  const auto number = [](const char* name) {
+    const char* v = std::getenv(name);
+    return v ? std::strtol(v, nullptr, 10) : 0L;
+  };
+  const long nodes = number("SLURM_JOB_NUM_NODES");
+  const char* list = std::getenv("SLURM_JOB_NODELIST");
+  char here[256] = {};
+  (void)::gethostname(here, sizeof here - 1);
+  const std::string where = std::string(app) + ": this shell holds Slurm allocation " + job;
+  const std::string srun = "start the job with srun --mpi=pmix PROGRAM, which runs the allocation's tasks on its "
+                           "nodes, or with Open MPI's mpirun.openmpi (README, \"On a cluster\")";
+  if (nodes > 1) {
+    std::cerr << where << " of " << nodes << " nodes, but " << app << " starts ranks on this host only: " << srun
+              << "; to run on one node of it, srun -N 1 -n 1 " << app << " -n N PROGRAM\n";
+    return 2;
+  }
+  if (!std::getenv("SLURMD_NODENAME") && list && !mesh::same_host_name(list, here)) {
+    std::cerr << where << " on " << list << " but runs on " << here << ", where " << app
+              << " would start the ranks: " << srun << "\n";
+    return 2;
+  }
+  const long n = number("SLURM_NTASKS");
+  if (n >= 1 && n <= (1 << 16)) *ntasks = static_cast<int>(n);
+  return -1;
+}
+
 // A program after a ":" (MPI-2.2 §8.8) or on a line of a --configfile,
 // `where` ("after ':' number 2", "FILE line 3"), with the options that
 // belong to it alone: -n, -x, -env, --wdir, --host.
@@ -361,7 +398,10 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
   } else {
     opt->nranks = opt->apps[0].nranks;
   }
-  if (opt->nranks == 0 && opt->config.empty() && opt->geometry.empty()) opt->nranks = opt->apps[0].nranks = 1;
+  int allocated = 1;  // the default -n: one rank, or an allocation's tasks
+  if (int rc = check_slurm_allocation(app_name, &allocated); rc >= 0) return rc;
+  if (opt->nranks == 0 && opt->config.empty() && opt->geometry.empty())
+    opt->nranks = opt->apps[0].nranks = allocated;
   return -1;
 }
 
