@@ -137,9 +137,12 @@ TEST(Qmprun, RanksIgnoreAnOuterPmixJob) {
 }
 
 TEST(Qmprun, MpirunSpellingAndTaggedOutput) {
-  Result r = run({"-np", "2", "--tag-output", g_probe, "env"});
-  EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("[1] rank 1 of 2"), std::string::npos) << r.out;
+  // Open MPI's --tag-output, MPICH's -l and -prepend-rank, srun's --label.
+  for (const char* tag : {"--tag-output", "-tag-output", "-l", "-prepend-rank", "--label"}) {
+    Result r = run({"-np", "2", tag, g_probe, "env"});
+    EXPECT_EQ(r.status, 0) << tag << " " << r.err;
+    EXPECT_NE(r.out.find("[1] rank 1 of 2"), std::string::npos) << tag << " " << r.out;
+  }
 }
 
 TEST(Qmprun, RejectsAGeometryThatDoesNotFit) {

@@ -26,7 +26,8 @@ const std::map<std::string, std::string>& single_dash_longs() {
       {"-genvall", "--genvall"}, {"-ppn", "--ppn"},
       {"-host", "--host"},     {"-hosts", "--host"},        {"-hostfile", "--hostfile"},
       {"-machinefile", "--hostfile"}, {"-npernode", "--npernode"}, {"-wdir", "--wdir"},
-      {"-configfile", "--configfile"}, {"-app", "--app"},
+      {"-configfile", "--configfile"}, {"-app", "--app"}, {"-prepend-rank", "--prepend-rank"},
+      {"-tag-output", "--tag-output"},
   };
   return m;
 }
@@ -34,8 +35,8 @@ const std::map<std::string, std::string>& single_dash_longs() {
 // How many values follow an option word (after its rewrite): none for a
 // flag or a "--name=value" word, two for -genv/-env, else one.
 int values_of(const std::string& option) {
-  static const char* const flags[] = {"--tag-output", "--oversubscribe", "--allow-run-as-root", "--genvall", "-h",
-                                      "--help"};
+  static const char* const flags[] = {"--tag-output", "-l", "--label", "--prepend-rank", "--oversubscribe",
+                                      "--allow-run-as-root", "--genvall", "-h", "--help"};
   if (option.find('=') != std::string::npos) return 0;
   for (const char* f : flags)
     if (option == f) return 0;
@@ -258,7 +259,8 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
   CLI::App app{"Start a meshmp job: N ranks of PROGRAM on this host, connected as a torus."};
   app.name(app_name);
   app.footer("PROGRAM [ARGS...] follow the options (or \"--\"). Open MPI's and MPICH's spellings of the options "
-             "above (-np, -c, --np; -genv, -env; -ppn, --map-by ppr:K:node; -H, --host, -hostfile, -machinefile) "
+             "above (-np, -c, --np; -genv, -env; -ppn, --map-by ppr:K:node; -H, --host, -hostfile, -machinefile; "
+             "-l, -prepend-rank) "
              "are taken; --oversubscribe, --allow-run-as-root and -genvall change nothing here. Several programs "
              "as one job (MPMD): -n 1 ocean : -n 8 atmos ARGS; after each ':' a program takes -n (needed), -x, "
              "-env, --wdir and --host for its own ranks, which are numbered after the previous program's; "
@@ -271,7 +273,8 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
                  "links: auto (shm on one host; between hosts ofi over an RDMA fabric libfabric finds, else tcp; the "
                  "default), shm, tcp or ofi (libfabric; MESHMP_OFI_PROVIDER picks its provider)")
       ->check(CLI::IsMember({"auto", "shm", "tcp", "ofi"}));
-  app.add_flag("--tag-output", opt->tag_output, "prefix each output line with [rank]");
+  app.add_flag("--tag-output,-l,--label,--prepend-rank", opt->tag_output,
+               "prefix each output line with [rank] (also MPICH's -l and -prepend-rank, srun's --label)");
   // MPIEXEC_TIMEOUT: what MPICH's and Open MPI's mpiexec read (test suites set it).
   app.add_option("--timeout", opt->timeout_s, "kill the job after this many seconds")
       ->envname("MPIEXEC_TIMEOUT")
