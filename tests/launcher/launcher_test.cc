@@ -411,7 +411,10 @@ TEST(QmprunOptions, OpenMpiAndMpichSpellingsAreTaken) {
        {std::vector<std::string>{"--oversubscribe", "--allow-run-as-root", "-np=2", "-genvall"},
         std::vector<std::string>{"-c", "2", "--map-by", "ppr:2:node", "--bind-to", "none"},
         std::vector<std::string>{"--np", "2", "-ppn", "2", "-H", "localhost"},
-        std::vector<std::string>{"-n2", "--map-by", "core"}}) {
+        std::vector<std::string>{"-n2", "--map-by", "core"},
+        // one dash before a long option, as MPICH's and Open MPI's take it
+        std::vector<std::string>{"-oversubscribe", "-bind-to", "none", "-map-by", "core", "-geometry", "2", "-np",
+                                 "2"}}) {
     std::vector<std::string> args = opts;
     args.insert(args.end(), {g_probe, "env"});
     Result r = run(args);
@@ -431,9 +434,13 @@ TEST(QmprunOptions, EnvironmentForTheRanks) {
            "echo \"r$MESHMP_RANK/$MESHMP_SIZE\""});
   EXPECT_NE(r.out.find("r0/2"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("r1/2"), std::string::npos) << r.out;
-  // -x VAR passes the launcher's own value.
+  // -x VAR passes the launcher's own value; so do MPICH's -genvlist and
+  // -envlist for each VAR of a list.
   r = run_program({"/usr/bin/env", "MM_D=four", g_qmprun, "-x", "MM_D", "/bin/sh", "-c", "echo \"d=$MM_D\""});
   EXPECT_NE(r.out.find("d=four"), std::string::npos) << r.out << r.err;
+  r = run_program({"/usr/bin/env", "MM_D=four", "MM_E=five", "MM_F=six", g_qmprun, "-genvlist", "MM_D,MM_E",
+                   "-envlist", "MM_F", "/bin/sh", "-c", "echo \"$MM_D $MM_E $MM_F\""});
+  EXPECT_NE(r.out.find("four five six"), std::string::npos) << r.out << r.err;
 }
 
 TEST(QmprunOptions, TheProgramsArgumentsAreLeftAlone) {
@@ -582,6 +589,10 @@ TEST(QmprunOptions, AnUnknownOptionIsAnErrorAndStartsNothing) {
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("unknown option --frobnicate (see qmprun --help)"), std::string::npos) << r.err;
   EXPECT_EQ(r.out.find("rank"), std::string::npos) << r.out;
+  // Not taken for "-l" (MPICH's label flag) and letters after it.
+  r = run({"-launcher", "fork", "-n", "1", g_probe, "env"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("unknown option -launcher (see qmprun --help)"), std::string::npos) << r.err;
   r = run({"--map-by", "diagonal", "-n", "1", g_probe, "env"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--map-by diagonal"), std::string::npos) << r.err;

@@ -18,16 +18,14 @@
 namespace meshmp::tools {
 namespace {
 
-// Spellings CLI11 cannot take as they are (one dash before several
-// letters, "-np=4") rewritten to the long options that mean the same.
-const std::map<std::string, std::string>& single_dash_longs() {
+// Spellings that are not our options' names with one dash fewer: "-np",
+// MPICH's "-hosts", "-machinefile", "-envlist", "-l". Any other single-dash
+// word of several letters that names a long option ("-genv", "-wdir",
+// "-bind-to") is that option.
+const std::map<std::string, std::string>& single_dash_renames() {
   static const std::map<std::string, std::string> m = {
-      {"-np", "-n"},           {"-genv", "--genv"},         {"-env", "--env"},
-      {"-genvall", "--genvall"}, {"-ppn", "--ppn"},
-      {"-host", "--host"},     {"-hosts", "--host"},        {"-hostfile", "--hostfile"},
-      {"-machinefile", "--hostfile"}, {"-npernode", "--npernode"}, {"-wdir", "--wdir"},
-      {"-configfile", "--configfile"}, {"-app", "--app"}, {"-prepend-rank", "--prepend-rank"},
-      {"-tag-output", "--tag-output"},
+      {"-np", "-n"},         {"-hosts", "--host"},       {"-machinefile", "--hostfile"},
+      {"-envlist", "--genvlist"}, {"-l", "--label"},
   };
   return m;
 }
@@ -35,7 +33,7 @@ const std::map<std::string, std::string>& single_dash_longs() {
 // How many values follow an option word (after its rewrite): none for a
 // flag or a "--name=value" word, two for -genv/-env, else one.
 int values_of(const std::string& option) {
-  static const char* const flags[] = {"--tag-output", "-l", "--label", "--prepend-rank", "--oversubscribe",
+  static const char* const flags[] = {"--tag-output", "--label", "--prepend-rank", "--oversubscribe",
                                       "--allow-run-as-root", "--genvall", "-h", "--help"};
   if (option.find('=') != std::string::npos) return 0;
   for (const char* f : flags)
@@ -43,10 +41,11 @@ int values_of(const std::string& option) {
   return option == "--genv" || option == "--env" ? 2 : 1;
 }
 
-// argv with those spellings rewritten in the options part only: the
-// program (the first word that is neither an option nor an option's value,
-// or what follows "--") and its arguments are passed on as they are.
-std::vector<std::string> normalized(const std::vector<std::string>& words) {
+// argv with those spellings rewritten to `app`'s long options in the
+// options part only: the program (the first word that is neither an option
+// nor an option's value, or what follows "--") and its arguments are passed
+// on as they are. Reversed, as CLI11 takes a vector.
+std::vector<std::string> normalized(const std::vector<std::string>& words, const CLI::App& app) {
   std::vector<std::string> args;
   const std::size_t argc = words.size();
   std::size_t i = 0;
@@ -57,11 +56,18 @@ std::vector<std::string> normalized(const std::vector<std::string>& words) {
       break;
     }
     const std::size_t eq = a.find('=');
-    auto it = a[1] != '-' ? single_dash_longs().find(a.substr(0, eq)) : single_dash_longs().end();
+    std::string long_name;  // what a single-dash spelling stands for
+    if (a[1] != '-') {
+      const std::string name = a.substr(0, eq);
+      if (auto it = single_dash_renames().find(name); it != single_dash_renames().end())
+        long_name = it->second;
+      else if (name.size() > 2 && app.get_option_no_throw("-" + name))
+        long_name = "-" + name;
+    }
     int more;  // values that follow as words of their own
-    if (it != single_dash_longs().end()) {
-      args.push_back(it->second);
-      more = values_of(it->second);
+    if (!long_name.empty()) {
+      args.push_back(long_name);
+      more = values_of(long_name);
       if (eq != std::string::npos) args.push_back(a.substr(eq + 1)), --more;
     } else {
       args.push_back(a);
@@ -71,7 +77,7 @@ std::vector<std::string> normalized(const std::vector<std::string>& words) {
     for (; more > 0 && i < argc; --more) args.push_back(words[i++]);
   }
   while (i < argc) args.push_back(words[i++]);
-  std::reverse(args.begin(), args.end());  // CLI11 takes a vector last argument first
+  std::reverse(args.begin(), args.end());
   return args;
 }
 
@@ -188,7 +194,7 @@ int parse_context(const std::string& app_name, const std::vector<std::string>& w
   app.add_option("-H,--host", hosts, "this host only")->delimiter(',')->allow_extra_args(false);
   app.prefix_command();
   try {
-    app.parse(normalized(words));
+    app.parse(normalized(words, app));
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
@@ -260,7 +266,7 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
   app.name(app_name);
   app.footer("PROGRAM [ARGS...] follow the options (or \"--\"). Open MPI's and MPICH's spellings of the options "
              "above (-np, -c, --np; -genv, -env; -ppn, --map-by ppr:K:node; -H, --host, -hostfile, -machinefile; "
-             "-l, -prepend-rank) "
+             "-l, -prepend-rank, -genvlist; any long option with one dash) "
              "are taken; --oversubscribe, --allow-run-as-root and -genvall change nothing here. Several programs "
              "as one job (MPMD): -n 1 ocean : -n 8 atmos ARGS; after each ':' a program takes -n (needed), -x, "
              "-env, --wdir and --host for its own ranks, which are numbered after the previous program's; "
@@ -273,7 +279,7 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
                  "links: auto (shm on one host; between hosts ofi over an RDMA fabric libfabric finds, else tcp; the "
                  "default), shm, tcp or ofi (libfabric; MESHMP_OFI_PROVIDER picks its provider)")
       ->check(CLI::IsMember({"auto", "shm", "tcp", "ofi"}));
-  app.add_flag("--tag-output,-l,--label,--prepend-rank", opt->tag_output,
+  app.add_flag("--tag-output,--label,--prepend-rank", opt->tag_output,
                "prefix each output line with [rank] (also MPICH's -l and -prepend-rank, srun's --label)");
   // MPIEXEC_TIMEOUT: what MPICH's and Open MPI's mpiexec read (test suites set it).
   app.add_option("--timeout", opt->timeout_s, "kill the job after this many seconds")
@@ -297,6 +303,9 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
   std::vector<std::string> exported;
   // Each occurrence takes its own value(s) only: the program follows.
   app.add_option("-x", exported, "VAR=VALUE, or VAR to pass this environment's value, set in every rank (repeatable)")
+      ->allow_extra_args(false);
+  app.add_option("--genvlist", exported, "VAR,VAR,...: pass these variables' values (MPICH's -genvlist, -envlist)")
+      ->delimiter(',')
       ->allow_extra_args(false);
   std::vector<std::pair<std::string, std::string>> genv;
   app.add_option("--genv,--env", genv, "VAR VALUE: set in every rank (MPICH's -genv / -env; repeatable)")
@@ -331,7 +340,7 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
     else programs.back().emplace_back(argv[i]);
   }
   try {
-    app.parse(normalized(programs[0]));
+    app.parse(normalized(programs[0], app));
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
