@@ -398,6 +398,28 @@ TEST(Mpirun, MpiAppnumNamesEachRanksProgram) {
   EXPECT_NE(r.out.find("rank 1 of 2: appnum 0, rank 1 of 2 in its program"), std::string::npos) << r.out;
 }
 
+// Standard input goes to rank 0 alone (--stdin picks another rank, all or
+// none), as under Open MPI's mpirun and MPICH's mpiexec: the others read
+// /dev/null, so none takes rank 0's input, even when rank 0 reads late.
+TEST(Qmprun, OnlyRankZeroReadsStandardInput) {
+  const std::string reader =
+      "[ $MESHMP_RANK = 0 ] && sleep 0.5; read x; echo \"$MESHMP_RANK:${x:-none}\"";
+  for (const auto& [option, want] :
+       std::vector<std::pair<std::string, std::string>>{{"", "0:line1 1:none 2:none "},
+                                                        {"--stdin 2", "0:none 1:none 2:line1 "},
+                                                        {"--stdin none", "0:none 1:none 2:none "}}) {
+    Result r = run_program({"/bin/sh", "-c",
+                            "printf 'line1\\nline2\\n' | \"$0\" " + option + " -n 3 /bin/sh -c '" + reader +
+                                "' | sort | tr '\\n' ' '",
+                            g_qmprun});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, want) << option;
+  }
+  Result r = run({"--stdin", "3", "-n", "3", g_probe, "env"});
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("--stdin 3: the job has 3 ranks"), std::string::npos) << r.err;
+}
+
 TEST(Qmprun, MissingProgramIsReported) {
   Result r = run({"-n", "2", "/nonexistent/program"});
   EXPECT_EQ(r.status, 127);

@@ -229,6 +229,9 @@ void Job::resolve_geometry() {
     throw std::runtime_error("geometry " + (opt_.geometry.empty() ? mesh::Torus(dims).to_string() : opt_.geometry) +
                              " has " + std::to_string(product) + " nodes but -n is " + std::to_string(n_));
   if (!opt_.geometry.empty()) geometry_ = opt_.geometry;
+  if (opt_.stdin_rank >= n_)
+    throw std::runtime_error("--stdin " + std::to_string(opt_.stdin_rank) + ": the job has " + std::to_string(n_) +
+                             " ranks");
   if (!opt_.netns.empty()) place_in_namespaces();
 }
 
@@ -332,6 +335,11 @@ void Job::spawn() {
       if (opt_.tag_output) {
         ::dup2(out[1], 1);
         ::dup2(err[1], 2);
+      }
+      if (opt_.stdin_rank != LaunchOptions::kStdinAll && opt_.stdin_rank != r) {
+        const int null = ::open("/dev/null", O_RDONLY);
+        if (null < 0 || ::dup2(null, 0) < 0) ::_exit(127);
+        if (null != 0) ::close(null);
       }
       enter_namespace(r);
       // qmprun may itself run under a PMIx launcher (srun --mpi=pmix -n 1

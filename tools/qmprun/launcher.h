@@ -33,6 +33,11 @@ struct LaunchOptions {
   std::string config;             ///< mesh config file
   std::string provider;            ///< MESHMP_PROVIDER for the ranks; empty: inherited (default auto)
   bool tag_output = false;        ///< prefix every output line with "[rank] "
+  /// Which rank reads qmprun's standard input, as under Open MPI's mpirun
+  /// and MPICH's mpiexec; the others read /dev/null. kStdinAll: every rank
+  /// shares it; kStdinNone: none.
+  int stdin_rank = 0;
+  static constexpr int kStdinAll = -1, kStdinNone = -2;
   double timeout_s = 0;           ///< 0: none
   /// A rank stopped (SIGSTOP, ^Z, a debugger) this long is named on stderr;
   /// the job keeps waiting for it.

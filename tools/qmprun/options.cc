@@ -325,6 +325,9 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
   app.add_option("--map-by", map_by, "ppr:K:node (K ranks per node, as --ranks-per-node), or core, slot, node: accepted");
   app.add_option("--bind-to", bind_to, "core: bind rank r to the r-th core it may run on; none (the default)")
       ->check(CLI::IsMember({"core", "hwthread", "none"}));
+  std::string stdin_to = "0";
+  app.add_option("--stdin", stdin_to, "rank that reads this standard input (the others read /dev/null), all or none "
+                                      "(default 0)");
   std::string wdir;
   app.add_option("--wdir", wdir, "working directory of the ranks")->check(CLI::ExistingDirectory);
   std::string program_file;
@@ -382,6 +385,17 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
     }
   }
   opt->bind_to_core = bind_to == "core" || bind_to == "hwthread";
+  if (stdin_to == "all" || stdin_to == "none") {
+    opt->stdin_rank = stdin_to == "all" ? LaunchOptions::kStdinAll : LaunchOptions::kStdinNone;
+  } else {
+    char* end = nullptr;
+    const long r = std::strtol(stdin_to.c_str(), &end, 10);
+    if (stdin_to.empty() || *end || r < 0 || r >= (1 << 24)) {
+      std::cerr << app_name << ": --stdin " << stdin_to << ": expected a rank, all or none\n";
+      return 2;
+    }
+    opt->stdin_rank = static_cast<int>(r);
+  }
   if (int rc = take_exports(app_name, exported, &opt->env); rc >= 0) return rc;
   for (auto& kv : genv) opt->env.push_back(std::move(kv));
   opt->wdir = wdir;
