@@ -618,6 +618,12 @@ TEST(QmprunOptions, AnUnknownOptionIsAnErrorAndStartsNothing) {
   r = run({"--map-by", "diagonal", "-n", "1", g_probe, "env"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--map-by diagonal"), std::string::npos) << r.err;
+  // --version (also -V), as `mpirun --version` tells which MPI is first in PATH.
+  for (const char* v : {"--version", "-V", "-version"}) {
+    r = run({v});
+    EXPECT_EQ(r.status, 0) << v;
+    EXPECT_EQ(r.out.rfind("qmprun (meshmp): MPI 1.1 with MPI-2.2/3.1 additions, QMP 2.5.", 0), 0u) << v << r.out;
+  }
   r = run({"--help"});
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("PROGRAM [ARGS...] follow the options"), std::string::npos) << r.out;

@@ -1,6 +1,8 @@
 #include "tools/qmprun/options.h"
 
 #include "mesh/host_identity.h"
+#include "mpi11/mpi.h"
+#include "qmp/qmp.h"
 
 #include <unistd.h>
 #include <wordexp.h>
@@ -34,7 +36,7 @@ const std::map<std::string, std::string>& single_dash_renames() {
 // flag or a "--name=value" word, two for -genv/-env, else one.
 int values_of(const std::string& option) {
   static const char* const flags[] = {"--tag-output", "--label", "--prepend-rank", "--oversubscribe",
-                                      "--allow-run-as-root", "--genvall", "-h", "--help"};
+                                      "--allow-run-as-root", "--genvall", "-h", "--help", "--version", "-V"};
   if (option.find('=') != std::string::npos) return 0;
   for (const char* f : flags)
     if (option == f) return 0;
@@ -271,6 +273,9 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
              "as one job (MPMD): -n 1 ocean : -n 8 atmos ARGS; after each ':' a program takes -n (needed), -x, "
              "-env, --wdir and --host for its own ranks, which are numbered after the previous program's; "
              "MPI_APPNUM says which program a rank runs.");
+  app.set_version_flag("--version,-V", app_name + " (meshmp): MPI " + std::to_string(MPI_VERSION) + "." +
+                                           std::to_string(MPI_SUBVERSION) + " with MPI-2.2/3.1 additions, QMP " +
+                                           QMP_VERSION_STR);
   app.add_option("-n,-c,--np,--n", opt->nranks, "number of ranks (also -np); default: the config's node count")
       ->check(CLI::Range(1, 1 << 16));
   app.add_option("--geometry", opt->geometry, "torus shape, e.g. 2x2x2 (product = N)");
