@@ -49,11 +49,25 @@ show=$("$prefix/bin/mpicc" -show -O2 x.c -o x)
 [ "$show" = "cc -I$prefix/include -O2 x.c -o x -L$prefix/lib -Wl,-rpath,$prefix/lib -lmpi" ] || { echo "mpicc -show: $show" >&2; exit 1; }
 [ "$("$prefix/bin/mpicxx" -compile_info -c x.cc)" = "c++ -I$prefix/include -c x.cc" ]
 [ "$("$prefix/bin/mpicc" -link_info x.o)" = "cc x.o -L$prefix/lib -Wl,-rpath,$prefix/lib -lmpi" ]
+# Open MPI's --showme forms, as Makefiles and build systems use them.
+[ "$("$prefix/bin/mpicc" --showme -O2 x.c)" = "cc -I$prefix/include -O2 x.c -L$prefix/lib -Wl,-rpath,$prefix/lib -lmpi" ]
+[ "$("$prefix/bin/mpicc" --showme:compile)" = "-I$prefix/include" ]
+[ "$("$prefix/bin/mpicc" --showme:link)" = "-L$prefix/lib -Wl,-rpath,$prefix/lib -lmpi" ]
+[ "$("$prefix/bin/mpicxx" -showme:command)" = "c++" ]
+[ "$("$prefix/bin/mpicc" --showme:incdirs) $("$prefix/bin/mpicc" --showme:libdirs) $("$prefix/bin/mpicc" --showme:libs)" = \
+  "$prefix/include $prefix/lib mpi" ]
+"$prefix/bin/mpicc" --showme:version | grep -q "^mpicc (meshmp): MPI 1.1" ||
+  { echo "mpicc --showme:version: $("$prefix/bin/mpicc" --showme:version)" >&2; exit 1; }
+if "$prefix/bin/mpicc" --showme:nonsense 2>/dev/null; then echo "mpicc --showme:nonsense was taken" >&2; exit 1; fi
 
 "$prefix/bin/mpicc" -O2 -Wall -Werror "$mpisrc" -o "$work/mpi_c"
 runmpi "mpicc" "$work/mpi_c"
 "$prefix/bin/mpicc" -c "$mpisrc" -o "$work/mpi.o" && "$prefix/bin/mpicc" "$work/mpi.o" -o "$work/mpi_two_step"
 runmpi "mpicc -c, then link" "$work/mpi_two_step"
+# shellcheck disable=SC2046  # the flags are words
+cc $("$prefix/bin/mpicc" --showme:compile) -c "$mpisrc" -o "$work/mpi_showme.o" &&
+  cc "$work/mpi_showme.o" -o "$work/mpi_showme" $("$prefix/bin/mpicc" --showme:link)
+runmpi "cc with mpicc --showme:compile and --showme:link" "$work/mpi_showme"
 cp "$mpisrc" "$work/hello_mpi.cc"
 "$prefix/bin/mpicxx" -O2 "$work/hello_mpi.cc" -o "$work/mpi_cxx"
 runmpi "mpicxx" "$work/mpi_cxx"

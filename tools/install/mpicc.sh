@@ -6,6 +6,10 @@
 #   -show          print the command instead of running it
 #   -compile_info  print the command used to compile only (MPICH's name)
 #   -link_info     print the command used to link (MPICH's name)
+#   -showme, --showme[:compile|:link|:command|:incdirs|:libdirs|:libs|:version|:help]
+#                  Open MPI's names: the whole command, or only the compile
+#                  flags, the link flags, the compiler, the include or
+#                  library directories, the libraries, which MPI this is
 # The compiler is cc / c++ / gfortran, or $MESHMP_CC / $MESHMP_CXX / $MESHMP_FC.
 # Fortran programs find mpif.h and the `mpi` module in PREFIX/include. With
 # gfortran 10 or later they are compiled with -fallow-argument-mismatch: an
@@ -28,10 +32,30 @@ case "$(basename "$0")" in
 esac
 libs=(-L"$prefix/lib" -Wl,-rpath,"$prefix/lib" -lmpi)
 
+# Open MPI's --showme:WHAT prints one part and exits.
+for a in "$@"; do
+  case "$a" in
+    -showme:*|--showme:*)
+      case "${a#*:}" in
+        compile) echo "${cflags[*]}" ;;
+        link) echo "${libs[*]}" ;;
+        command) echo "$compiler" ;;
+        incdirs) echo "$prefix/include" ;;
+        libdirs) echo "$prefix/lib" ;;
+        libs) echo mpi ;;
+        version) echo "$(basename "$0") $("$here/qmprun" --version | cut -d' ' -f2-)" ;;
+        help) echo "$(basename "$0") --showme:{compile,link,command,incdirs,libdirs,libs,version,help}" ;;
+        *) echo "$(basename "$0"): $a: expected --showme:compile, link, command, incdirs, libdirs, libs, version or help" >&2
+           exit 2 ;;
+      esac
+      exit 0 ;;
+  esac
+done
+
 show=0 mode=link args=()
 for a in "$@"; do
   case "$a" in
-    -show) show=1 ;;
+    -show|-showme|--showme) show=1 ;;
     -compile_info) show=1 mode=compile ;;
     -link_info) show=1 mode=link_only ;;
     -c|-E|-S|-M|-MM) mode=compile; args+=("$a") ;;
