@@ -65,9 +65,9 @@ int count_probes() {
   return n;
 }
 
-// Runs qmprun with args; `signal_after` > 0 sends SIGTERM to it after that
-// many seconds. A hard 60 s bound kills it if it never returns.
-Result run_program(std::vector<std::string> args, double signal_after = 0) {
+// Runs qmprun with args; `signal_after` > 0 sends `sig` (SIGTERM) to it
+// after that many seconds. A hard 60 s bound kills it if it never returns.
+Result run_program(std::vector<std::string> args, double signal_after = 0, int sig = SIGTERM) {
   int out[2], err[2];
   EXPECT_EQ(::pipe(out), 0);
   EXPECT_EQ(::pipe(err), 0);
@@ -89,7 +89,7 @@ Result run_program(std::vector<std::string> args, double signal_after = 0) {
   std::thread killer([&] {
     if (signal_after > 0) {
       std::this_thread::sleep_for(std::chrono::duration<double>(signal_after));
-      ::kill(pid, SIGTERM);
+      ::kill(pid, sig);
     }
   });
   std::thread guard([pid] {
@@ -114,9 +114,9 @@ Result run_program(std::vector<std::string> args, double signal_after = 0) {
   return r;
 }
 
-Result run(std::vector<std::string> args, double signal_after = 0) {
+Result run(std::vector<std::string> args, double signal_after = 0, int sig = SIGTERM) {
   args.insert(args.begin(), g_qmprun);
-  return run_program(args, signal_after);
+  return run_program(args, signal_after, sig);
 }
 
 TEST(Qmprun, PassesRankSizeAndGeometry) {
@@ -355,6 +355,20 @@ TEST(Qmprun, SigtermToTheLauncherEndsTheJob) {
   EXPECT_LT(r.seconds, 5.0);
   EXPECT_EQ(count_probes(), 0);
   EXPECT_EQ(count_shm(), shm_before);
+}
+
+// SIGUSR1 and SIGUSR2 to the launcher reach every rank (a batch system's
+// warning before the time limit, a checkpoint trigger), and end nothing.
+TEST(Qmprun, UserSignalsArePassedToEveryRank) {
+  for (const int sig : {SIGUSR1, SIGUSR2}) {
+    const std::string name = sig == SIGUSR1 ? "USR1" : "USR2";
+    Result r = run({"-n", "2", "/bin/sh", "-c",
+                    "trap 'echo \"$MESHMP_RANK got " + name + "\"; exit 0' " + name + "; while :; do sleep 0.05; done"},
+                   2.0, sig);
+    EXPECT_EQ(r.status, 0) << name << " " << r.err;
+    EXPECT_NE(r.out.find("0 got " + name), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("1 got " + name), std::string::npos) << r.out;
+  }
 }
 
 TEST(Qmprun, QmpAbortEndsTheWholeJobWithItsCode) {

@@ -457,6 +457,12 @@ void Job::on_signal() {
   while (::read(sig_fd_, &si, sizeof si) == sizeof si) {
     if (si.ssi_signo == SIGCHLD) {
       reap();
+    } else if (si.ssi_signo == SIGUSR1 || si.ssi_signo == SIGUSR2) {
+      // Passed on to every rank, as Open MPI's mpirun does: a batch system's
+      // warning before the time limit (sbatch --signal), a program's own
+      // checkpoint trigger.
+      for (int r = 0; r < n_; ++r)
+        if (alive_[r]) ::kill(pids_[r], static_cast<int>(si.ssi_signo));
     } else {
       int sig = static_cast<int>(si.ssi_signo);
       fail_job(128 + sig, std::string("interrupted by ") + strsignal(sig) + "; ending the job");
@@ -618,7 +624,7 @@ int Job::run() {
   open_socket();
   sigset_t mask;
   sigemptyset(&mask);
-  for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP}) sigaddset(&mask, s);
+  for (int s : {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2}) sigaddset(&mask, s);
   ::sigprocmask(SIG_BLOCK, &mask, &old_mask_);
   sig_fd_ = ::signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
   timeout_at_ = Clock::now() + std::chrono::milliseconds(static_cast<long>(opt_.timeout_s * 1000));
