@@ -10,7 +10,8 @@
 #                  Open MPI's names: the whole command, or only the compile
 #                  flags, the link flags, the compiler, the include or
 #                  library directories, the libraries, which MPI this is
-# The compiler is cc / c++ / gfortran, or $MESHMP_CC / $MESHMP_CXX / $MESHMP_FC.
+# The compiler is cc / c++ / gfortran, or $MESHMP_CC / $MESHMP_CXX / $MESHMP_FC,
+# or what MPICH's -cc=, -cxx=, -fc= (also -f77=, -f90=) name.
 # Fortran programs find mpif.h and the `mpi` module in PREFIX/include. With
 # gfortran 10 or later they are compiled with -fallow-argument-mismatch: an
 # MPI-1 program passes INTEGER, REAL, ... buffers to the same MPI_SEND, which
@@ -31,6 +32,9 @@ case "$(basename "$0")" in
   *) compiler=${MESHMP_CC:-cc} ;;
 esac
 libs=(-L"$prefix/lib" -Wl,-rpath,"$prefix/lib" -lmpi)
+for a in "$@"; do
+  case "$a" in -cc=*|-cxx=*|-fc=*|-f77=*|-f90=*) compiler=${a#*=} ;; esac
+done
 
 # Open MPI's --showme:WHAT prints one part and exits.
 for a in "$@"; do
@@ -56,6 +60,7 @@ show=0 mode=link args=()
 for a in "$@"; do
   case "$a" in
     -show|-showme|--showme) show=1 ;;
+    -cc=*|-cxx=*|-fc=*|-f77=*|-f90=*) ;;
     -compile_info) show=1 mode=compile ;;
     -link_info) show=1 mode=link_only ;;
     -c|-E|-S|-M|-MM) mode=compile; args+=("$a") ;;
