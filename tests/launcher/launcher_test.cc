@@ -625,6 +625,11 @@ TEST(QmprunOptions, AnUnknownOptionIsAnErrorAndStartsNothing) {
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("unknown option --frobnicate (see qmprun --help)"), std::string::npos) << r.err;
   EXPECT_EQ(r.out.find("rank"), std::string::npos) << r.out;
+  // Open MPI's MCA parameters: refused, saying where meshmp's settings are.
+  r = run({"--mca", "btl", "self,vader", "-n", "1", g_probe, "env"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--mca sets Open MPI's parameters, which meshmp does not read"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
   // Not taken for "-l" (MPICH's label flag) and letters after it.
   r = run({"-launcher", "fork", "-n", "1", g_probe, "env"});
   EXPECT_EQ(r.status, 2);

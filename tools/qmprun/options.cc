@@ -356,7 +356,13 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
   std::vector<std::string>& command = opt->apps[0].command;
   command = app.remaining();
   if (!command.empty() && command[0] == "--") command.erase(command.begin());
-  else if (!command.empty() && command[0].size() > 1 && command[0][0] == '-') {
+  else if (!command.empty() && (command[0] == "--mca" || command[0] == "-mca" || command[0] == "--gmca")) {
+    std::cerr << app_name << ": " << command[0]
+              << " sets Open MPI's parameters, which meshmp does not read: meshmp's are environment variables "
+                 "(README, \"Configuration\"; -x VAR=VALUE sets one for the ranks), and --provider chooses the links "
+                 "(--provider tcp for --mca btl tcp,self)\n";
+    return 2;
+  } else if (!command.empty() && command[0].size() > 1 && command[0][0] == '-') {
     std::cerr << app_name << ": unknown option " << command[0] << " (see " << app_name << " --help)\n";
     return 2;
   }
