@@ -447,6 +447,8 @@ TEST(QmprunOptions, OpenMpiAndMpichSpellingsAreTaken) {
        {std::vector<std::string>{"--oversubscribe", "--allow-run-as-root", "-np=2", "-genvall"},
         std::vector<std::string>{"-c", "2", "--map-by", "ppr:2:node", "--bind-to", "none"},
         std::vector<std::string>{"--np", "2", "-ppn", "2", "-H", "localhost"},
+        // a host with its slots (Open MPI's host:N, MPICH's -hosts host:N), and IPv6's loopback
+        std::vector<std::string>{"-np", "2", "-H", "localhost:4,::1", "-hosts", "127.0.0.1:2"},
         std::vector<std::string>{"-n2", "--map-by", "core"},
         // one dash before a long option, as MPICH's and Open MPI's take it
         std::vector<std::string>{"-oversubscribe", "-bind-to", "none", "-map-by", "core", "-geometry", "2", "-np",
@@ -652,6 +654,9 @@ TEST(QmprunOptions, OtherHostsAreRefusedWithWhereToGo) {
   Result r = run({"--host", "node17.example", "-n", "1", g_probe, "env"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--host node17.example names another host"), std::string::npos) << r.err;
+  r = run({"--host", "localhost:2,node17.example:2", "-n", "1", g_probe, "env"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--host node17.example:2 names another host"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("srun --mpi=pmix"), std::string::npos) << r.err;
   char path[] = "/tmp/meshmp-hostfile-XXXXXX";
   const int fd = ::mkstemp(path);

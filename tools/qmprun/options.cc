@@ -136,9 +136,15 @@ int take_exports(const std::string& app, const std::vector<std::string>& exporte
   return -1;
 }
 
+// --host names, each with an optional ":N" of slots (Open MPI's -H host:4,
+// MPICH's -hosts host:4).
 int check_hosts(const std::string& app, const std::vector<std::string>& hosts) {
-  for (const std::string& h : hosts)
-    if (!is_this_host(h)) return not_here(app, "--host " + h);
+  for (const std::string& h : hosts) {
+    const std::size_t colon = h.rfind(':');
+    const bool slots = colon != std::string::npos && colon > 0 && colon + 1 < h.size() &&
+                       h.find_first_not_of("0123456789", colon + 1) == std::string::npos;
+    if (!is_this_host(h) && !(slots && is_this_host(h.substr(0, colon)))) return not_here(app, "--host " + h);
+  }
   return -1;
 }
 
