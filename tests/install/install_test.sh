@@ -49,6 +49,9 @@ show=$("$prefix/bin/mpicc" -show -O2 x.c -o x)
 [ "$show" = "cc -I$prefix/include -O2 x.c -o x -L$prefix/lib -Wl,-rpath,$prefix/lib -lmpi" ] || { echo "mpicc -show: $show" >&2; exit 1; }
 [ "$("$prefix/bin/mpicxx" -compile_info -c x.cc)" = "c++ -I$prefix/include -c x.cc" ]
 [ "$("$prefix/bin/mpicc" -link_info x.o)" = "cc x.o -L$prefix/lib -Wl,-rpath,$prefix/lib -lmpi" ]
+# mpic++ and mpiCC, the C++ wrapper's other names.
+[ "$("$prefix/bin/mpic++" -compile_info -c x.cc)" = "c++ -I$prefix/include -c x.cc" ]
+[ "$("$prefix/bin/mpiCC" -compile_info -c x.cc)" = "c++ -I$prefix/include -c x.cc" ]
 # MPICH's -cc= picks the compiler.
 [ "$("$prefix/bin/mpicc" -cc=gcc-12 -show -c x.c)" = "gcc-12 -I$prefix/include -c x.c" ]
 # Open MPI's --showme forms, as Makefiles and build systems use them.

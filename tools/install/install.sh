@@ -2,7 +2,7 @@
 # Installs meshmp's QMP and MPI: bazel run //:install -- --prefix DIR
 # Lays out DIR/include/{qmp,mpi,mpif}.h (and mpi.mod, the `mpi` module, when
 # gfortran is there), DIR/lib/libmeshmp.{a,so} (linked as libqmp.* and
-# libmpi.*), DIR/bin/{qmprun,mpirun,mpiexec,mpicc,mpicxx,mpif77,mpif90,mpifort,
+# libmpi.*), DIR/bin/{qmprun,mpirun,mpiexec,mpicc,mpicxx,mpic++,mpiCC,mpif77,mpif90,mpifort,
 # qmp-config,qmp-mesh,meshrouted,meshmp-lqcd}, DIR/lib/pkgconfig/{qmp,mpi}.pc,
 # DIR/lib/cmake/QMP/.
 set -euo pipefail
@@ -23,7 +23,7 @@ for l in qmp mpi; do
   ln -sfn libmeshmp.a "$prefix/lib/lib$l.a"
   ln -sfn libmeshmp.so "$prefix/lib/lib$l.so"
 done
-for w in mpicc mpicxx mpif77 mpif90 mpifort; do install -m 0755 "$r/tools/install/mpicc.sh" "$prefix/bin/$w"; done
+for w in mpicc mpicxx mpic++ mpiCC mpif77 mpif90 mpifort; do install -m 0755 "$r/tools/install/mpicc.sh" "$prefix/bin/$w"; done
 for b in qmprun mpirun mpiexec; do install -m 0755 "$r/tools/qmprun/$b" "$prefix/bin/$b"; done
 install -m 0755 "$r/tools/qmp_config/qmp-config" "$prefix/bin/qmp-config"
 install -m 0755 "$r/tools/qmp-mesh/qmp-mesh" "$prefix/bin/qmp-mesh"
