@@ -543,7 +543,6 @@ std::string temp_file(const std::string& text) {
 
 // A file of the programs, one a line (MPI-2.2 §8.8's -configfile, Open
 // MPI's --app): each line as after a ':', split into words as a shell does.
-
 TEST(QmprunOptions, AConfigfileNamesThePrograms) {
   const std::string say = "/bin/sh -c 'echo \"$0 $MESHMP_RANK/$MESHMP_SIZE $MESHMP_APPNUM ${MM:-none}\"'";
   const std::string good = temp_file("# ocean, then the atmosphere\n-n 1 " + say + " ocean\n\n  -np 2 -x MM=\"two words\" " +
