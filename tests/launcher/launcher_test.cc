@@ -65,9 +65,9 @@ int count_probes() {
   return n;
 }
 
-// Runs qmprun with args; `signal_after` > 0 sends `sig` (SIGTERM) to it
-// after that many seconds. A hard 60 s bound kills it if it never returns.
-Result run_program(std::vector<std::string> args, double signal_after = 0, int sig = SIGTERM) {
+// Runs qmprun with args; `signal_after` > 0 sends SIGTERM to it after that
+// many seconds. A hard 60 s bound kills it if it never returns.
+Result run_program(std::vector<std::string> args, double signal_after = 0) {
   int out[2], err[2];
   EXPECT_EQ(::pipe(out), 0);
   EXPECT_EQ(::pipe(err), 0);
@@ -89,7 +89,7 @@ Result run_program(std::vector<std::string> args, double signal_after = 0, int s
   std::thread killer([&] {
     if (signal_after > 0) {
       std::this_thread::sleep_for(std::chrono::duration<double>(signal_after));
-      ::kill(pid, sig);
+      ::kill(pid, SIGTERM);
     }
   });
   std::thread guard([pid] {
@@ -114,9 +114,9 @@ Result run_program(std::vector<std::string> args, double signal_after = 0, int s
   return r;
 }
 
-Result run(std::vector<std::string> args, double signal_after = 0, int sig = SIGTERM) {
+Result run(std::vector<std::string> args, double signal_after = 0) {
   args.insert(args.begin(), g_qmprun);
-  return run_program(args, signal_after, sig);
+  return run_program(args, signal_after);
 }
 
 TEST(Qmprun, PassesRankSizeAndGeometry) {
@@ -358,16 +358,21 @@ TEST(Qmprun, SigtermToTheLauncherEndsTheJob) {
 }
 
 // SIGUSR1 and SIGUSR2 to the launcher reach every rank (a batch system's
-// warning before the time limit, a checkpoint trigger), and end nothing.
+// warning before the time limit, a checkpoint trigger), and end nothing. The
+// signal is sent once both ranks have said (a file each) that they trap it;
+// a job not ready within 30 s is killed.
 TEST(Qmprun, UserSignalsArePassedToEveryRank) {
-  for (const int sig : {SIGUSR1, SIGUSR2}) {
-    const std::string name = sig == SIGUSR1 ? "USR1" : "USR2";
-    Result r = run({"-n", "2", "/bin/sh", "-c",
-                    "trap 'echo \"$MESHMP_RANK got " + name + "\"; exit 0' " + name + "; while :; do sleep 0.05; done"},
-                   2.0, sig);
+  const char* driver = R"(sig=$1; dir=$(mktemp -d)
+"$0" -n 2 /bin/sh -c "trap 'echo \"\$MESHMP_RANK got $sig\"; exit 0' $sig; : > $dir/ready.\$MESHMP_RANK; while :; do sleep 0.05; done" &
+q=$!; n=0
+while { [ ! -e $dir/ready.0 ] || [ ! -e $dir/ready.1 ]; } && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+[ $n -lt 600 ] && kill -$sig $q || kill -KILL $q
+wait $q; rc=$?; rm -rf "$dir"; exit $rc)";
+  for (const char* name : {"USR1", "USR2"}) {
+    Result r = run_program({"/bin/sh", "-c", driver, g_qmprun, name});
     EXPECT_EQ(r.status, 0) << name << " " << r.err;
-    EXPECT_NE(r.out.find("0 got " + name), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("1 got " + name), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(std::string("0 got ") + name), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(std::string("1 got ") + name), std::string::npos) << r.out;
   }
 }
 
