@@ -23,11 +23,9 @@ struct Members {
   int me = -1;
 };
 
-// One communicator's barrier of one kind: keyed by the engine, the
-// collective context, its members and the kind; stale once the context pair
-// was released since.
+// One communicator's barrier of one kind: keyed by the collective context,
+// its members and the kind; stale once the context pair was released since.
 struct State {
-  std::uint64_t engine = 0;
   std::uint32_t context = 0, releases = 0;
   std::vector<int> ranks;
   mesh::BarrierChoice how = mesh::BarrierChoice::kRdma;
@@ -37,8 +35,16 @@ struct State {
   std::uint64_t seq = 0;
 };
 
-// Per thread: in-process tests drive several engines, one per thread.
-thread_local std::vector<std::unique_ptr<State>> t_states;
+// An engine's barriers (Engine::collective_state): kept with the engine, so
+// that a barrier called from any thread finds the window its peers write
+// into (MPI_THREAD_SERIALIZED), and in-process tests' engines, one per
+// thread, keep theirs apart.
+using States = std::vector<std::unique_ptr<State>>;
+States& states_of(mesh::Engine& e) {
+  std::shared_ptr<void>& slot = e.collective_state();
+  if (!slot) slot = std::make_shared<States>();
+  return *static_cast<States*>(slot.get());
+}
 
 int floor_pow2(int n) {
   int p = 1;
@@ -65,22 +71,17 @@ void doubling_partners(const Members& d, std::vector<int>* out) {
 State* state_for(const Group& g, mesh::BarrierChoice how, Error* err) {
   mesh::Engine& e = *g.engine;
   const std::uint32_t releases = e.context_ids().releases(g.context);
-  for (auto it = t_states.begin(); it != t_states.end();) {
+  States& states = states_of(e);
+  for (auto it = states.begin(); it != states.end(); ++it) {
     State& s = **it;
-    if (s.engine != e.serial()) {  // an engine that has gone: its windows went with it
-      it = t_states.erase(it);
-      continue;
-    }
     if (s.context == g.context && s.how == how && s.ranks == g.ranks) {
       if (s.releases == releases) return &s;
       e.close_flag_window(s.window);  // the communicator it was made for is gone
-      it = t_states.erase(it);
-      continue;
+      states.erase(it);
+      break;
     }
-    ++it;
   }
   auto s = std::make_unique<State>();
-  s->engine = e.serial();
   s->context = g.context;
   s->releases = releases;
   s->ranks = g.ranks;
@@ -132,8 +133,8 @@ State* state_for(const Group& g, mesh::BarrierChoice how, Error* err) {
     }
     e.set_flag_target(s->window, g.ranks[partners[k]], theirs[k]);
   }
-  t_states.push_back(std::move(s));
-  return t_states.back().get();
+  states.push_back(std::move(s));
+  return states.back().get();
 }
 
 class Flags {

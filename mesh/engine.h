@@ -332,9 +332,10 @@ class Engine {
   /// `index` of window `w` is at least `seq` (sequence numbers only grow:
   /// 64 bits never wrap), or until world rank `writer` fails (its error).
   Error wait_flag(int w, int index, std::uint64_t seq, int writer);
-  /// A number no other engine of this process had (collectives key state
-  /// kept per communicator with it).
-  std::uint64_t serial() const { return serial_; }
+  /// State a layer above keeps with this engine (the collectives' flag
+  /// windows, per communicator), destroyed with it. One per engine, not per
+  /// thread: whichever thread calls (MPI_THREAD_SERIALIZED) finds the same.
+  std::shared_ptr<void>& collective_state() { return collective_state_; }
   /// The current value of this rank's flag `index` of window `w`.
   std::uint64_t read_flag(int w, int index) const;
   /// Closes window `w` once its writes have completed; its keys are
@@ -394,7 +395,7 @@ class Engine {
   int rank_ = 0, size_ = 1, appnum_ = 0;
   Torus torus_;
   EngineOptions opt_;
-  std::uint64_t serial_ = 0;
+  std::shared_ptr<void> collective_state_;
 };
 
 }  // namespace meshmp::mesh

@@ -94,8 +94,9 @@ MESHMP_MPI_FN(int, Finalize, (void)) {
   return !failure.empty() ? MPI_ERR_OTHER : self_err;
 } MESHMP_MPI_END(Finalize)
 
-// MPI-2 §8.7: meshmp's progress runs in the calling thread, so SINGLE and
-// FUNNELED are what it provides; a request for more gets FUNNELED.
+// MPI-2.2 §12.4.3: meshmp's progress runs in the calling thread, whichever
+// it is (no state is kept per thread), one call at a time: SINGLE, FUNNELED
+// and SERIALIZED are provided; a request for MULTIPLE gets SERIALIZED.
 MESHMP_MPI_FN(int, Init_thread, (int* argc, char*** argv, int required, int* provided)) {
   (void)argc;
   (void)argv;
@@ -103,7 +104,7 @@ MESHMP_MPI_FN(int, Init_thread, (int* argc, char*** argv, int required, int* pro
   if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
     return raise(MPI_COMM_NULL, "MPI_Init_thread", MPI_ERR_ARG, "required = " + std::to_string(required) + " is not a thread level");
   if (int err = start_mpi("MPI_Init_thread")) return err;
-  state().thread_level = *provided = std::min(required, MPI_THREAD_FUNNELED);
+  state().thread_level = *provided = std::min(required, MPI_THREAD_SERIALIZED);
   return MPI_SUCCESS;
 } MESHMP_MPI_END(Init_thread)
 

@@ -128,7 +128,7 @@ const char* class_name(int cls) {
 }
 
 struct Handlers {
-  std::mutex lock;  // MPI_THREAD_FUNNELED: only the ring needs it, for safety
+  std::mutex lock;  // one caller at a time (SERIALIZED): only the ring needs it, for safety
   std::vector<std::string> ring = std::vector<std::string>(kRingSize);
   int next = 0;
   std::vector<MPI_Handler_function*> user{nullptr, nullptr, nullptr};  // 0..2 predefined

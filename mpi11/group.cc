@@ -295,7 +295,7 @@ MESHMP_MPI_FN(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm* newco
 // on a context among themselves, over comm's collective context (whose
 // other traffic, in comm's collectives, no member is in meanwhile); `tag`
 // would tell apart concurrent calls of several threads, which
-// MPI_THREAD_FUNNELED rules out.
+// MPI_THREAD_SERIALIZED (the most meshmp provides) rules out.
 MESHMP_MPI_FN(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm)) {
   const char* call = "MPI_Comm_create_group";
   CommInfo* c;

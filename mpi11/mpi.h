@@ -152,7 +152,8 @@ typedef struct MPI_Status {
 #define MPI_UNWEIGHTED ((int*)2)
 #define MPI_WEIGHTS_EMPTY ((int*)3)
 
-/* MPI-2 thread levels (MPI_Init_thread): SINGLE and FUNNELED are provided. */
+/* MPI-2.2 §12.4 thread levels (MPI_Init_thread): SINGLE, FUNNELED and
+   SERIALIZED are provided; a request for MULTIPLE gets SERIALIZED. */
 #define MPI_THREAD_SINGLE 0
 #define MPI_THREAD_FUNNELED 1
 #define MPI_THREAD_SERIALIZED 2

@@ -43,7 +43,7 @@ struct Block {
   MPI_Datatype type;
 };
 
-// Storage kept across calls (MPI_THREAD_FUNNELED: one caller at a time), so
+// Storage kept across calls (MPI_THREAD_SERIALIZED: one caller at a time), so
 // an exchange allocates nothing once warm.
 struct Scratch {
   Neighbours nb;

@@ -434,9 +434,10 @@ bool other_done(Req& r, bool block, const char* call) {
     return schedule_done(r);
   }
   Generalized& g = *r.greq;
-  // Only the program completes it: with MPI_THREAD_FUNNELED, a wait for
-  // one it has not completed (say, from a user reduction run meanwhile)
-  // waits for ever, as MPI-2.2 §12.2 has it.
+  // Only the program completes it: with one thread in MPI at a time (at
+  // most MPI_THREAD_SERIALIZED), a wait for one it has not completed (say,
+  // from a user reduction run meanwhile) waits for ever, as MPI-2.2 §12.2
+  // has it.
   if (block) engine().wait_until([&] { return g.complete; });
   else engine().progress();
   if (!g.complete) return false;

@@ -236,7 +236,7 @@ extern "C" {
 QMP_status_t QMP_init_msg_passing(int* argc, char*** argv, QMP_thread_level_t required,
                                   QMP_thread_level_t* provided) try {
   State& s = state();
-  if (provided) *provided = required > QMP_THREAD_FUNNELED ? QMP_THREAD_FUNNELED : required;
+  if (provided) *provided = required > QMP_THREAD_SERIALIZED ? QMP_THREAD_SERIALIZED : required;
   if (s.initialized) return QMP_SUCCESS;
   Options o;
   if (QMP_status_t st = take_options(argc, argv, &o); st != QMP_SUCCESS) return st;

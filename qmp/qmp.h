@@ -113,7 +113,7 @@ typedef void (*QMP_binary_func)(void* inout, void* in);
  *  machine geometry from -qmp-geom (or the launcher's torus with
  *  `-qmp-geom native`), the job split from -qmp-job. Removes the -qmp-*
  *  options from argv (which stays NULL-terminated). *provided is at most
- *  QMP_THREAD_FUNNELED. Returns QMP_INVALID_ARG for a malformed option,
+ *  QMP_THREAD_SERIALIZED: any thread may call, one at a time. Returns QMP_INVALID_ARG for a malformed option,
  *  QMP_RTENV_ERR if the runtime cannot start. */
 QMP_status_t QMP_init_msg_passing(int* argc, char*** argv, QMP_thread_level_t required,
                                   QMP_thread_level_t* provided);

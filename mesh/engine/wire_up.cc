@@ -5,7 +5,6 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -351,8 +350,6 @@ std::unique_ptr<Engine> Engine::create(EngineSetup setup) {
   e.appnum_ = setup.appnum;
   e.torus_ = setup.torus;
   e.opt_ = setup.options;
-  static std::atomic<std::uint64_t> serials{0};
-  e.serial_ = ++serials;
   if (e.torus_.size() != e.size_)
     throw std::runtime_error("geometry " + e.torus_.to_string() + " has " + std::to_string(e.torus_.size()) +
                              " nodes but the job has " + std::to_string(e.size_) + " ranks");
