@@ -454,7 +454,7 @@ TEST(QmprunOptions, OpenMpiAndMpichSpellingsAreTaken) {
         std::vector<std::string>{"--np", "2", "-ppn", "2", "-H", "localhost"},
         // a host with its slots (Open MPI's host:N, MPICH's -hosts host:N), and IPv6's loopback
         std::vector<std::string>{"-np", "2", "-H", "localhost:4,::1", "-hosts", "127.0.0.1:2"},
-        std::vector<std::string>{"-n2", "--map-by", "core"},
+        std::vector<std::string>{"-n2", "--map-by", "core", "--use-hwthread-cpus"},
         // one dash before a long option, as MPICH's and Open MPI's take it
         std::vector<std::string>{"-oversubscribe", "-bind-to", "none", "-map-by", "core", "-geometry", "2", "-np",
                                  "2"}}) {
@@ -636,6 +636,15 @@ TEST(QmprunOptions, AnUnknownOptionIsAnErrorAndStartsNothing) {
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--mca sets Open MPI's parameters, which meshmp does not read"), std::string::npos) << r.err;
   EXPECT_EQ(r.out, "");
+  // An unknown option before others: named, not read as their values
+  // (once "-np 2" after it was taken as "-n p").
+  for (const char* unknown : {"--display-map", "-q", "--nolocal"}) {
+    r = run({unknown, "-np", "2", g_probe, "env"});
+    EXPECT_EQ(r.status, 2) << unknown;
+    EXPECT_EQ(r.err, "qmprun: unknown option " + std::string(unknown) + " (see qmprun --help)\n");
+  }
+  r = run({"--mca", "btl", "self", "-np", "2", g_probe, "env"});
+  EXPECT_NE(r.err.find("--mca sets Open MPI's parameters"), std::string::npos) << r.err;
   // Not taken for "-l" (MPICH's label flag) and letters after it.
   r = run({"-launcher", "fork", "-n", "1", g_probe, "env"});
   EXPECT_EQ(r.status, 2);
@@ -674,23 +683,57 @@ TEST(QmprunOptions, OtherHostsAreRefusedWithWhereToGo) {
   EXPECT_NE(r.err.find("line 3 (node18)"), std::string::npos) << r.err;
 }
 
+// The value after `tag` in `text`, to the end of its line ("" if absent).
+std::string after(const std::string& text, const std::string& tag) {
+  const std::size_t at = text.find(tag);
+  if (at == std::string::npos) return "";
+  const std::size_t from = at + tag.size();
+  return text.substr(from, text.find('\n', from) - from);
+}
+
+// --bind-to core, and --report-bindings saying what the kernel says.
 TEST(QmprunOptions, BindToCorePutsEachRankOnItsOwnCpu) {
   cpu_set_t mine;
   CPU_ZERO(&mine);
   ASSERT_EQ(::sched_getaffinity(0, sizeof mine, &mine), 0);
   if (CPU_COUNT(&mine) < 2) GTEST_SKIP() << "one CPU";
-  Result r = run({"--bind-to", "core", "-n", "2", "--tag-output", "/bin/sh", "-c",
+  Result r = run({"--bind-to", "core", "--report-bindings", "-n", "2", "--tag-output", "/bin/sh", "-c",
                   "grep Cpus_allowed_list /proc/self/status"});
   EXPECT_EQ(r.status, 0) << r.err;
   std::vector<std::string> cpus;
-  for (const char* tag : {"[0] Cpus_allowed_list:\t", "[1] Cpus_allowed_list:\t"}) {
-    const std::size_t at = r.out.find(tag);
-    ASSERT_NE(at, std::string::npos) << r.out;
-    const std::size_t from = at + std::strlen(tag);
-    cpus.push_back(r.out.substr(from, r.out.find('\n', from) - from));
+  for (const char* rank : {"0", "1"}) {
+    const std::string cpu = after(r.out, "[" + std::string(rank) + "] Cpus_allowed_list:\t");
+    EXPECT_EQ(cpu.find_first_of("-,"), std::string::npos) << "one CPU each: " << r.out;
+    EXPECT_NE(cpu, "") << r.out;
+    EXPECT_NE(r.err.find("[" + std::string(rank) + "] qmprun: rank " + rank + " (pid "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(") bound to CPU " + cpu + "\n"), std::string::npos) << r.err;
+    cpus.push_back(cpu);
   }
-  for (const std::string& c : cpus) EXPECT_EQ(c.find_first_of("-,"), std::string::npos) << "one CPU each: " << c;
   EXPECT_NE(cpus[0], cpus[1]);
+  // Unbound: every CPU qmprun may use, as Linux lists them.
+  r = run({"--report-bindings", "-n", "1", "/bin/sh", "-c", "grep Cpus_allowed_list /proc/self/status"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  const std::string all = after(r.out, "Cpus_allowed_list:\t");
+  EXPECT_NE(all.find_first_of("-,"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find(") not bound, on CPUs " + all + "\n"), std::string::npos) << r.err;
+}
+
+// Open MPI's -N K and --map-by ppr:K:node, MPICH's -ppn K: K ranks on each
+// node. Without -n, on this one host, that is the job (it was 1 rank).
+TEST(QmprunOptions, RanksPerNodeWithoutNIsTheRankCount) {
+  for (const std::vector<std::string>& opts :
+       {std::vector<std::string>{"-N", "3"}, std::vector<std::string>{"--npernode", "3"},
+        std::vector<std::string>{"-ppn", "3"}, std::vector<std::string>{"--map-by", "ppr:3:node"}}) {
+    std::vector<std::string> args = opts;
+    args.insert(args.end(), {g_probe, "env"});
+    Result r = run(args);
+    EXPECT_EQ(r.status, 0) << opts[0] << " " << r.err;
+    EXPECT_NE(r.out.find("rank 2 of 3"), std::string::npos) << opts[0] << " " << r.out;
+  }
+  // With -n, -n counts.
+  Result r = run({"-N", "3", "-n", "2", g_probe, "env"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("rank 1 of 2"), std::string::npos) << r.out;
 }
 
 TEST(QmpMesh, CheckPrintsASummary) {

@@ -190,6 +190,26 @@ void bind_to_core(int r) {
     return;
   }
 }
+
+// --report-bindings, in the child before exec: the CPUs rank r may run on,
+// as Linux lists them ("0", "0-3,8"), on its stderr.
+void report_binding(int r) {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  std::string list;
+  if (::sched_getaffinity(0, sizeof mask, &mask) == 0) {
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+      if (!CPU_ISSET(c, &mask)) continue;
+      int last = c;
+      while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &mask)) ++last;
+      list += (list.empty() ? "" : ",") + std::to_string(c) + (last > c ? "-" + std::to_string(last) : "");
+      c = last;
+    }
+  }
+  const bool one = CPU_COUNT(&mask) == 1;
+  std::fprintf(stderr, "qmprun: rank %d (pid %d) %s %s\n", r, static_cast<int>(::getpid()),
+               one ? "bound to CPU" : "not bound, on CPUs", list.c_str());
+}
 }  // namespace
 
 void Job::enter_namespace(int r) {
@@ -360,6 +380,7 @@ void Job::spawn() {
       if (!geometry_.empty()) ::setenv(mesh::env::kGeometry, geometry_.c_str(), 1);
       if (!config_abs_.empty()) ::setenv(mesh::env::kConfig, config_abs_.c_str(), 1);
       if (opt_.bind_to_core) bind_to_core(r);
+      if (opt_.report_bindings) report_binding(r);
       const std::string& wdir = app.wdir.empty() ? opt_.wdir : app.wdir;
       if (!wdir.empty() && ::chdir(wdir.c_str()) != 0) {
         std::fprintf(stderr, "qmprun: --wdir %s: %s\n", wdir.c_str(), std::strerror(errno));

@@ -56,6 +56,7 @@ struct LaunchOptions {
   /// environment, under the job's MESHMP_RANK, _SIZE, _JOB, _SECRET, ... .
   std::vector<std::pair<std::string, std::string>> env;
   bool bind_to_core = false;  ///< --bind-to core: rank r on the r-th CPU it may run on
+  bool report_bindings = false;  ///< --report-bindings: each rank's CPUs on stderr as it starts
   std::string wdir;           ///< --wdir: the ranks' working directory; empty: qmprun's
   std::vector<AppContext> apps;  ///< one, or several (MPMD); their nranks add up to nranks
 };

@@ -35,8 +35,9 @@ const std::map<std::string, std::string>& single_dash_renames() {
 // How many values follow an option word (after its rewrite): none for a
 // flag or a "--name=value" word, two for -genv/-env, else one.
 int values_of(const std::string& option) {
-  static const char* const flags[] = {"--tag-output", "--label", "--prepend-rank", "--oversubscribe",
-                                      "--allow-run-as-root", "--genvall", "-h", "--help", "--version", "-V"};
+  static const char* const flags[] = {"--tag-output",       "--label",   "--prepend-rank",      "--oversubscribe",
+                                      "--allow-run-as-root", "--genvall", "--use-hwthread-cpus", "--report-bindings",
+                                      "-h",                  "--help",    "--version",           "-V"};
   if (option.find('=') != std::string::npos) return 0;
   for (const char* f : flags)
     if (option == f) return 0;
@@ -46,8 +47,12 @@ int values_of(const std::string& option) {
 // argv with those spellings rewritten to `app`'s long options in the
 // options part only: the program (the first word that is neither an option
 // nor an option's value, or what follows "--") and its arguments are passed
-// on as they are. Reversed, as CLI11 takes a vector.
-std::vector<std::string> normalized(const std::vector<std::string>& words, const CLI::App& app) {
+// on as they are. Reversed, as CLI11 takes a vector. The first option `app`
+// does not have is *unknown (CLI11 would set it aside and go on, reading
+// the words after it in ways they never meant: "--report-bindings -np 2"
+// as -n p).
+std::vector<std::string> normalized(const std::vector<std::string>& words, const CLI::App& app,
+                                    std::string* unknown) {
   std::vector<std::string> args;
   const std::size_t argc = words.size();
   std::size_t i = 0;
@@ -72,9 +77,11 @@ std::vector<std::string> normalized(const std::vector<std::string>& words, const
       more = values_of(long_name);
       if (eq != std::string::npos) args.push_back(a.substr(eq + 1)), --more;
     } else {
-      args.push_back(a);
       // "-n4": a short option with its value attached.
-      more = a[1] != '-' && a.size() > 2 ? 0 : values_of(a);
+      const bool attached = a[1] != '-' && a.size() > 2;
+      if (unknown->empty() && !app.get_option_no_throw(attached ? a.substr(0, 2) : a.substr(0, eq))) *unknown = a;
+      args.push_back(a);
+      more = attached ? 0 : values_of(a);
     }
     for (; more > 0 && i < argc; --more) args.push_back(words[i++]);
   }
@@ -201,19 +208,21 @@ int parse_context(const std::string& app_name, const std::vector<std::string>& w
   std::vector<std::string> hosts;
   app.add_option("-H,--host", hosts, "this host only")->delimiter(',')->allow_extra_args(false);
   app.prefix_command();
+  std::string unknown;
+  std::vector<std::string> args = normalized(words, app, &unknown);
+  if (!unknown.empty()) {
+    std::cerr << app_name << ": " << unknown << " " << where
+              << ": a program there takes -n, -x, -env, --wdir and --host; the job's options go before the first "
+                 "program\n";
+    return 2;
+  }
   try {
-    app.parse(normalized(words, app));
+    app.parse(args);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
   ctx->command = app.remaining();
   if (!ctx->command.empty() && ctx->command[0] == "--") ctx->command.erase(ctx->command.begin());
-  else if (!ctx->command.empty() && ctx->command[0].size() > 1 && ctx->command[0][0] == '-') {
-    std::cerr << app_name << ": " << ctx->command[0] << " " << where
-              << ": a program there takes -n, -x, -env, --wdir and --host; the job's options go before the first "
-                 "program\n";
-    return 2;
-  }
   if (ctx->command.empty()) {
     std::cerr << app_name << ": no PROGRAM " << where << "\n";
     return 2;
@@ -273,9 +282,10 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
   CLI::App app{"Start a meshmp job: N ranks of PROGRAM on this host, connected as a torus."};
   app.name(app_name);
   app.footer("PROGRAM [ARGS...] follow the options (or \"--\"). Open MPI's and MPICH's spellings of the options "
-             "above (-np, -c, --np; -genv, -env; -ppn, --map-by ppr:K:node; -H, --host, -hostfile, -machinefile; "
+             "above (-np, -c, --np; -genv, -env; -ppn, -N, --map-by ppr:K:node; -H, --host, -hostfile, -machinefile; "
              "-l, -prepend-rank, -genvlist; any long option with one dash) "
-             "are taken; --oversubscribe, --allow-run-as-root and -genvall change nothing here. Several programs "
+             "are taken; --oversubscribe, --allow-run-as-root, --use-hwthread-cpus and -genvall change nothing here. "
+             "Several programs "
              "as one job (MPMD): -n 1 ocean : -n 8 atmos ARGS; after each ':' a program takes -n (needed), -x, "
              "-env, --wdir and --host for its own ranks, which are numbered after the previous program's; "
              "MPI_APPNUM says which program a rank runs.");
@@ -308,7 +318,8 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
   app.add_option("--netns", opt->netns,
                  "run rank r in network namespace NAME-n<r / ranks per node> of a qmp-mesh testbed (root)");
   app.add_option("--ranks-per-node,--ppn,-N,--npernode", opt->ranks_per_node,
-                 "with --netns: ranks per namespace (default: -n / nodes); also -ppn")
+                 "ranks per node (also -ppn, --map-by ppr:K:node): with --netns, per namespace (default: -n / "
+                 "nodes); on this host alone, the default -n")
       ->check(CLI::Range(1, 1 << 16));
   // Environment for the ranks.
   std::vector<std::string> exported;
@@ -325,6 +336,7 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
   app.add_flag("--genvall", accepted, "pass the whole environment (the default)");
   app.add_flag("--oversubscribe", accepted, "accepted: more ranks than cores are always allowed");
   app.add_flag("--allow-run-as-root", accepted, "accepted: root may always run jobs");
+  app.add_flag("--use-hwthread-cpus", accepted, "accepted: hardware threads count as CPUs (--bind-to core)");
   // Placement.
   std::vector<std::string> hosts;
   app.add_option("-H,--host", hosts, "hosts to run on: this host only (comma-separated)")
@@ -336,6 +348,7 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
   app.add_option("--map-by", map_by, "ppr:K:node (K ranks per node, as --ranks-per-node), or core, slot, node: accepted");
   app.add_option("--bind-to", bind_to, "core: bind rank r to the r-th core it may run on; none (the default)")
       ->check(CLI::IsMember({"core", "hwthread", "none"}));
+  app.add_flag("--report-bindings", opt->report_bindings, "print each rank's CPUs on stderr as it starts");
   std::string stdin_to = "0";
   app.add_option("--stdin", stdin_to, "rank that reads this standard input (the others read /dev/null), all or none "
                                       "(default 0)");
@@ -353,8 +366,21 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
     if (std::strcmp(argv[i], ":") == 0) programs.emplace_back();
     else programs.back().emplace_back(argv[i]);
   }
+  std::string unknown;
+  std::vector<std::string> args = normalized(programs[0], app, &unknown);
+  const std::string unknown_name = unknown.substr(0, unknown.find('='));
+  if (unknown_name == "--mca" || unknown_name == "-mca" || unknown_name == "--gmca" || unknown_name == "-gmca") {
+    std::cerr << app_name << ": " << unknown_name
+              << " sets Open MPI's parameters, which meshmp does not read: meshmp's are environment variables "
+                 "(README, \"Configuration\"; -x VAR=VALUE sets one for the ranks), and --provider chooses the links "
+                 "(--provider tcp for --mca btl tcp,self)\n";
+    return 2;
+  } else if (!unknown.empty()) {
+    std::cerr << app_name << ": unknown option " << unknown << " (see " << app_name << " --help)\n";
+    return 2;
+  }
   try {
-    app.parse(normalized(programs[0], app));
+    app.parse(args);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
@@ -362,16 +388,6 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
   std::vector<std::string>& command = opt->apps[0].command;
   command = app.remaining();
   if (!command.empty() && command[0] == "--") command.erase(command.begin());
-  else if (!command.empty() && (command[0] == "--mca" || command[0] == "-mca" || command[0] == "--gmca")) {
-    std::cerr << app_name << ": " << command[0]
-              << " sets Open MPI's parameters, which meshmp does not read: meshmp's are environment variables "
-                 "(README, \"Configuration\"; -x VAR=VALUE sets one for the ranks), and --provider chooses the links "
-                 "(--provider tcp for --mca btl tcp,self)\n";
-    return 2;
-  } else if (!command.empty() && command[0].size() > 1 && command[0][0] == '-') {
-    std::cerr << app_name << ": unknown option " << command[0] << " (see " << app_name << " --help)\n";
-    return 2;
-  }
   if (!program_file.empty()) {
     if (!command.empty() || programs.size() > 1 || opt->nranks) {
       std::cerr << app_name << ": --configfile " << program_file
@@ -441,8 +457,12 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
   } else {
     opt->nranks = opt->apps[0].nranks;
   }
-  int allocated = 1;  // the default -n: one rank, or an allocation's tasks
+  // The default -n: one rank, an allocation's tasks, or (Open MPI's -N K,
+  // --map-by ppr:K:node; MPICH's -ppn K) K ranks on each node, of which
+  // there is one, this host, outside a --netns testbed.
+  int allocated = 1;
   if (int rc = check_slurm_allocation(app_name, &allocated); rc >= 0) return rc;
+  if (opt->ranks_per_node > 0 && opt->netns.empty()) allocated = opt->ranks_per_node;
   if (opt->nranks == 0 && opt->config.empty() && opt->geometry.empty())
     opt->nranks = opt->apps[0].nranks = allocated;
   return -1;
