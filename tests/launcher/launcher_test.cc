@@ -663,6 +663,41 @@ TEST(QmprunOptions, AnUnknownOptionIsAnErrorAndStartsNothing) {
   EXPECT_NE(r.out.find("PROGRAM [ARGS...] follow the options"), std::string::npos) << r.out;
 }
 
+// A program built with another MPI ran as N jobs of one rank, each "rank 0
+// of 1". The stand-in here needs a library of Open MPI's name,
+// libmpi.so.40, which the test builds; meshmp's programs (every other test)
+// need its unversioned libmpi.so or none.
+TEST(QmprunOptions, AProgramOfAnotherMpiIsRefusedUnlessItIsOneRank) {
+  char tmpl[] = "/tmp/meshmp-foreign-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  struct Remove {
+    std::string dir;
+    ~Remove() { (void)std::system(("rm -rf " + dir).c_str()); }
+  } remove{dir};
+  const std::string build =
+      "cd " + dir +
+      " && echo 'int other_mpi(void) { return 0; }' > lib.c"
+      " && cc -shared -fPIC -o libmpi.so.40 -Wl,-soname,libmpi.so.40 lib.c"
+      " && echo 'int other_mpi(void); int main(void) { return other_mpi(); }' > prog.c"
+      " && cc -o prog prog.c ./libmpi.so.40 -Wl,-rpath," + dir;
+  ASSERT_EQ(std::system(build.c_str()), 0) << build;
+  const std::string prog = dir + "/prog";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"-n", "2", prog}, std::vector<std::string>{"-n", "1", g_probe, "env", ":", "-n", "1", prog}}) {
+    Result r = run(args);
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find(prog + " was built with another MPI (it needs libmpi.so.40; meshmp's is libmpi.so): started "
+                                "by qmprun, each of its ranks would run alone, as rank 0 of 1."),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+  // One rank of it is what it would be anyway.
+  Result r = run({"-n", "1", prog});
+  EXPECT_EQ(r.status, 0) << r.err;
+}
+
 TEST(QmprunOptions, OtherHostsAreRefusedWithWhereToGo) {
   Result r = run({"--host", "node17.example", "-n", "1", g_probe, "env"});
   EXPECT_EQ(r.status, 2);

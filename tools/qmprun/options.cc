@@ -1,4 +1,5 @@
 #include "tools/qmprun/options.h"
+#include "tools/qmprun/foreign_mpi.h"
 
 #include "mesh/host_identity.h"
 #include "mpi11/mpi.h"
@@ -274,6 +275,24 @@ int read_program_file(const std::string& app_name, const std::string& path, std:
   return -1;
 }
 
+// A program built with another MPI would run as that many jobs of one rank
+// (foreign_mpi.h): refused before anything starts, unless the job is one
+// rank (opt.nranks 0: the config's node count, checked too).
+int refuse_foreign_mpi(const std::string& app_name, const LaunchOptions& opt) {
+  if (opt.nranks == 1) return -1;
+  for (const AppContext& app : opt.apps) {
+    const std::string lib = foreign_mpi_library(app.command[0]);
+    if (lib.empty()) continue;
+    std::cerr << app_name << ": " << app.command[0] << " was built with another MPI (it needs " << lib
+              << "; meshmp's is libmpi.so): started by " << app_name
+              << ", each of its ranks would run alone, as rank 0 of 1. Build it with meshmp's mpicc, mpicxx or "
+                 "mpif90 (mpicc -showme shows what they link), or start it with its own MPI's mpirun (Open MPI's "
+                 "mpirun.openmpi, MPICH's mpirun.mpich)\n";
+    return 2;
+  }
+  return -1;
+}
+
 }  // namespace
 
 int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
@@ -465,7 +484,7 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
   if (opt->ranks_per_node > 0 && opt->netns.empty()) allocated = opt->ranks_per_node;
   if (opt->nranks == 0 && opt->config.empty() && opt->geometry.empty())
     opt->nranks = opt->apps[0].nranks = allocated;
-  return -1;
+  return refuse_foreign_mpi(app_name, *opt);
 }
 
 }  // namespace meshmp::tools
