@@ -74,7 +74,9 @@ class Provider {
   virtual void attach(const std::vector<std::string>& cards) = 0;
   /// The link the lower rank `peer` offered. Throws if it is not there.
   virtual std::unique_ptr<Link> join_link(int peer, int index) = 0;
-  /// After a second fence (every rank has joined its links).
+  /// After the fence that follows attach() on every rank (every rank has
+  /// mapped what this rank's card names), before the links are joined and
+  /// the last fence of the start.
   virtual void wired() = 0;
 
   // ---- the address vector --------------------------------------------------

@@ -114,6 +114,10 @@ void Engine::Impl::wire_up() {
   for (const Want& w : wants)
     if (e.rank_ < w.peer) made.emplace_back(w, peers[w.peer].provider->offer_link(w.peer, w.index));
   boot->fence();
+  // Every rank has attached every card: names only they needed can go now,
+  // before any rank can leave the last fence below and end the job (an
+  // MPI_Abort right after MPI_Init, its launcher killing the others).
+  for (auto& pv : providers) pv->wired();
   for (int r = 0; r < e.size_; ++r) {
     const std::string& h = boot->get(r, "host");
     const int id = std::atoi(h.c_str());
@@ -153,7 +157,6 @@ void Engine::Impl::wire_up() {
       throw std::runtime_error("the link to rank " + std::to_string(ls->peer) +
                                " did not come up at start-up: " + peers[ls->peer].why);
   boot->fence();
-  for (auto& pv : providers) pv->wired();
   // The host-local combine serves collectives over the whole job, so only
   // where every rank shares this host.
   bool one_host = true;
