@@ -2,9 +2,10 @@
 // the rest of its job. Address cards are exchanged by put / fence / get, as
 // PMIx does (Put, Commit + Fence, Get); a rank can end the whole job; and it
 // learns its rank, the job's size and how many ranks share its host. The
-// engine knows only this interface. Two implement it: qmprun's socket
-// (mesh/bootstrap/client.h) and PMIx (mesh/bootstrap/pmix.h: Slurm's
-// `srun --mpi=pmix`, Open MPI's `mpirun`).
+// engine knows only this interface. Three implement it: qmprun's socket
+// (mesh/bootstrap/client.h), PMIx (mesh/bootstrap/pmix.h: Slurm's
+// `srun --mpi=pmix`, Open MPI's `mpirun`) and PMI-2 (mesh/bootstrap/pmi2.h:
+// MPICH's `mpiexec`, Slurm's `srun --mpi=pmi2`).
 #pragma once
 
 #include <memory>
@@ -67,6 +68,14 @@ class Bootstrap {
   virtual void abort(int code, const std::string& message) = 0;
 };
 
+/// For a bootstrap over a resource manager's key-value store (PMIx, PMI-2),
+/// which only the job's processes reach: the job id (MESHMP_JOB_PREFIX + 16
+/// random hex digits) and secret (32 random bytes, as 64 hex digits) that
+/// rank 0 makes and hands every rank by put, fence and get. A job of one
+/// rank makes its own. Throws std::runtime_error for a malformed
+/// MESHMP_JOB_PREFIX or a malformed value from rank 0.
+void agree_job_and_secret(Bootstrap& b, std::string* job, std::string* secret);
+
 /// The bootstrap the launch environment provides (ARCHITECTURE.md §6):
 /// - PMIx, when the environment shows a PMIx server (PMIX_NAMESPACE,
 ///   PMIX_RANK and a PMIX_SERVER_URI*: `srun --mpi=pmix`, Open MPI's
@@ -74,8 +83,10 @@ class Bootstrap {
 /// - else qmprun's socket (MESHMP_BOOTSTRAP, authenticated with
 ///   MESHMP_SECRET, which is removed from the environment once used), for a
 ///   job of MESHMP_SIZE > 1 ranks;
-/// - else none (nullptr): a job of one rank. Started by srun without
-///   `--mpi=pmix` (SLURM_NTASKS > 1), each task is such a job; one line on
+/// - else PMI-2, when the environment shows its server (PMI_FD, PMI_RANK,
+///   PMI_SIZE: MPICH's `mpiexec`, `srun --mpi=pmi2`);
+/// - else none (nullptr): a job of one rank. Started by srun with
+///   `--mpi=none` (SLURM_NTASKS > 1), each task is such a job; one line on
 ///   stderr says so.
 /// Throws std::runtime_error, saying which launcher and why, if the
 /// environment is inconsistent (MESHMP_SIZE > 1 without a launcher socket,

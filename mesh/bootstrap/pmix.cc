@@ -6,14 +6,10 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "mesh/bootstrap/launch_env.h"
-#include "mesh/random_token.h"
 
 namespace meshmp::mesh {
 
 namespace {
-
-constexpr const char* kJobKey = "job";  // rank 0's "<job id> <secret in hex>"
 
 [[noreturn]] void fail(const char* call, pmix_status_t rc, const std::string& what = "") {
   std::string why = PMIx_Error_string(rc);
@@ -54,10 +50,6 @@ int app_number(const pmix_proc_t& me, int size) {
   return static_cast<int>(n);
 }
 
-bool valid_job_id(const std::string& s) {
-  return !s.empty() && s.size() <= 64 && s.find_first_not_of("0123456789abcdefghijklmnopqrstuvwxyz") == std::string::npos;
-}
-
 }  // namespace
 
 bool pmix_environment() {
@@ -86,28 +78,7 @@ PmixBootstrap::PmixBootstrap() {
     rank_ = static_cast<int>(me.rank);
     local_ = static_cast<int>(job_number(wild, PMIX_LOCAL_SIZE));
     appnum_ = app_number(me, size_);
-    // The job id and secret: made by rank 0, handed to the others through
-    // the resource manager's key-value store (which only this job's
-    // processes reach), never a constant.
-    const char* prefix = std::getenv(env::kJobPrefix);
-    std::string id = prefix ? prefix : "";
-    if (id.size() > 24 || id.find_first_not_of("0123456789abcdefghijklmnopqrstuvwxyz") != std::string::npos)
-      throw std::runtime_error(std::string(env::kJobPrefix) + "=" + id +
-                               ": expected up to 24 lower-case letters and digits");
-    if (rank_ == 0 || size_ == 1) {
-      job_ = id + random_hex(8);
-      secret_ = random_hex(32);
-    }
-    if (size_ > 1) {
-      if (rank_ == 0) put(kJobKey, job_ + " " + secret_);
-      fence();
-      const std::string& v = get(0, kJobKey);
-      const std::size_t sp = v.find(' ');
-      if (sp == std::string::npos || !valid_job_id(v.substr(0, sp)) || v.size() - sp - 1 != 64)
-        throw std::runtime_error("PMIx: rank 0 published a malformed job id and secret");
-      job_ = v.substr(0, sp);
-      secret_ = v.substr(sp + 1);
-    }
+    agree_job_and_secret(*this, &job_, &secret_);
   } catch (...) {
     PMIx_Finalize(nullptr, 0);
     throw;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # meshmp programs started by the cluster's own launchers through PMIx
-# (issue 18), no qmprun involved:
+# (issue 18) and PMI-2, no qmprun involved:
 #   slurm    a real one-node Slurm 22.05 (slurm_local.sh): the QMP API test,
 #            the MPI point-to-point and collective tests and the lattice-QCD
 #            job under `srun --mpi=pmix -n 4` and `-n 8` (lqcd's results
@@ -11,19 +11,22 @@
 #            fails the others' last fence with a message; a killed rank,
 #            QMP_abort and MPI_Abort end the job through srun; qmprun in an
 #            salloc shell starts the allocation's tasks
+#            srun --mpi=pmi2: the QMP API, the MPI collectives and the
+#            lattice-QCD job through PMI-2
 #   openmpi  the same programs under Open MPI 4.1's `mpirun --oversubscribe
 #            -n 4` (its own PMIx server), a killed rank, QMP_abort and
 #            MPI_Abort; two programs as one job (`-n 1 P : -n 2 P`), each
 #            rank's MPI_APPNUM (PMIX_APPNUM)
+#   mpich    the same under MPICH 4.0's `mpiexec -n 4` (Hydra, through PMI-2)
 # Every daemon the test starts is stopped by PID, whatever happens (trap);
 # every job has a hard timeout; no process or segment may be left behind.
 # Usage: launch_test.sh CASE QMPRUN -- QMP_API MPI_P2P MPI_COLL LQCD LINK_LOSS QMP_ABORT_PROBE
-#          MPI_ABORT_PROBE EARLY_EXIT_PROBE MPI_APPNUM_PROBE
+#          MPI_ABORT_PROBE EARLY_EXIT_PROBE MPI_APPNUM_PROBE PMI2_PROBE
 set -uo pipefail
 case_=$1 qmprun=$2
 shift 3  # ... and "--"
 qmp_api=$1 mpi_p2p=$2 mpi_coll=$3 lqcd=$4 link_loss=$5 abort_probe=$6 mpi_abort_probe=$7 early_exit=$8
-appnum_probe=$9
+appnum_probe=$9 pmi2_probe=${10}
 here=$(dirname "$0")
 unset TEST_PREMATURE_EXIT_FILE XML_OUTPUT_FILE GTEST_OUTPUT
 
@@ -34,7 +37,7 @@ chmod 755 "$work"
 # shellcheck source=slurm_local.sh
 source "$here/slurm_local.sh"
 programs=("$qmp_api" "$mpi_p2p" "$mpi_coll" "$lqcd" "$link_loss" "$abort_probe" "$mpi_abort_probe" "$early_exit"
-  "$appnum_probe")
+  "$appnum_probe" "$pmi2_probe")
 cleanup() {
   local p exe left=0
   slurm_down || left=1
@@ -86,6 +89,16 @@ rank 2 of 3: appnum 1, rank 1 of 2 in its program"
     echo "FAILED: $what: the ranks' programs:"; cat "$work/out"; fail=1
   fi
 }
+# pmi2 DESCRIPTION LAUNCHER...: the PMI-2 bootstrap used directly by 4
+# ranks (values in several pieces, of every byte, empty ones); each must say
+# it is ok.
+pmi2() {
+  local what=$1; shift
+  run "$what" "$@" "$pmi2_probe"
+  if [ "$(grep -c '^pmi2 probe: rank [0-3] of 4 ok, 4 on this host' "$work/out")" != 4 ]; then
+    echo "FAILED: $what: not every rank's values came through:"; cat "$work/out"; fail=1
+  fi
+}
 # The lattice-QCD job's results (every sweep's plaquette and link trace, the
 # average, the CG's iterations and residual): all but the timings.
 results() { awk '/^sweep/ {print $1, $2, $3, $5, $8} /^  plaquette|iterations, true residual/' "$1"; }
@@ -111,8 +124,10 @@ same_as_qmprun() {
 }
 # killed_rank DESCRIPTION LAUNCHER...: rank 1 of link_loss is killed during
 # its exchange with rank 0; the launcher must end the job with a non-zero
-# status within 10 s, rank 0's exchange having failed, and nothing of the
+# status within 10 s, rank 0's exchange having failed (unless
+# survivor_says=0: Hydra kills the other ranks at once), and nothing of the
 # job may be left in /dev/shm (every rank held registered memory).
+survivor_says=1
 job_shm() { ls /dev/shm | grep "^meshmp-$MESHMP_JOB_PREFIX"; }
 killed_rank() {
   local what=$1; shift
@@ -125,18 +140,19 @@ killed_rank() {
   sleep 1
   for p in $(pgrep -f "$link_loss"); do
     [ "$(readlink /proc/$p/exe)" = "$(readlink -f "$link_loss")" ] || continue
-    [ "$(tr '\0' '\n' < /proc/$p/environ | grep -E '^(PMIX_RANK)=' | cut -d= -f2)" = 1 ] && victim=$p
+    [ "$(tr '\0' '\n' < /proc/$p/environ | grep -E '^(PMIX_RANK|PMI_RANK)=' | cut -d= -f2)" = 1 ] && victim=$p
   done
   local t0; t0=$(date +%s%N)
   [ -n "$victim" ] && kill -KILL "$victim"
   wait $job; local rc=$?
   local took=$(( ($(date +%s%N) - t0) / 1000000 ))
-  if [ -z "$victim" ] || [ $rc = 0 ] || [ $took -gt 10000 ] || ! grep -q "rank 0: the exchange failed" "$work/out"; then
+  if [ -z "$victim" ] || [ $rc = 0 ] || [ $took -gt 10000 ] ||
+    { [ $survivor_says = 1 ] && ! grep -q "rank 0: the exchange failed" "$work/out"; }; then
     echo "FAILED: $what (victim '$victim', status $rc after $took ms)"; tail -30 "$work/out"; fail=1
   elif [ -n "$(job_shm)" ]; then
     echo "FAILED: $what: left in /dev/shm:"; job_shm; rm -f /dev/shm/meshmp-"$MESHMP_JOB_PREFIX"*; fail=1
   else
-    echo "ok: $what: the job ended after $took ms with status $rc; $(grep -m1 'rank 0: the exchange failed' "$work/out")"
+    echo "ok: $what: the job ended after $took ms with status $rc; $(grep -m1 -e 'rank 0: the exchange failed' -e 'BAD TERMINATION' "$work/out")"
   fi
 }
 
@@ -180,7 +196,7 @@ JOB
     env MESHMP_CONFIG="$(readlink -f "$here/../../configs/test-2x2x2.toml")" "${srun[@]}" -n 4 "$lqcd" "${lqcd_args[@]}"
   # srun without PMIx: every task a job of one -- allowed, but said.
   timeout -k 5 60 srun --mpi=none -n 2 "$lqcd" --lattice 4x4x4x4 --therm 0 --sweeps 1 > "$work/out" 2>&1
-  if [ "$(grep -c 'SLURM_NTASKS=2 but no PMIx server' "$work/out")" != 2 ] || [ "$(grep -c 'on 1 nodes' "$work/out")" != 2 ]; then
+  if [ "$(grep -c 'SLURM_NTASKS=2 but no PMIx or PMI-2 server' "$work/out")" != 2 ] || [ "$(grep -c 'on 1 nodes' "$work/out")" != 2 ]; then
     echo "FAILED: srun without --mpi=pmix is not reported:"; cat "$work/out"; fail=1
   else
     echo "ok: srun without --mpi=pmix: $(grep -m1 'SLURM_NTASKS' "$work/out")"
@@ -193,6 +209,12 @@ JOB
   else
     echo "ok: a failed fence: $(grep -m1 'PMIx_Fence failed' "$work/out")"
   fi
+  # Through PMI-2 (clusters whose MpiDefault is pmi2).
+  pmi2 "srun --mpi=pmi2 -n 4: the PMI-2 bootstrap" srun --mpi=pmi2 --time=5 -n 4
+  run "srun --mpi=pmi2 -n 4: QMP API" srun --mpi=pmi2 --time=5 -n 4 "$qmp_api"
+  run "srun --mpi=pmi2 -n 4: MPI collectives" srun --mpi=pmi2 --time=5 -n 4 "$mpi_coll"
+  timeout -k 5 300 srun --mpi=pmi2 --time=5 -n 4 "$lqcd" "${lqcd_args[@]}" > "$work/srun.txt" 2>&1
+  same_as_qmprun "srun --mpi=pmi2 -n 4: lattice-QCD job" 4 "$work/srun.txt"
   killed_rank "srun: a killed rank" "${srun[@]}" -n 4
   refused "srun: QMP_abort on node 1" "aborts the job (code 7)" "${srun[@]}" -n 4 "$abort_probe" abort 7
   refused "srun: MPI_Abort on rank 1" "MPI_Abort(errorcode=9)" "${srun[@]}" -n 4 "$mpi_abort_probe" abort 9
@@ -204,7 +226,7 @@ JOB
   fi
   ;;
 openmpi)
-  mpirun=(mpirun --allow-run-as-root --oversubscribe -n 4)
+  mpirun=(mpirun.openmpi --allow-run-as-root --oversubscribe -n 4)
   run "mpirun -n 4: QMP API" "${mpirun[@]}" "$qmp_api"
   run "mpirun -n 4: MPI point-to-point" "${mpirun[@]}" "$mpi_p2p"
   run "mpirun -n 4: MPI collectives" "${mpirun[@]}" "$mpi_coll"
@@ -213,8 +235,21 @@ openmpi)
   killed_rank "mpirun: a killed rank" "${mpirun[@]}"
   refused "mpirun: QMP_abort on node 1" "aborts the job (code 7)" "${mpirun[@]}" "$abort_probe" abort 7
   refused "mpirun: MPI_Abort on rank 1" "MPI_Abort(errorcode=9)" "${mpirun[@]}" "$mpi_abort_probe" abort 9
-  mpmd "mpirun -n 1 P : -n 2 P: MPI_APPNUM" mpirun --allow-run-as-root --oversubscribe -n 1 "$appnum_probe" : \
+  mpmd "mpirun -n 1 P : -n 2 P: MPI_APPNUM" mpirun.openmpi --allow-run-as-root --oversubscribe -n 1 "$appnum_probe" : \
     -n 2 "$appnum_probe"
+  ;;
+mpich)
+  mpiexec=(mpiexec.mpich -n 4)
+  pmi2 "mpiexec.mpich -n 4: the PMI-2 bootstrap" "${mpiexec[@]}"
+  run "mpiexec.mpich -n 4: QMP API" "${mpiexec[@]}" "$qmp_api"
+  run "mpiexec.mpich -n 4: MPI point-to-point" "${mpiexec[@]}" "$mpi_p2p"
+  run "mpiexec.mpich -n 4: MPI collectives" "${mpiexec[@]}" "$mpi_coll"
+  timeout -k 5 300 "${mpiexec[@]}" "$lqcd" "${lqcd_args[@]}" > "$work/mpiexec.txt" 2>&1
+  same_as_qmprun "mpiexec.mpich -n 4: lattice-QCD job" 4 "$work/mpiexec.txt"
+  survivor_says=0 killed_rank "mpiexec.mpich: a killed rank" "${mpiexec[@]}"
+  refused "mpiexec.mpich: QMP_abort on node 1" "aborts the job (code 7)" "${mpiexec[@]}" "$abort_probe" abort 7
+  refused "mpiexec.mpich: MPI_Abort on rank 1" "MPI_Abort(errorcode=9)" "${mpiexec[@]}" "$mpi_abort_probe" abort 9
+  mpmd "mpiexec.mpich -n 1 P : -n 2 P: MPI_APPNUM" mpiexec.mpich -n 1 "$appnum_probe" : -n 2 "$appnum_probe"
   ;;
 *)
   echo "launch_test: unknown case $case_"; exit 2 ;;

@@ -22,7 +22,7 @@ int nodes() { return QMP_get_number_of_nodes(); }
 // How many ranks the launcher started, as the launcher itself says it:
 // qmprun (MESHMP_SIZE), Slurm (SLURM_NTASKS), Open MPI (OMPI_COMM_WORLD_SIZE).
 int launched_ranks() {
-  for (const char* v : {"MESHMP_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE"})
+  for (const char* v : {"MESHMP_SIZE", "SLURM_NTASKS", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
     if (const char* n = std::getenv(v)) return std::atoi(n);
   return 1;
 }

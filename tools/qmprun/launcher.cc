@@ -367,6 +367,7 @@ void Job::spawn() {
       // outer job's server (mesh/bootstrap/bootstrap.h picks PMIx first).
       ::unsetenv("PMIX_NAMESPACE");
       ::unsetenv("PMIX_RANK");
+      ::unsetenv("PMI_FD");  // nor a PMI-2 one (mpiexec.mpich -n 1 qmprun ...)
       // -x / -genv first: the job's own variables below must win over them.
       for (const auto& [name, value] : opt_.env) ::setenv(name.c_str(), value.c_str(), 1);
       for (const auto& [name, value] : app.env) ::setenv(name.c_str(), value.c_str(), 1);
