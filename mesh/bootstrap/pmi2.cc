@@ -8,7 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
-
+#include <string>
+#include <type_traits>
 
 namespace meshmp::mesh {
 
