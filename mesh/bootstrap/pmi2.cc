@@ -144,8 +144,9 @@ void Pmi2Bootstrap::fence() {
 }
 
 const std::string& Pmi2Bootstrap::get(int rank, const std::string& key) const {
-  auto [it, fresh] = got_.try_emplace({rank, key});
-  if (!fresh) return it->second;
+  const auto emplaced = got_.try_emplace({rank, key});
+  const auto it = emplaced.first;  // (not a structured binding: clang 14 cannot capture one)
+  if (!emplaced.second) return it->second;
   const auto fail = [&](const std::string& why) {
     got_.erase(it);
     throw std::runtime_error("bootstrap (PMI-2): rank " + std::to_string(rank) + " published no \"" + key + "\"" +
