@@ -11,8 +11,8 @@
 #            fails the others' last fence with a message; a killed rank,
 #            QMP_abort and MPI_Abort end the job through srun; qmprun in an
 #            salloc shell starts the allocation's tasks
-#            srun --mpi=pmi2: the QMP API, the MPI collectives and the
-#            lattice-QCD job through PMI-2
+#            srun --mpi=pmi2: the QMP API, the MPI collectives, the
+#            lattice-QCD job and MPI_Abort through PMI-2
 #   openmpi  the same programs under Open MPI 4.1's `mpirun --oversubscribe
 #            -n 4` (its own PMIx server), a killed rank, QMP_abort and
 #            MPI_Abort; two programs as one job (`-n 1 P : -n 2 P`), each
@@ -215,6 +215,8 @@ JOB
   run "srun --mpi=pmi2 -n 4: MPI collectives" srun --mpi=pmi2 --time=5 -n 4 "$mpi_coll"
   timeout -k 5 300 srun --mpi=pmi2 --time=5 -n 4 "$lqcd" "${lqcd_args[@]}" > "$work/srun.txt" 2>&1
   same_as_qmprun "srun --mpi=pmi2 -n 4: lattice-QCD job" 4 "$work/srun.txt"
+  refused "srun --mpi=pmi2: MPI_Abort on rank 1" "MPI_Abort(errorcode=9)" srun --mpi=pmi2 --time=5 -n 4 \
+    "$mpi_abort_probe" abort 9
   killed_rank "srun: a killed rank" "${srun[@]}" -n 4
   refused "srun: QMP_abort on node 1" "aborts the job (code 7)" "${srun[@]}" -n 4 "$abort_probe" abort 7
   refused "srun: MPI_Abort on rank 1" "MPI_Abort(errorcode=9)" "${srun[@]}" -n 4 "$mpi_abort_probe" abort 9
