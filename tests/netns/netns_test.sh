@@ -22,6 +22,10 @@
 #             processes and under the default MESHMP_TCP_TIMEOUT_MS
 #   interrupt SIGINT/SIGTERM at several points of a 4x4x4 `qmp-mesh net up`
 #             leave no namespace or meshrouted behind
+#   mixed_mpich 4 nodes on a bridge, 2 ranks per node, started by MPICH's
+#             mpiexec (Hydra, through PMI-2), its proxy for each node in that
+#             namespace (hydra_netns.sh in ssh's place): shm inside, tcp
+#             across; the QMP API, MPI point-to-point and collectives
 #   loss_srun the lattice-QCD job and an MPI program (mpi_halo_loop.c) started
 #             by srun --mpi=pmix on a one-node Slurm (tests/launch), each
 #             task in its node's namespace (in_netns.sh): node 0 cut off
@@ -40,6 +44,7 @@ mesh_cfg=$4 switched_cfg=$5 switched4_cfg=$6 mesh64_cfg=$7
 shift 8  # ... and "--"
 traffic=$1 collectives=$2 qmp_api=$3 mpi_p2p=$4 mpi_coll=$5 lqcd=$6 link_loss=$7 reroute=$8 pingpong=$9
 personalized=${10} mpi_halo_loop=${11} in_netns=${12} slurm_local=${13} unlinked_finalize=${14} barrier=${15}
+hydra_netns=${16}
 unset TEST_PREMATURE_EXIT_FILE XML_OUTPUT_FILE GTEST_OUTPUT
 
 if [ "$(id -u)" != 0 ]; then echo "netns_test: needs root (network namespaces)"; exit 1; fi
@@ -277,6 +282,22 @@ switched|mixed|mixed_ofi)
   run "QMP API" "${job[@]}" "$qmp_api"
   run "MPI point-to-point" "${job[@]}" "$mpi_p2p"
   run "MPI collectives" "${job[@]}" "$mpi_coll"
+  ;;
+mixed_mpich)
+  "$qmp_mesh" net up "$switched4_cfg" --name "$name" || exit 1
+  for k in 0 1 2 3; do echo "$name-n$k"; done > "$work/hosts"
+  mpiexec=(env TMPDIR="$work" timeout -k 5 180 mpiexec.mpich -launcher ssh -launcher-exec "$hydra_netns"
+    -f "$work/hosts" -n 8 -ppn 2 -genv MESHMP_GEOMETRY 2x2x2 -genv MESHMP_DEBUG 1)
+  for prog in "$qmp_api" "$mpi_p2p" "$mpi_coll"; do
+    what="mpiexec.mpich -n 8 -ppn 2 across 4 namespaces: $(basename "$prog")"
+    if ! "${mpiexec[@]}" "$prog" > "$work/out" 2>&1; then
+      echo "FAILED: $what"; tail -40 "$work/out"; fail=1
+    elif [ "$(grep -c 'meshmp: rank [0-7]: 1 peer on this host over shm; 6 peers on other hosts over tcp' "$work/out")" != 8 ]; then
+      echo "FAILED: $what: not shm inside the namespaces and tcp across:"; grep "meshmp: rank" "$work/out"; fail=1
+    else
+      echo "ok: $what (shm inside each namespace, tcp across)"
+    fi
+  done
   ;;
 reroute|mesh64)
   if [ "$case_" = mesh64 ]; then
