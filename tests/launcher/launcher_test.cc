@@ -771,6 +771,23 @@ TEST(QmprunOptions, RanksPerNodeWithoutNIsTheRankCount) {
   EXPECT_NE(r.out.find("rank 1 of 2"), std::string::npos) << r.out;
 }
 
+// What a wrapper script reads before it starts the program (to pick a GPU
+// or a NUMA domain by the rank's place on its host): meshmp's names, Open
+// MPI's (mpirun(1), "Exported Environment Variables") and MPICH Hydra's.
+// On this one host every rank is local; -x cannot change them.
+TEST(QmprunOptions, RanksSeeTheirLocalRankUnderEachLaunchersNames) {
+  Result r = run({"-x", "OMPI_COMM_WORLD_LOCAL_RANK=9", "-n", "3", "/bin/sh", "-c",
+                  "echo \"r$MESHMP_RANK: $MESHMP_LOCAL_RANK/$MESHMP_LOCAL_SIZE"
+                  " $OMPI_COMM_WORLD_RANK/$OMPI_COMM_WORLD_SIZE $OMPI_COMM_WORLD_LOCAL_RANK/$OMPI_COMM_WORLD_LOCAL_SIZE"
+                  " $OMPI_COMM_WORLD_NODE_RANK $OMPI_UNIVERSE_SIZE $MPI_LOCALRANKID/$MPI_LOCALNRANKS\""});
+  EXPECT_EQ(r.status, 0) << r.err;
+  for (int k = 0; k < 3; ++k) {
+    const std::string s = std::to_string(k);
+    EXPECT_NE(r.out.find("r" + s + ": " + s + "/3 " + s + "/3 " + s + "/3 " + s + " 3 " + s + "/3\n"), std::string::npos)
+        << r.out;
+  }
+}
+
 TEST(QmpMesh, CheckPrintsASummary) {
   Result r = run_program({g_qmp_mesh, "check", "configs/jlab-4x8x8.toml"});
   EXPECT_EQ(r.status, 0) << r.err;

@@ -275,6 +275,18 @@ switched|mixed|mixed_ofi)
       echo "ok: every rank reaches 1 peer over shm and 6 over ofi"
     fi
   fi
+  if [ "$case_" = mixed ]; then
+    # Each namespace is a host of 2 ranks: a wrapper script sees the rank's
+    # place on it (meshmp's, Open MPI's and MPICH's names).
+    "$qmprun" --timeout 60 "${job[@]}" /bin/sh -c \
+      'echo "$MESHMP_RANK $MESHMP_LOCAL_RANK/$MESHMP_LOCAL_SIZE $OMPI_COMM_WORLD_LOCAL_RANK/$OMPI_COMM_WORLD_LOCAL_SIZE $MPI_LOCALRANKID/$MPI_LOCALNRANKS"' \
+      | sort -n > "$work/local"
+    if [ "$(cat "$work/local")" != "$(for r in 0 1 2 3 4 5 6 7; do l=$((r % 2)); echo "$r $l/2 $l/2 $l/2"; done)" ]; then
+      echo "FAILED: local ranks by namespace:"; cat "$work/local"; fail=1
+    else
+      echo "ok: each rank's local rank is its place in its namespace"
+    fi
+  fi
   run "core collectives" "${job[@]}" "$collectives"
   # The barriers by ordering; with 2 ranks per namespace the flat tree on
   # each host and recursive doubling among the hosts' first ranks (issue 31).

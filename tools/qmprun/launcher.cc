@@ -125,7 +125,8 @@ class Job {
  private:
   void resolve_geometry();
   void place_in_namespaces();
-  void enter_namespace(int r);  // in the child, before exec
+  void enter_namespace(int r);    // in the child, before exec
+  void export_rank_names(int r);  // in the child, before exec
   void open_socket();
   void start_guardian();
   void spawn();
@@ -145,6 +146,7 @@ class Job {
   std::string geometry_;
   std::string config_abs_;
   std::vector<std::string> netns_paths_;  // by rank (--netns)
+  int per_host_ = 0;                      // ranks per namespace (--netns); 0: all on this host
   std::string job_id_;
   std::string secret_;  // what a HELLO must carry; only our children get it
   std::string dir_, sock_path_;
@@ -212,6 +214,28 @@ void report_binding(int r) {
 }
 }  // namespace
 
+// The rank, the job's size and the rank's place among the ranks of its host
+// (its namespace under --netns) under the names wrapper scripts and
+// libraries read before MPI_Init to pick a GPU, a NUMA domain or a log
+// file: meshmp's own, Open MPI's mpirun(1) "exported environment
+// variables" and MPICH Hydra's MPI_LOCALRANKID/MPI_LOCALNRANKS. Neither
+// library takes them for a launch of its own (a one-rank program built with
+// it still runs as a singleton); PMI_* and SLURM_* are not set, as meshmp
+// and Slurm's tools take those for their launchers.
+void Job::export_rank_names(int r) {
+  const int per = per_host_ > 0 ? per_host_ : n_;
+  const int local = r % per, local_size = std::min(per, n_ - r / per * per);
+  const std::string rank = std::to_string(r), size = std::to_string(n_), lr = std::to_string(local),
+                    ls = std::to_string(local_size);
+  const std::pair<const char*, const std::string*> names[] = {
+      {"MESHMP_LOCAL_RANK", &lr},       {"MESHMP_LOCAL_SIZE", &ls},          {"OMPI_COMM_WORLD_RANK", &rank},
+      {"OMPI_COMM_WORLD_SIZE", &size},  {"OMPI_COMM_WORLD_LOCAL_RANK", &lr}, {"OMPI_COMM_WORLD_LOCAL_SIZE", &ls},
+      {"OMPI_COMM_WORLD_NODE_RANK", &lr}, {"OMPI_UNIVERSE_SIZE", &size},     {"MPI_LOCALRANKID", &lr},
+      {"MPI_LOCALNRANKS", &ls}};
+  for (const auto& [name, value] : names)
+    ::setenv(name, value->c_str(), 1);
+}
+
 void Job::enter_namespace(int r) {
   if (netns_paths_.empty()) return;
   const int fd = ::open(netns_paths_[r].c_str(), O_RDONLY | O_CLOEXEC);
@@ -273,6 +297,7 @@ void Job::place_in_namespaces() {
     throw std::runtime_error("--netns " + opt_.netns + ": " + std::to_string(nodes) + " nodes x " + std::to_string(per) +
                              " ranks per node hold fewer than " + std::to_string(n_) + " ranks");
   for (int r = 0; r < n_; ++r) netns_paths_.push_back("/run/netns/" + opt_.netns + "-n" + std::to_string(r / per));
+  per_host_ = per;
 }
 
 void Job::open_socket() {
@@ -380,6 +405,7 @@ void Job::spawn() {
       if (!opt_.provider.empty()) ::setenv(mesh::env::kProvider, opt_.provider.c_str(), 1);
       if (!geometry_.empty()) ::setenv(mesh::env::kGeometry, geometry_.c_str(), 1);
       if (!config_abs_.empty()) ::setenv(mesh::env::kConfig, config_abs_.c_str(), 1);
+      export_rank_names(r);
       if (opt_.bind_to_core) bind_to_core(r);
       if (opt_.report_bindings) report_binding(r);
       const std::string& wdir = app.wdir.empty() ? opt_.wdir : app.wdir;
