@@ -57,6 +57,10 @@ if [ "${1:-}" = add ]; then
   cc -O2 -I/usr/lib/x86_64-linux-gnu/openmpi/include "$here/bench/mpi_warmup.c" -o "$dc/bin/warm_ompi" \
     -L/usr/lib/x86_64-linux-gnu/openmpi/lib -lmpi
   strip "$dc"/bin/* 2>/dev/null || true
+  # qmprun's libraries that build.sh's Open MPI runtime does not carry
+  # (elfutils' libelf: the check for programs of another MPI); libhwloc is
+  # Open MPI's too.
+  cp -L /usr/lib/x86_64-linux-gnu/libelf.so.1 "$dc/root/usr/lib/x86_64-linux-gnu/"
   cp "$0" "$here/bench/bundle_pin.sh" "$here/bench/line-7.toml" "$dc/"
   exit 0
 fi
