@@ -12,6 +12,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -751,6 +755,107 @@ TEST(QmprunOptions, BindToCorePutsEachRankOnItsOwnCpu) {
   const std::string all = after(r.out, "Cpus_allowed_list:\t");
   EXPECT_NE(all.find_first_of("-,"), std::string::npos) << r.out;
   EXPECT_NE(r.err.find(") not bound, on CPUs " + all + "\n"), std::string::npos) << r.err;
+}
+
+// A CPU list as Linux writes it ("0-3,8") as the CPUs' numbers.
+std::set<int> cpu_list(const std::string& list) {
+  std::set<int> cpus;
+  std::istringstream in(list);
+  std::string range;
+  while (std::getline(in, range, ',')) {
+    if (range.empty()) continue;
+    const std::size_t dash = range.find('-');
+    const int first = std::stoi(range.substr(0, dash));
+    const int last = dash == std::string::npos ? first : std::stoi(range.substr(dash + 1));
+    for (int c = first; c <= last; ++c) cpus.insert(c);
+  }
+  return cpus;
+}
+
+// The first line of a file ("" if it cannot be read).
+std::string first_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+// Each rank's Cpus_allowed_list under `options` (-n ranks, tagged output).
+std::vector<std::set<int>> bound_cpus(std::vector<std::string> options, int ranks, std::string* err = nullptr) {
+  options.insert(options.end(), {"-n", std::to_string(ranks), "--tag-output", "--report-bindings", "/bin/sh", "-c",
+                                 "grep Cpus_allowed_list /proc/self/status"});
+  Result r = run(options);
+  EXPECT_EQ(r.status, 0) << r.err;
+  if (err) *err = r.err;
+  std::vector<std::set<int>> cpus;
+  for (int k = 0; k < ranks; ++k)
+    cpus.push_back(cpu_list(after(r.out, "[" + std::to_string(k) + "] Cpus_allowed_list:\t")));
+  return cpus;
+}
+
+// Cores per rank (Open MPI's --map-by slot:PE=N and --cpus-per-rank N,
+// MPICH's -bind-to core:N), and binding to the rank's socket or NUMA node,
+// checked against what Linux says of each CPU (/sys/devices/system).
+TEST(QmprunOptions, BindToSeveralCoresOrTheSocketOrTheNumaNode) {
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  ASSERT_EQ(::sched_getaffinity(0, sizeof mine, &mine), 0);
+  std::set<int> allowed;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &mine)) allowed.insert(c);
+  // Cores with one hardware thread each, as on the machines CI runs on.
+  bool one_thread_each = true;
+  for (int c : allowed)
+    one_thread_each &= cpu_list(first_line("/sys/devices/system/cpu/cpu" + std::to_string(c) +
+                                           "/topology/thread_siblings_list")).size() == 1;
+  if (allowed.size() >= 2 && one_thread_each) {
+    for (const std::vector<std::string>& opts :
+         {std::vector<std::string>{"--map-by", "slot:PE=2"}, std::vector<std::string>{"--cpus-per-rank", "2"},
+          std::vector<std::string>{"-bind-to", "core:2"}, std::vector<std::string>{"--map-by", "ppr:1:node:pe=2"}}) {
+      std::string err;
+      const std::vector<std::set<int>> cpus = bound_cpus(opts, 1, &err);
+      EXPECT_EQ(cpus[0], (std::set<int>{*allowed.begin(), *std::next(allowed.begin())})) << opts[0] << " " << opts[1];
+      EXPECT_NE(err.find(") bound to CPUs "), std::string::npos) << err;
+    }
+  }
+  // A socket or NUMA node: every CPU qmprun may use that Linux puts in the
+  // same package (node) as the rank's, and no other.
+  const auto package_of = [](int c) {
+    return first_line("/sys/devices/system/cpu/cpu" + std::to_string(c) + "/topology/physical_package_id");
+  };
+  const auto node_of = [](int c) {
+    for (int n = 0; n < 1024; ++n) {
+      const std::string list = first_line("/sys/devices/system/node/node" + std::to_string(n) + "/cpulist");
+      if (cpu_list(list).count(c)) return std::to_string(n);
+    }
+    return std::string("none");
+  };
+  for (const auto& [object, of] : {std::pair<std::string, std::function<std::string(int)>>{"socket", package_of},
+                                   {"numa", node_of}}) {
+    for (const std::set<int>& cpus : bound_cpus({"--bind-to", object}, 2)) {
+      ASSERT_FALSE(cpus.empty()) << object;
+      std::set<int> same;
+      for (int c : allowed)
+        if (of(c) == of(*cpus.begin())) same.insert(c);
+      EXPECT_EQ(cpus, same) << object;
+    }
+  }
+  // qmprun itself kept to one CPU (taskset, an outer launcher's binding):
+  // its ranks are bound within it, not to the host's first cores.
+  const std::string last = std::to_string(*allowed.rbegin());
+  Result r = run_program({"/usr/bin/taskset", "-c", last, g_qmprun, "--bind-to", "core", "-n", "2", "--tag-output",
+                          "/bin/sh", "-c", "grep Cpus_allowed_list /proc/self/status"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(after(r.out, "[0] Cpus_allowed_list:\t"), last) << r.out;
+  EXPECT_EQ(after(r.out, "[1] Cpus_allowed_list:\t"), last) << r.out;
+  // Values no launcher takes are refused, naming them.
+  r = run({"--bind-to", "l3cache", "-n", "1", "/bin/true"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--bind-to l3cache: not core, hwthread, socket, package, numa or none"), std::string::npos)
+      << r.err;
+  r = run({"--map-by", "core:PE=x", "-n", "1", "/bin/true"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--map-by core:PE=x: unknown modifier PE=x"), std::string::npos) << r.err;
 }
 
 // Open MPI's -N K and --map-by ppr:K:node, MPICH's -ppn K: K ranks on each

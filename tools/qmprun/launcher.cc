@@ -146,6 +146,7 @@ class Job {
   std::string geometry_;
   std::string config_abs_;
   std::vector<std::string> netns_paths_;  // by rank (--netns)
+  std::vector<cpu_set_t> bindings_;       // by rank (--bind-to); empty: not bound
   int per_host_ = 0;                      // ranks per namespace (--netns); 0: all on this host
   std::string job_id_;
   std::string secret_;  // what a HELLO must carry; only our children get it
@@ -175,27 +176,9 @@ class Job {
 };
 
 namespace {
-// --bind-to core, in the child before exec: rank r on the (r mod n)-th of
-// the n CPUs qmprun itself may run on (sched_setaffinity; hyperthreads count
-// as CPUs). Left unbound if the mask cannot be read or set.
-void bind_to_core(int r) {
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  if (::sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) == 0) return;
-  int want = r % CPU_COUNT(&allowed);
-  for (int c = 0; c < CPU_SETSIZE; ++c) {
-    if (!CPU_ISSET(c, &allowed) || want-- > 0) continue;
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(c, &one);
-    ::sched_setaffinity(0, sizeof one, &one);
-    return;
-  }
-}
-
 // --report-bindings, in the child before exec: the CPUs rank r may run on,
-// as Linux lists them ("0", "0-3,8"), on its stderr.
-void report_binding(int r) {
+// as Linux lists them ("0", "0-3,8"), on its stderr; `bound`: qmprun bound it.
+void report_binding(int r, bool bound) {
   cpu_set_t mask;
   CPU_ZERO(&mask);
   std::string list;
@@ -210,7 +193,7 @@ void report_binding(int r) {
   }
   const bool one = CPU_COUNT(&mask) == 1;
   std::fprintf(stderr, "qmprun: rank %d (pid %d) %s %s\n", r, static_cast<int>(::getpid()),
-               one ? "bound to CPU" : "not bound, on CPUs", list.c_str());
+               !bound ? "not bound, on CPUs" : one ? "bound to CPU" : "bound to CPUs", list.c_str());
 }
 }  // namespace
 
@@ -277,6 +260,8 @@ void Job::resolve_geometry() {
     throw std::runtime_error("--stdin " + std::to_string(opt_.stdin_rank) + ": the job has " + std::to_string(n_) +
                              " ranks");
   if (!opt_.netns.empty()) place_in_namespaces();
+  if (opt_.bind_to != BindTo::kNone)
+    bindings_ = plan_bindings(n_, opt_.bind_to, opt_.cpus_per_rank, opt_.hwthreads_as_cpus);
 }
 
 // qmprun --netns: rank r runs in node r / ranks_per_node's namespace.
@@ -406,8 +391,11 @@ void Job::spawn() {
       if (!geometry_.empty()) ::setenv(mesh::env::kGeometry, geometry_.c_str(), 1);
       if (!config_abs_.empty()) ::setenv(mesh::env::kConfig, config_abs_.c_str(), 1);
       export_rank_names(r);
-      if (opt_.bind_to_core) bind_to_core(r);
-      if (opt_.report_bindings) report_binding(r);
+      if (!bindings_.empty() && ::sched_setaffinity(0, sizeof bindings_[r], &bindings_[r]) != 0) {
+        std::fprintf(stderr, "qmprun: rank %d: cannot bind to its CPUs: %s\n", r, std::strerror(errno));
+        ::_exit(127);
+      }
+      if (opt_.report_bindings) report_binding(r, !bindings_.empty());
       const std::string& wdir = app.wdir.empty() ? opt_.wdir : app.wdir;
       if (!wdir.empty() && ::chdir(wdir.c_str()) != 0) {
         std::fprintf(stderr, "qmprun: --wdir %s: %s\n", wdir.c_str(), std::strerror(errno));

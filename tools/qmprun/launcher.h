@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "tools/qmprun/binding.h"
+
 namespace meshmp::tools {
 
 /// Default of --max-ranks: far more ranks than cores, as tests oversubscribe,
@@ -55,7 +57,11 @@ struct LaunchOptions {
   /// Variables set in every rank (-x, -genv): over the launcher's own
   /// environment, under the job's MESHMP_RANK, _SIZE, _JOB, _SECRET, ... .
   std::vector<std::pair<std::string, std::string>> env;
-  bool bind_to_core = false;  ///< --bind-to core: rank r on the r-th CPU it may run on
+  /// --bind-to: what each rank is bound to (tools/qmprun/binding.h); --map-by
+  /// ...:PE=N and --cpus-per-rank N give each rank N cores (and bind to core).
+  BindTo bind_to = BindTo::kNone;
+  int cpus_per_rank = 1;
+  bool hwthreads_as_cpus = false;  ///< --use-hwthread-cpus: a hardware thread is a CPU
   bool report_bindings = false;  ///< --report-bindings: each rank's CPUs on stderr as it starts
   std::string wdir;           ///< --wdir: the ranks' working directory; empty: qmprun's
   std::vector<AppContext> apps;  ///< one, or several (MPMD); their nranks add up to nranks

@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -152,6 +153,96 @@ int check_hosts(const std::string& app, const std::vector<std::string>& hosts) {
     const bool slots = colon != std::string::npos && colon > 0 && colon + 1 < h.size() &&
                        h.find_first_not_of("0123456789", colon + 1) == std::string::npos;
     if (!is_this_host(h) && !(slots && is_this_host(h.substr(0, colon)))) return not_here(app, "--host " + h);
+  }
+  return -1;
+}
+
+// The words of a --map-by or --bind-to value: "slot:PE=2:SPAN" -> slot, PE=2, SPAN.
+std::vector<std::string> colon_words(const std::string& v) {
+  std::vector<std::string> words;
+  std::size_t from = 0;
+  for (std::size_t colon; (colon = v.find(':', from)) != std::string::npos; from = colon + 1)
+    words.push_back(v.substr(from, colon - from));
+  words.push_back(v.substr(from));
+  return words;
+}
+
+// A positive count of at most 65536, or 0.
+int count_of(const std::string& w) {
+  if (w.empty() || w.size() > 5 || w.find_first_not_of("0123456789") != std::string::npos) return 0;
+  const int n = std::atoi(w.c_str());
+  return n <= 1 << 16 ? n : 0;
+}
+
+std::string lower(std::string w) {
+  std::transform(w.begin(), w.end(), w.begin(), [](unsigned char c) { return std::tolower(c); });
+  return w;
+}
+
+// --map-by (Open MPI: OBJECT[:PE=N][:SPAN|OVERSUBSCRIBE|NOOVERSUBSCRIBE],
+// ppr:K:node[...]), --bind-to (Open MPI: OBJECT[:overload-allowed|
+// if-supported]; MPICH: core:N, hwthread:N) and --cpus-per-rank into *opt:
+// ranks per node, cores per rank, what a rank is bound to. PE=N and
+// --cpus-per-rank bind to core unless --bind-to says otherwise, as in Open
+// MPI. Ranks are placed in core order whatever the object mapped by (Open
+// MPI's --map-by socket would deal them round the sockets).
+int read_placement(const std::string& app, const std::string& map_by, const std::string& bind_to, int cpus_per_rank,
+                   LaunchOptions* opt) {
+  if (!map_by.empty()) {
+    std::vector<std::string> w = colon_words(map_by);
+    std::size_t modifiers = 1;
+    if (lower(w[0]) == "ppr") {
+      if (w.size() < 3 || lower(w[2]) != "node" || (opt->ranks_per_node = count_of(w[1])) == 0) {
+        std::cerr << app << ": --map-by " << map_by << ": expected ppr:K:node with K a positive number\n";
+        return 2;
+      }
+      modifiers = 3;
+    } else {
+      static const char* const objects[] = {"core", "slot", "node", "hwthread", "socket", "package", "numa"};
+      if (std::find(std::begin(objects), std::end(objects), lower(w[0])) == std::end(objects)) {
+        std::cerr << app << ": --map-by " << map_by
+                  << ": not ppr:K:node, core, slot, node, socket, package, numa or hwthread\n";
+        return 2;
+      }
+    }
+    for (std::size_t i = modifiers; i < w.size(); ++i) {
+      const std::string m = lower(w[i]);
+      if (m.rfind("pe=", 0) == 0 && count_of(m.substr(3)) > 0) {
+        cpus_per_rank = count_of(m.substr(3));
+      } else if (m != "span" && m != "oversubscribe" && m != "nooversubscribe") {
+        std::cerr << app << ": --map-by " << map_by << ": unknown modifier " << w[i]
+                  << " (PE=N, SPAN, OVERSUBSCRIBE and NOOVERSUBSCRIBE are taken)\n";
+        return 2;
+      }
+    }
+  }
+  if (cpus_per_rank > 0) {
+    opt->cpus_per_rank = cpus_per_rank;
+    opt->bind_to = BindTo::kCore;
+  }
+  if (!bind_to.empty()) {
+    const std::vector<std::string> w = colon_words(bind_to);
+    static const std::pair<const char*, BindTo> objects[] = {{"none", BindTo::kNone},       {"core", BindTo::kCore},
+                                                             {"hwthread", BindTo::kHwthread}, {"socket", BindTo::kPackage},
+                                                             {"package", BindTo::kPackage}, {"numa", BindTo::kNuma}};
+    const auto o = std::find_if(std::begin(objects), std::end(objects),
+                                [&](const auto& kv) { return lower(w[0]) == kv.first; });
+    if (o == std::end(objects)) {
+      std::cerr << app << ": --bind-to " << bind_to << ": not core, hwthread, socket, package, numa or none\n";
+      return 2;
+    }
+    opt->bind_to = o->second;
+    for (std::size_t i = 1; i < w.size(); ++i) {
+      const std::string m = lower(w[i]);
+      const bool counted = (o->second == BindTo::kCore || o->second == BindTo::kHwthread) && count_of(m) > 0;
+      if (counted) {
+        opt->cpus_per_rank = count_of(m);
+      } else if (m != "overload-allowed" && m != "if-supported") {
+        std::cerr << app << ": --bind-to " << bind_to << ": unknown modifier " << w[i]
+                  << " (core:N, hwthread:N, overload-allowed and if-supported are taken)\n";
+        return 2;
+      }
+    }
   }
   return -1;
 }
@@ -303,7 +394,7 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
   app.footer("PROGRAM [ARGS...] follow the options (or \"--\"). Open MPI's and MPICH's spellings of the options "
              "above (-np, -c, --np; -genv, -env; -ppn, -N, --map-by ppr:K:node; -H, --host, -hostfile, -machinefile; "
              "-l, -prepend-rank, -genvlist; any long option with one dash) "
-             "are taken; --oversubscribe, --allow-run-as-root, --use-hwthread-cpus and -genvall change nothing here. "
+             "are taken; --oversubscribe, --allow-run-as-root and -genvall change nothing here. "
              "Several programs "
              "as one job (MPMD): -n 1 ocean : -n 8 atmos ARGS; after each ':' a program takes -n (needed), -x, "
              "-env, --wdir and --host for its own ranks, which are numbered after the previous program's; "
@@ -355,7 +446,8 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
   app.add_flag("--genvall", accepted, "pass the whole environment (the default)");
   app.add_flag("--oversubscribe", accepted, "accepted: more ranks than cores are always allowed");
   app.add_flag("--allow-run-as-root", accepted, "accepted: root may always run jobs");
-  app.add_flag("--use-hwthread-cpus", accepted, "accepted: hardware threads count as CPUs (--bind-to core)");
+  app.add_flag("--use-hwthread-cpus", opt->hwthreads_as_cpus,
+               "a hardware thread is a CPU: --bind-to core and PE=N count hardware threads, not cores");
   // Placement.
   std::vector<std::string> hosts;
   app.add_option("-H,--host", hosts, "hosts to run on: this host only (comma-separated)")
@@ -364,9 +456,17 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
   std::string hostfile;
   app.add_option("--hostfile,-f", hostfile, "file of hosts to run on: this host only (also -machinefile)");
   std::string map_by, bind_to;
-  app.add_option("--map-by", map_by, "ppr:K:node (K ranks per node, as --ranks-per-node), or core, slot, node: accepted");
-  app.add_option("--bind-to", bind_to, "core: bind rank r to the r-th core it may run on; none (the default)")
-      ->check(CLI::IsMember({"core", "hwthread", "none"}));
+  app.add_option("--map-by", map_by,
+                 "ppr:K:node (K ranks per node, as --ranks-per-node), or core, slot, node, socket, numa, hwthread; "
+                 "then :PE=N, N cores per rank (binds to core)");
+  app.add_option("--bind-to", bind_to,
+                 "core: rank r on the r-th core it may run on (with all its hardware threads), hwthread, socket "
+                 "(or package), numa: the socket or NUMA node of that core; none (the default). MPICH's core:N: N "
+                 "cores each");
+  int cpus_per_rank = 0;
+  app.add_option("--cpus-per-rank,--cpus-per-proc", cpus_per_rank,
+                 "cores for each rank, as --map-by slot:PE=N (binds to core)")
+      ->check(CLI::Range(1, 1 << 16));
   app.add_flag("--report-bindings", opt->report_bindings, "print each rank's CPUs on stderr as it starts");
   std::string stdin_to = "0";
   app.add_option("--stdin", stdin_to, "rank that reads this standard input (the others read /dev/null), all or none "
@@ -422,21 +522,7 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
   if (int rc = check_hosts(app_name, hosts); rc >= 0) return rc;
   if (!hostfile.empty())
     if (int rc = check_hostfile(app_name, hostfile); rc >= 0) return rc;
-  if (!map_by.empty()) {
-    const std::string ppr = "ppr:";
-    if (map_by.rfind(ppr, 0) == 0 && map_by.size() > 9 && map_by.substr(map_by.size() - 5) == ":node") {
-      opt->ranks_per_node = std::atoi(map_by.substr(4, map_by.size() - 9).c_str());
-      if (opt->ranks_per_node < 1) {
-        std::cerr << app_name << ": --map-by " << map_by << ": K in ppr:K:node must be a positive number\n";
-        return 2;
-      }
-    } else if (map_by != "core" && map_by != "slot" && map_by != "node" && map_by != "hwthread" &&
-               map_by != "socket" && map_by != "numa") {
-      std::cerr << app_name << ": --map-by " << map_by << ": not ppr:K:node, core, slot, node, socket, numa or hwthread\n";
-      return 2;
-    }
-  }
-  opt->bind_to_core = bind_to == "core" || bind_to == "hwthread";
+  if (int rc = read_placement(app_name, map_by, bind_to, cpus_per_rank, opt); rc >= 0) return rc;
   if (stdin_to == "all" || stdin_to == "none") {
     opt->stdin_rank = stdin_to == "all" ? LaunchOptions::kStdinAll : LaunchOptions::kStdinNone;
   } else {
