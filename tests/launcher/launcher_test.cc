@@ -12,7 +12,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <functional>
 #include <set>
 #include <sstream>
@@ -874,6 +876,47 @@ TEST(QmprunOptions, RanksPerNodeWithoutNIsTheRankCount) {
   Result r = run({"-N", "3", "-n", "2", g_probe, "env"});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("rank 1 of 2"), std::string::npos) << r.out;
+}
+
+// Open MPI's --output-filename DIR (DIR/1/rank.R/stdout and stderr, and the
+// terminal as before), --merge-stderr-to-stdout, MPICH's -outfile-pattern
+// and -errfile-pattern (files instead of the terminal).
+TEST(QmprunOptions, OutputToFilesAsOpenMpiAndMpichWriteIt) {
+  char tmpl[] = "/tmp/meshmp-output-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  const auto contents = [](const std::string& path) {
+    std::ifstream in(path);
+    return in ? std::string(std::istreambuf_iterator<char>(in), {}) : std::string("(none)");
+  };
+  const std::string say = "echo out $MESHMP_RANK; echo err $MESHMP_RANK >&2";
+  Result r = run({"--output-filename", dir + "/a", "-n", "2", "/bin/sh", "-c", say});
+  EXPECT_EQ(r.status, 0) << r.err;
+  for (const char* k : {"0", "1"}) {
+    const std::string rank = dir + "/a/1/rank." + k + "/";
+    EXPECT_EQ(contents(rank + "stdout"), "out " + std::string(k) + "\n");
+    EXPECT_EQ(contents(rank + "stderr"), "err " + std::string(k) + "\n");
+    EXPECT_NE(r.out.find("out " + std::string(k) + "\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find("err " + std::string(k) + "\n"), std::string::npos) << r.err;
+  }
+  r = run({"--output-filename", dir + "/b", "--merge-stderr-to-stdout", "-n", "1", "/bin/sh", "-c", say});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(contents(dir + "/b/1/rank.0/stdout"), "out 0\nerr 0\n");
+  EXPECT_EQ(contents(dir + "/b/1/rank.0/stderr"), "(none)");
+  EXPECT_EQ(r.out, "out 0\nerr 0\n");
+  r = run({"-outfile-pattern", dir + "/o.%r", "-errfile-pattern", dir + "/e.%r.%%", "-n", "2", "/bin/sh", "-c", say});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(contents(dir + "/o.1"), "out 1\n");
+  EXPECT_EQ(contents(dir + "/e.1.%"), "err 1\n");
+  r = run({"-outfile-pattern", dir + "/o.%q", "-n", "1", "/bin/true"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("%q is not %r (rank), %h (host) or %%"), std::string::npos) << r.err;
+  std::filesystem::remove_all(dir);
+  // A value CLI11 refuses ends qmprun with 2, as an unknown option does.
+  r = run({"--provider", "carrier-pigeon", "-n", "1", "/bin/true"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("carrier-pigeon not in {auto,shm,tcp,ofi}"), std::string::npos) << r.err;
 }
 
 // What a wrapper script reads before it starts the program (to pick a GPU

@@ -20,6 +20,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -79,13 +81,36 @@ void sweep_shm(const std::string& job) {
     if (::lstat(("/dev/shm/" + n).c_str(), &st) == 0 && st.st_uid == ::geteuid()) ::shm_unlink(("/" + n).c_str());
 }
 
-// Output of one rank's stdout or stderr, re-emitted line by line with a tag.
+// Output of one rank's stdout or stderr: re-emitted on qmprun's, line by
+// line with a tag (--tag-output) or as it comes, and copied to `file`
+// (--output-filename) if there is one.
 struct OutputPipe {
   int fd = -1;
   int rank = 0;
   FILE* to = nullptr;
+  bool tag = false;
+  FILE* file = nullptr;  // owned
   std::string partial;
 
+  void take(const char* data, std::size_t n) {
+    if (file) {
+      std::fwrite(data, 1, n, file);
+      std::fflush(file);
+    }
+    if (!tag) {
+      std::fwrite(data, 1, n, to);
+      std::fflush(to);
+      return;
+    }
+    partial.append(data, n);
+    emit(false);
+  }
+  void close() {
+    if (tag) emit(true);
+    if (file) std::fclose(file), file = nullptr;
+    ::close(fd);
+    fd = -1;
+  }
   void emit(bool at_eof) {
     size_t start = 0, nl;
     while ((nl = partial.find('\n', start)) != std::string::npos) {
@@ -127,6 +152,8 @@ class Job {
   void place_in_namespaces();
   void enter_namespace(int r);    // in the child, before exec
   void export_rank_names(int r);  // in the child, before exec
+  void redirect_output(int r);    // in the child, before exec
+  std::pair<FILE*, FILE*> open_output_files(int r);
   void open_socket();
   void start_guardian();
   void spawn();
@@ -217,6 +244,59 @@ void Job::export_rank_names(int r) {
       {"MPI_LOCALNRANKS", &ls}};
   for (const auto& [name, value] : names)
     ::setenv(name, value->c_str(), 1);
+}
+
+// --output-filename DIR: DIR/1/rank.R/stdout and, unless stderr is merged
+// into stdout, .../stderr, as Open MPI 4.1 names them; the directories are
+// made as needed.
+std::pair<FILE*, FILE*> Job::open_output_files(int r) {
+  const std::string dir = opt_.output_dir + "/1/rank." + std::to_string(r);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("--output-filename: cannot make " + dir + ": " + ec.message());
+  FILE* out = std::fopen((dir + "/stdout").c_str(), "we");
+  FILE* err = out && !opt_.merge_stderr ? std::fopen((dir + "/stderr").c_str(), "we") : nullptr;
+  if (!out || (!err && !opt_.merge_stderr)) {
+    const std::string why = std::strerror(errno);
+    if (out) std::fclose(out);
+    throw std::runtime_error("--output-filename: cannot write in " + dir + ": " + why);
+  }
+  return {out, err};
+}
+
+// In the child, before exec: MPICH's -outfile-pattern and -errfile-pattern
+// (the rank's stdout / stderr to a file of its own) and
+// --merge-stderr-to-stdout.
+void Job::redirect_output(int r) {
+  const auto to_file = [&](const std::string& pattern, int fd, const char* option) {
+    if (pattern.empty()) return;
+    std::string path;
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+      if (pattern[i] != '%' || i + 1 == pattern.size()) {
+        path += pattern[i];
+        continue;
+      }
+      const char c = pattern[++i];
+      if (c == 'r') {
+        path += std::to_string(r);
+      } else if (c == 'h') {
+        char host[256] = {};
+        ::gethostname(host, sizeof host - 1);
+        path += host;
+      } else {
+        path += c;  // "%%"; options.cc refused any other
+      }
+    }
+    const int f = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (f < 0 || ::dup2(f, fd) < 0) {
+      std::fprintf(stderr, "qmprun: %s: cannot write %s: %s\n", option, path.c_str(), std::strerror(errno));
+      ::_exit(127);
+    }
+    ::close(f);
+  };
+  to_file(opt_.outfile_pattern, 1, "-outfile-pattern");
+  if (opt_.merge_stderr && opt_.errfile_pattern.empty()) ::dup2(1, 2);
+  to_file(opt_.errfile_pattern, 2, "-errfile-pattern");
 }
 
 void Job::enter_namespace(int r) {
@@ -346,6 +426,21 @@ void Job::spawn() {
     argv.push_back(nullptr);
   }
   const pid_t parent = ::getpid();
+  // Output through qmprun: tagged, or copied to --output-filename's files,
+  // all of them opened before any rank starts.
+  const bool piped = opt_.tag_output || !opt_.output_dir.empty();
+  std::vector<std::pair<FILE*, FILE*>> files(n_);
+  struct Closer {
+    std::vector<std::pair<FILE*, FILE*>>& files;
+    ~Closer() {
+      for (auto& [out, err] : files) {
+        if (out) std::fclose(out);
+        if (err) std::fclose(err);
+      }
+    }
+  } closer{files};
+  if (!opt_.output_dir.empty())
+    for (int r = 0; r < n_; ++r) files[r] = open_output_files(r);
   std::size_t appnum = 0;
   int app_end = opt_.apps[0].nranks ? opt_.apps[0].nranks : n_;  // ranks below this run opt_.apps[appnum]
   for (int r = 0; r < n_; ++r) {
@@ -353,7 +448,7 @@ void Job::spawn() {
     const AppContext& app = opt_.apps[appnum];
     std::vector<char*>& argv = argvs[appnum];
     int out[2] = {-1, -1}, err[2] = {-1, -1};
-    if (opt_.tag_output && (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0))
+    if (piped && (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0))
       throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
     pid_t pid = ::fork();
     if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
@@ -362,10 +457,11 @@ void Job::spawn() {
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // no orphans even if qmprun is SIGKILLed
       if (::getppid() != parent) ::_exit(127);
       ::sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
-      if (opt_.tag_output) {
+      if (piped) {
         ::dup2(out[1], 1);
         ::dup2(err[1], 2);
       }
+      redirect_output(r);
       if (opt_.stdin_rank != LaunchOptions::kStdinAll && opt_.stdin_rank != r) {
         const int null = ::open("/dev/null", O_RDONLY);
         if (null < 0 || ::dup2(null, 0) < 0) ::_exit(127);
@@ -410,11 +506,12 @@ void Job::spawn() {
     pids_[r] = pid;
     alive_[r] = true;
     ++alive_count_;
-    if (opt_.tag_output) {
+    if (piped) {
       ::close(out[1]);
       ::close(err[1]);
-      pipes_.push_back({out[0], r, stdout, {}});
-      pipes_.push_back({err[0], r, stderr, {}});
+      pipes_.push_back({out[0], r, stdout, opt_.tag_output, files[r].first, {}});
+      pipes_.push_back({err[0], r, stderr, opt_.tag_output, files[r].second, {}});
+      files[r] = {};
     }
   }
 }
@@ -600,12 +697,9 @@ void Job::loop() {
       char buf[65536];
       ssize_t n = ::read(pipes_[k].fd, buf, sizeof buf);
       if (n > 0) {
-        pipes_[k].partial.append(buf, static_cast<size_t>(n));
-        pipes_[k].emit(false);
+        pipes_[k].take(buf, static_cast<size_t>(n));
       } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-        pipes_[k].emit(true);
-        ::close(pipes_[k].fd);
-        pipes_[k].fd = -1;
+        pipes_[k].close();
       }
     }
     if (fds[1].revents & POLLIN) {
@@ -643,7 +737,7 @@ void Job::cleanup() {
     if (c.fd >= 0) ::close(c.fd);
   clients_.clear();
   for (OutputPipe& p : pipes_)
-    if (p.fd >= 0) ::close(p.fd);
+    if (p.fd >= 0) p.close();
   pipes_.clear();
   if (listen_fd_ >= 0) ::close(listen_fd_), listen_fd_ = -1;
   if (sig_fd_ >= 0) ::close(sig_fd_), sig_fd_ = -1;

@@ -35,6 +35,13 @@ struct LaunchOptions {
   std::string config;             ///< mesh config file
   std::string provider;            ///< MESHMP_PROVIDER for the ranks; empty: inherited (default auto)
   bool tag_output = false;        ///< prefix every output line with "[rank] "
+  /// --output-filename DIR (Open MPI's): each rank's stdout and stderr also
+  /// go to DIR/1/rank.R/stdout and .../stderr (created, truncated).
+  std::string output_dir;
+  bool merge_stderr = false;  ///< --merge-stderr-to-stdout: a rank's stderr is its stdout
+  /// MPICH's -outfile-pattern / -errfile-pattern: a rank's stdout / stderr
+  /// go to this file instead, "%r" its rank, "%h" the host's name, "%%" a %.
+  std::string outfile_pattern, errfile_pattern;
   /// Which rank reads qmprun's standard input, as under Open MPI's mpirun
   /// and MPICH's mpiexec; the others read /dev/null. kStdinAll: every rank
   /// shares it; kStdinNone: none.

@@ -38,7 +38,7 @@ const std::map<std::string, std::string>& single_dash_renames() {
 // flag or a "--name=value" word, two for -genv/-env, else one.
 int values_of(const std::string& option) {
   static const char* const flags[] = {"--tag-output",       "--label",   "--prepend-rank",      "--oversubscribe",
-                                      "--allow-run-as-root", "--genvall", "--use-hwthread-cpus", "--report-bindings",
+                                      "--allow-run-as-root", "--genvall", "--use-hwthread-cpus", "--report-bindings", "--merge-stderr-to-stdout",
                                       "-h",                  "--help",    "--version",           "-V"};
   if (option.find('=') != std::string::npos) return 0;
   for (const char* f : flags)
@@ -155,6 +155,27 @@ int check_hosts(const std::string& app, const std::vector<std::string>& hosts) {
     if (!is_this_host(h) && !(slots && is_this_host(h.substr(0, colon)))) return not_here(app, "--host " + h);
   }
   return -1;
+}
+
+// What a parse error ends qmprun with, after CLI11 said what was wrong: 0
+// for --help and --version, else 2, as for an unknown option (CLI11's own
+// codes, 105 for a value out of range, mean nothing to a batch script).
+int exit_status(const CLI::App& app, const CLI::ParseError& e) { return app.exit(e) == 0 ? 0 : 2; }
+
+// MPICH's file patterns: %r (rank), %h (host) and %% are taken.
+CLI::Validator pattern_check() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        for (std::size_t i = 0; i < v.size(); ++i)
+          if (v[i] == '%') {
+            if (i + 1 == v.size() || (v[i + 1] != 'r' && v[i + 1] != 'h' && v[i + 1] != '%'))
+              return "in " + v + ", %" + (i + 1 < v.size() ? std::string(1, v[i + 1]) : "") +
+                     " is not %r (rank), %h (host) or %%";
+            ++i;
+          }
+        return "";
+      },
+      "PATTERN");
 }
 
 // The words of a --map-by or --bind-to value: "slot:PE=2:SPAN" -> slot, PE=2, SPAN.
@@ -311,7 +332,7 @@ int parse_context(const std::string& app_name, const std::vector<std::string>& w
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return exit_status(app, e);
   }
   ctx->command = app.remaining();
   if (!ctx->command.empty() && ctx->command[0] == "--") ctx->command.erase(ctx->command.begin());
@@ -412,6 +433,15 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
       ->check(CLI::IsMember({"auto", "shm", "tcp", "ofi"}));
   app.add_flag("--tag-output,--label,--prepend-rank", opt->tag_output,
                "prefix each output line with [rank] (also MPICH's -l and -prepend-rank, srun's --label)");
+  app.add_option("--output-filename", opt->output_dir,
+                 "also write each rank's stdout and stderr to DIR/1/rank.R/stdout and stderr (Open MPI's)");
+  app.add_flag("--merge-stderr-to-stdout", opt->merge_stderr, "each rank's stderr goes where its stdout goes");
+  app.add_option("--outfile-pattern", opt->outfile_pattern,
+                 "write each rank's stdout to this file instead, %r its rank, %h the host (MPICH's -outfile-pattern)")
+      ->check(pattern_check());
+  app.add_option("--errfile-pattern", opt->errfile_pattern,
+                 "the same for stderr (MPICH's -errfile-pattern)")
+      ->check(pattern_check());
   // MPIEXEC_TIMEOUT: what MPICH's and Open MPI's mpiexec read (test suites set it).
   app.add_option("--timeout", opt->timeout_s, "kill the job after this many seconds")
       ->envname("MPIEXEC_TIMEOUT")
@@ -501,7 +531,7 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return exit_status(app, e);
   }
   opt->apps.assign(1, AppContext{});
   std::vector<std::string>& command = opt->apps[0].command;
