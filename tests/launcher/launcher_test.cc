@@ -724,6 +724,32 @@ TEST(QmprunOptions, OtherHostsAreRefusedWithWhereToGo) {
   EXPECT_NE(r.err.find("line 3 (node18)"), std::string::npos) << r.err;
 }
 
+// Without -n, the slots -H or a hostfile give this host are the job, as
+// Open MPI's mpirun and MPICH's mpiexec take them (`mpirun --hostfile
+// $PBS_NODEFILE ./prog`, the host once per slot; "slots=N"; "host:N").
+TEST(QmprunOptions, TheSlotsOfThisHostGiveTheDefaultRankCount) {
+  const std::string size = "echo size=$MESHMP_SIZE";
+  Result r = run({"-H", "localhost:3", "/bin/sh", "-c", size});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "size=3\nsize=3\nsize=3\n");
+  r = run({"-H", "localhost,127.0.0.1", "/bin/sh", "-c", size});
+  EXPECT_EQ(r.out, "size=2\nsize=2\n") << r.err;
+  char path[] = "/tmp/meshmp-hostfile-XXXXXX";
+  const int fd = ::mkstemp(path);
+  ASSERT_GE(fd, 0);
+  const std::string text = "localhost\nlocalhost  # a PBS_NODEFILE's line per slot\nlocalhost slots=2 max_slots=8\n";
+  ASSERT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  ::close(fd);
+  r = run({"--hostfile", path, "/bin/sh", "-c", size});
+  EXPECT_EQ(r.out, "size=4\nsize=4\nsize=4\nsize=4\n") << r.err;
+  r = run({"--hostfile", path, "-n", "1", "/bin/sh", "-c", size});  // -n counts
+  EXPECT_EQ(r.out, "size=1\n") << r.err;
+  ::unlink(path);
+  r = run({"-H", "localhost:0", "/bin/true"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--host localhost:0: the slots are not a positive number"), std::string::npos) << r.err;
+}
+
 // The value after `tag` in `text`, to the end of its line ("" if absent).
 std::string after(const std::string& text, const std::string& tag) {
   const std::size_t at = text.find(tag);

@@ -107,9 +107,18 @@ int not_here(const std::string& app, const std::string& what) {
   return 2;
 }
 
+// A host's slots as a hostfile or -H gives them: N of "slots=N" or of
+// "host:N"; 1 without (MPICH counts so, and a PBS_NODEFILE repeats a host
+// once per slot); 0 for a count that is not a number.
+long slots_of(const std::string& n) {
+  if (n.empty() || n.size() > 6 || n.find_first_not_of("0123456789") != std::string::npos) return 0;
+  return std::strtol(n.c_str(), nullptr, 10);
+}
+
 // The hosts a hostfile names: the first word of each line, '#' starts a
-// comment (Open MPI's "host slots=N" and MPICH's "host:N" forms).
-int check_hostfile(const std::string& app, const std::string& path) {
+// comment (Open MPI's "host slots=N" and MPICH's "host:N" forms). *slots:
+// the slots of all its lines.
+int check_hostfile(const std::string& app, const std::string& path, long* slots) {
   std::ifstream in(path);
   if (!in) {
     std::cerr << app << ": --hostfile " << path << ": cannot be read\n";
@@ -121,8 +130,17 @@ int check_hostfile(const std::string& app, const std::string& path) {
     std::istringstream words(line);
     std::string host;
     if (!(words >> host)) continue;
-    host = host.substr(0, host.find(':'));
+    const std::size_t colon = host.find(':');
+    long here = colon == std::string::npos ? 1 : slots_of(host.substr(colon + 1));
+    host = host.substr(0, colon);
     if (!is_this_host(host)) return not_here(app, "--hostfile " + path + " line " + std::to_string(n) + " (" + host + ")");
+    for (std::string word; words >> word;)
+      if (word.rfind("slots=", 0) == 0) here = slots_of(word.substr(6));
+    if (here < 1) {
+      std::cerr << app << ": --hostfile " << path << " line " << n << ": the slots are not a positive number\n";
+      return 2;
+    }
+    *slots += here;
   }
   return -1;
 }
@@ -147,12 +165,19 @@ int take_exports(const std::string& app, const std::vector<std::string>& exporte
 
 // --host names, each with an optional ":N" of slots (Open MPI's -H host:4,
 // MPICH's -hosts host:4).
-int check_hosts(const std::string& app, const std::vector<std::string>& hosts) {
+int check_hosts(const std::string& app, const std::vector<std::string>& hosts, long* slots) {
   for (const std::string& h : hosts) {
     const std::size_t colon = h.rfind(':');
-    const bool slots = colon != std::string::npos && colon > 0 && colon + 1 < h.size() &&
-                       h.find_first_not_of("0123456789", colon + 1) == std::string::npos;
-    if (!is_this_host(h) && !(slots && is_this_host(h.substr(0, colon)))) return not_here(app, "--host " + h);
+    const bool counted = colon != std::string::npos && colon > 0 && colon + 1 < h.size() &&
+                         h.find_first_not_of("0123456789", colon + 1) == std::string::npos;
+    if (!is_this_host(h) && !(counted && is_this_host(h.substr(0, colon)))) return not_here(app, "--host " + h);
+    // "::1" is a host, not "::" with 1 slot: a count only after a name of this host.
+    const long here = counted && !is_this_host(h) ? slots_of(h.substr(colon + 1)) : 1;
+    if (here < 1) {
+      std::cerr << app << ": --host " << h << ": the slots are not a positive number\n";
+      return 2;
+    }
+    *slots += here;
   }
   return -1;
 }
@@ -340,7 +365,8 @@ int parse_context(const std::string& app_name, const std::vector<std::string>& w
     std::cerr << app_name << ": no PROGRAM " << where << "\n";
     return 2;
   }
-  if (int rc = check_hosts(app_name, hosts); rc >= 0) return rc;
+  long slots = 0;  // a program after ':' needs its own -n all the same
+  if (int rc = check_hosts(app_name, hosts, &slots); rc >= 0) return rc;
   if (int rc = take_exports(app_name, exported, &ctx->env); rc >= 0) return rc;
   for (auto& kv : env) ctx->env.push_back(std::move(kv));
   return -1;
@@ -549,9 +575,10 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
     std::cerr << app_name << ": no PROGRAM given\n" << app.help();
     return 2;
   }
-  if (int rc = check_hosts(app_name, hosts); rc >= 0) return rc;
+  long host_slots = 0, file_slots = 0;  // the slots -H and --hostfile give, all on this host
+  if (int rc = check_hosts(app_name, hosts, &host_slots); rc >= 0) return rc;
   if (!hostfile.empty())
-    if (int rc = check_hostfile(app_name, hostfile); rc >= 0) return rc;
+    if (int rc = check_hostfile(app_name, hostfile, &file_slots); rc >= 0) return rc;
   if (int rc = read_placement(app_name, map_by, bind_to, cpus_per_rank, opt); rc >= 0) return rc;
   if (stdin_to == "all" || stdin_to == "none") {
     opt->stdin_rank = stdin_to == "all" ? LaunchOptions::kStdinAll : LaunchOptions::kStdinNone;
@@ -592,11 +619,20 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
   } else {
     opt->nranks = opt->apps[0].nranks;
   }
-  // The default -n: one rank, an allocation's tasks, or (Open MPI's -N K,
-  // --map-by ppr:K:node; MPICH's -ppn K) K ranks on each node, of which
-  // there is one, this host, outside a --netns testbed.
+  // The default -n: one rank, an allocation's tasks, the slots -H or
+  // --hostfile give this host (-H's over the file's; mpirun --hostfile
+  // $PBS_NODEFILE), or (Open MPI's -N K, --map-by ppr:K:node; MPICH's -ppn
+  // K) K ranks on each node, of which there is one, this host, outside a
+  // --netns testbed.
   int allocated = 1;
   if (int rc = check_slurm_allocation(app_name, &allocated); rc >= 0) return rc;
+  if (const long slots = host_slots > 0 ? host_slots : file_slots; slots > 0) {
+    if (slots > 1 << 16) {
+      std::cerr << app_name << ": -H or --hostfile gives " << slots << " slots, more than 65536\n";
+      return 2;
+    }
+    allocated = static_cast<int>(slots);
+  }
   if (opt->ranks_per_node > 0 && opt->netns.empty()) allocated = opt->ranks_per_node;
   if (opt->nranks == 0 && opt->config.empty() && opt->geometry.empty())
     opt->nranks = opt->apps[0].nranks = allocated;
