@@ -159,6 +159,7 @@ MESHMP_MPI_FN(int, Abort, (MPI_Comm comm, int errorcode)) {
   (void)comm;
   const std::string why = "MPI_Abort(errorcode=" + std::to_string(errorcode) + ")";
   if (mesh::Engine* e = mesh::Engine::get()) e->abort(errorcode, why);
+  std::fflush(nullptr);
   std::fprintf(stderr, "meshmp: %s\n", why.c_str());
   std::_Exit(errorcode ? errorcode : 1);
 } MESHMP_MPI_END(Abort)

@@ -201,6 +201,7 @@ int run_handler(MPI_Comm comm, int code) {
   std::fprintf(stderr, "meshmp MPI error: %s\n", text);
   std::fflush(stderr);
   if (s.engine) s.engine->abort(code % kClassBits, text);
+  std::fflush(nullptr);
   std::_Exit(1);
 }
 

@@ -2,6 +2,7 @@
 // job queries (QMP_API.md "Start/stop", "Communicators", "Machine and job").
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <numeric>
 #include <stdexcept>
@@ -291,6 +292,7 @@ void QMP_finalize_msg_passing(void) {
 void QMP_abort(int error_code) {
   State& s = state();
   if (s.engine) s.engine->abort(error_code, "QMP_abort");
+  std::fflush(nullptr);
   std::_Exit(error_code ? error_code : 1);
 }
 
@@ -298,6 +300,7 @@ void QMP_abort_string(int error_code, char* message) {
   State& s = state();
   const std::string m = std::string("QMP_abort_string: ") + (message ? message : "");
   if (s.engine) s.engine->abort(error_code, m);
+  std::fflush(nullptr);
   std::fprintf(stderr, "%s\n", m.c_str());
   std::_Exit(error_code ? error_code : 1);
 }

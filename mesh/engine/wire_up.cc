@@ -251,6 +251,12 @@ Engine& Engine::init() {
     ++g_engine_users;
     return *g_engine;
   }
+  // A rank's stdout is line-buffered, as on the pseudo-terminal Open MPI's
+  // mpirun gives its ranks (MPICH's init makes it unbuffered): a job's log
+  // shows each line as it is printed, and keeps the lines a rank printed
+  // before the job was ended (MPI_Abort elsewhere, a time limit). glibc
+  // keeps what is already buffered.
+  std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
   EngineSetup setup;
   // Who started us: PMIx (srun, mpirun), qmprun's socket, or nobody.
   std::unique_ptr<Bootstrap> boot = connect_bootstrap();
@@ -416,6 +422,7 @@ std::string Engine::finalize() {
 }
 
 void Engine::abort(int code, const std::string& message) {
+  std::fflush(nullptr);  // what the program printed, before the launcher ends the job
   std::fprintf(stderr, "meshmp: rank %d aborts the job (code %d): %s\n", rank_, code, message.c_str());
   std::fflush(stderr);
   if (impl_->boot) {

@@ -41,6 +41,15 @@ done
 "$prefix/bin/mpif77" -O2 -w "$src/refused.f" "$src/check.f" -o "$work/refused"
 run refused "$work/refused" 1 2
 
+# MPI_ABORT: the job ends with its code, and what the aborting rank wrote
+# to unit 6 before it is in the job's output.
+"$prefix/bin/mpif77" -O2 -w "$src/abort.f" -o "$work/abort"
+status=0
+out=$("$prefix/bin/mpirun" -np 3 --timeout 60 "$work/abort" 2>/dev/null) || status=$?
+[ "$status" = 5 ] || { echo "abort: status $status, not 5" >&2; exit 1; }
+[ "$out" = "abort: rank 1 wrote this before MPI_ABORT" ] || { echo "abort: unexpected output: $out" >&2; exit 1; }
+echo "abort: 3 ranks ok"
+
 # Fortran and C in one program: absolute addresses from either language.
 "$prefix/bin/mpicc" -O2 -c "$src/interop_c.c" -o "$work/interop_c.o"
 "$prefix/bin/mpif77" -O2 -w "$src/interop.f" "$src/check.f" "$work/interop_c.o" -o "$work/interop"

@@ -382,14 +382,26 @@ wait $q; rc=$?; rm -rf "$dir"; exit $rc)";
   }
 }
 
+// Every line each rank printed before the job ended reaches the job's
+// output, the aborting rank's and the others' (stdout to a pipe, as in a
+// batch job's log; before, all were lost in the ranks' stdio buffers).
+void expect_printed_lines(const Result& r, const char* who, int ranks) {
+  for (int k = 0; k < ranks; ++k) {
+    const std::string line = std::string(who) + " " + std::to_string(k) + " printed before the end\n";
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << "not in\n" << r.out;
+  }
+}
+
 TEST(Qmprun, QmpAbortEndsTheWholeJobWithItsCode) {
   Result r = run({"-n", "4", g_qmp_abort, "abort", "9"});
   EXPECT_EQ(r.status, 9) << r.err;
   EXPECT_NE(r.err.find("rank 1 aborted the job with code 9: QMP_abort"), std::string::npos) << r.err;
   EXPECT_LT(r.seconds, 5.0);
+  expect_printed_lines(r, "node", 4);
   Result s = run({"-n", "3", g_qmp_abort, "abort_string", "6"});
   EXPECT_EQ(s.status, 6) << s.err;
   EXPECT_NE(s.err.find("rank 1 aborted the job with code 6: QMP_abort_string: stop here"), std::string::npos) << s.err;
+  expect_printed_lines(s, "node", 3);
 }
 
 TEST(Mpirun, MpiAbortEndsTheWholeJobWithItsCode) {
@@ -397,6 +409,7 @@ TEST(Mpirun, MpiAbortEndsTheWholeJobWithItsCode) {
   EXPECT_EQ(r.status, 7) << r.err;
   EXPECT_NE(r.err.find("rank 1 aborted the job with code 7: MPI_Abort"), std::string::npos) << r.err;
   EXPECT_LT(r.seconds, 5.0);
+  expect_printed_lines(r, "rank", 4);
 }
 
 // MPI_ERRORS_ARE_FATAL (the default) prints the error, naming the function
@@ -407,6 +420,7 @@ TEST(Mpirun, AFatalMpiErrorEndsTheJobAndNamesTheCall) {
   EXPECT_NE(r.err.find("MPI_Send: dest = 8 is out of range: the communicator has 3 ranks"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("rank 1 aborted the job"), std::string::npos) << r.err;
   EXPECT_LT(r.seconds, 5.0);
+  expect_printed_lines(r, "rank", 3);
 }
 
 // MPI_APPNUM (MPI-2.2 §10.5.3) tells each rank of an MPMD job its program,
