@@ -748,17 +748,13 @@ TEST(QmprunOptions, TheSlotsOfThisHostGiveTheDefaultRankCount) {
   EXPECT_EQ(r.out, "size=3\nsize=3\nsize=3\n");
   r = run({"-H", "localhost,127.0.0.1", "/bin/sh", "-c", size});
   EXPECT_EQ(r.out, "size=2\nsize=2\n") << r.err;
-  char path[] = "/tmp/meshmp-hostfile-XXXXXX";
-  const int fd = ::mkstemp(path);
-  ASSERT_GE(fd, 0);
-  const std::string text = "localhost\nlocalhost  # a PBS_NODEFILE's line per slot\nlocalhost slots=2 max_slots=8\n";
-  ASSERT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
-  ::close(fd);
+  const std::string path =
+      temp_file("localhost\nlocalhost  # a PBS_NODEFILE's line per slot\nlocalhost slots=2 max_slots=8\n");
   r = run({"--hostfile", path, "/bin/sh", "-c", size});
   EXPECT_EQ(r.out, "size=4\nsize=4\nsize=4\nsize=4\n") << r.err;
   r = run({"--hostfile", path, "-n", "1", "/bin/sh", "-c", size});  // -n counts
   EXPECT_EQ(r.out, "size=1\n") << r.err;
-  ::unlink(path);
+  ::unlink(path.c_str());
   r = run({"-H", "localhost:0", "/bin/true"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--host localhost:0: the slots are not a positive number"), std::string::npos) << r.err;
