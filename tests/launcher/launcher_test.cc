@@ -896,6 +896,28 @@ TEST(QmprunOptions, BindToSeveralCoresOrTheSocketOrTheNumaNode) {
   EXPECT_NE(r.err.find("--map-by core:PE=x: unknown modifier PE=x"), std::string::npos) << r.err;
 }
 
+// --map-by socket deals bound ranks round the sockets (Open MPI's mpirun(1)).
+// The host is hwloc's synthetic one ($HWLOC_SYNTHETIC): two sockets of two
+// cores, the first socket's CPUs numbered 0 and 2, the second's 1 and 3. So
+// ranks 0 and 1 go to CPUs 0 and 1 mapped by socket, and to 0 and 2 in core
+// order; this machine has no CPU 2 for the latter.
+TEST(QmprunOptions, MapBySocketDealsRanksRoundTheSockets) {
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  ASSERT_EQ(::sched_getaffinity(0, sizeof mine, &mine), 0);
+  if (!CPU_ISSET(0, &mine) || !CPU_ISSET(1, &mine)) GTEST_SKIP() << "needs CPUs 0 and 1";
+  for (const char* map : {"socket", "package", "numa"}) {
+    const std::string host = std::string(map) == "numa" ? "numa:2 core:2 pu:1(indexes=0,2,1,3)"
+                                                        : "package:2 core:2 pu:1(indexes=0,2,1,3)";
+    const Result r = run_program({"/usr/bin/env", "HWLOC_SYNTHETIC=" + host, g_qmprun, "-n", "2", "--map-by", map,
+                                  "--bind-to", "core", "--tag-output", "/bin/sh", "-c",
+                                  "grep Cpus_allowed_list /proc/self/status"});
+    EXPECT_EQ(r.status, 0) << map << ": " << r.err;
+    EXPECT_EQ(after(r.out, "[0] Cpus_allowed_list:\t"), "0") << map << ": " << r.out;
+    EXPECT_EQ(after(r.out, "[1] Cpus_allowed_list:\t"), "1") << map << ": " << r.out;
+  }
+}
+
 // Open MPI's -N K and --map-by ppr:K:node, MPICH's -ppn K: K ranks on each
 // node. Without -n, on this one host, that is the job (it was 1 rank).
 TEST(QmprunOptions, RanksPerNodeWithoutNIsTheRankCount) {

@@ -3,6 +3,7 @@
 #include <hwloc.h>
 #include <hwloc/glibc-sched.h>
 
+#include <algorithm>
 #include <memory>
 #include <new>
 #include <stdexcept>
@@ -31,7 +32,7 @@ hwloc_obj_t holder(hwloc_topology_t t, hwloc_obj_type_t type, hwloc_obj_t unit) 
 
 }  // namespace
 
-std::vector<cpu_set_t> plan_bindings(int nranks, BindTo bind, int cpus_per_rank, bool hwthreads_as_cpus) {
+std::vector<cpu_set_t> plan_bindings(int nranks, BindTo bind, MapBy map, int cpus_per_rank, bool hwthreads_as_cpus) {
   hwloc_topology_t raw = nullptr;
   if (hwloc_topology_init(&raw) != 0) throw std::runtime_error("hwloc: cannot set up a topology");
   std::unique_ptr<hwloc_topology, TopologyDeleter> topology(raw);
@@ -49,14 +50,32 @@ std::vector<cpu_set_t> plan_bindings(int nranks, BindTo bind, int cpus_per_rank,
   if (units <= 0) throw std::runtime_error("hwloc: no CPU this process may run on");
   const hwloc_const_cpuset_t allowed = hwloc_topology_get_allowed_cpuset(raw);
 
+  // The domains ranks are dealt round, each with its units in order: the
+  // packages or NUMA nodes mapped by, or the whole host.
+  std::vector<std::vector<hwloc_obj_t>> domains;
+  std::vector<hwloc_obj_t> domain_of;  // the object of domains[i]
+  for (int u = 0; u < units; ++u) {
+    const hwloc_obj_t unit = hwloc_get_obj_by_type(raw, unit_type, static_cast<unsigned>(u));
+    const hwloc_obj_t d = map == MapBy::kCore ? nullptr
+                          : holder(raw, map == MapBy::kPackage ? HWLOC_OBJ_PACKAGE : HWLOC_OBJ_NUMANODE, unit);
+    const auto at = std::find(domain_of.begin(), domain_of.end(), d);
+    if (at == domain_of.end()) {
+      domain_of.push_back(d);
+      domains.push_back({unit});
+    } else {
+      domains[static_cast<std::size_t>(at - domain_of.begin())].push_back(unit);
+    }
+  }
+
   std::vector<cpu_set_t> plan(nranks);
   Bitmap set(hwloc_bitmap_alloc());
   if (!set) throw std::bad_alloc();
   for (int r = 0; r < nranks; ++r) {
     hwloc_bitmap_zero(set.get());
-    const long first = static_cast<long>(r) * cpus_per_rank;
+    const std::vector<hwloc_obj_t>& domain = domains[static_cast<std::size_t>(r) % domains.size()];
+    const long first = static_cast<long>(r / static_cast<int>(domains.size())) * cpus_per_rank;
     for (int k = 0; k < cpus_per_rank; ++k) {
-      const hwloc_obj_t unit = hwloc_get_obj_by_type(raw, unit_type, static_cast<unsigned>((first + k) % units));
+      const hwloc_obj_t unit = domain[static_cast<std::size_t>((first + k) % static_cast<long>(domain.size()))];
       if (bind == BindTo::kPackage || bind == BindTo::kNuma) {
         const hwloc_obj_t h = holder(raw, bind == BindTo::kPackage ? HWLOC_OBJ_PACKAGE : HWLOC_OBJ_NUMANODE, unit);
         // A host that shows no package or NUMA node is one of each.

@@ -19,14 +19,25 @@ enum class BindTo {
   kNuma,      ///< the NUMA node of its first core
 };
 
-/// The CPU set of each of `nranks` ranks. Rank r's units are the
-/// `cpus_per_rank` units from r * cpus_per_rank on, in hwloc's order of the
-/// units this process may run on, wrapping round when ranks need more units
-/// than there are (the cores are then shared, as without binding). A unit
-/// is a core, or a hardware thread for kHwthread or with `hwthreads_as_cpus`
-/// (--use-hwthread-cpus). kPackage and kNuma bind to the package or NUMA
-/// node that holds the rank's first unit. Throws std::runtime_error naming
-/// what hwloc could not do. `bind` must not be kNone.
-std::vector<cpu_set_t> plan_bindings(int nranks, BindTo bind, int cpus_per_rank, bool hwthreads_as_cpus);
+/// How ranks are dealt to the units (Open MPI's --map-by OBJ).
+enum class MapBy {
+  kCore,     ///< in core order: rank r takes the units from r * cpus_per_rank on (core, slot, node)
+  kPackage,  ///< round the packages (sockets): rank r on package r mod P, its next free units
+  kNuma,     ///< round the NUMA nodes, as round the packages
+};
+
+/// The CPU set of each of `nranks` ranks. A unit is a core, or a hardware
+/// thread for kHwthread or with `hwthreads_as_cpus` (--use-hwthread-cpus);
+/// only the units this process may run on count, in hwloc's order. Each
+/// rank takes `cpus_per_rank` units. kCore: rank r the units from
+/// r * cpus_per_rank on. kPackage/kNuma (Open MPI's --map-by socket, numa):
+/// rank r those of package (NUMA node) r mod D, the (r / D)-th group of
+/// `cpus_per_rank` on it, D being the number of packages (NUMA nodes) with
+/// units; one domain where hwloc shows none. Ranks that need more units
+/// than a domain has wrap round it (the cores are then shared, as without
+/// binding). kPackage and kNuma binding binds to the package or NUMA node
+/// that holds the rank's first unit. Throws std::runtime_error naming what
+/// hwloc could not do. `bind` must not be kNone.
+std::vector<cpu_set_t> plan_bindings(int nranks, BindTo bind, MapBy map, int cpus_per_rank, bool hwthreads_as_cpus);
 
 }  // namespace meshmp::tools

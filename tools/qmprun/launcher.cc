@@ -341,7 +341,7 @@ void Job::resolve_geometry() {
                              " ranks");
   if (!opt_.netns.empty()) place_in_namespaces();
   if (opt_.bind_to != BindTo::kNone)
-    bindings_ = plan_bindings(n_, opt_.bind_to, opt_.cpus_per_rank, opt_.hwthreads_as_cpus);
+    bindings_ = plan_bindings(n_, opt_.bind_to, opt_.map_by, opt_.cpus_per_rank, opt_.hwthreads_as_cpus);
 }
 
 // qmprun --netns: rank r runs in node r / ranks_per_node's namespace.

@@ -67,6 +67,7 @@ struct LaunchOptions {
   /// --bind-to: what each rank is bound to (tools/qmprun/binding.h); --map-by
   /// ...:PE=N and --cpus-per-rank N give each rank N cores (and bind to core).
   BindTo bind_to = BindTo::kNone;
+  MapBy map_by = MapBy::kCore;  ///< --map-by socket/package/numa: bound ranks dealt round those
   int cpus_per_rank = 1;
   bool hwthreads_as_cpus = false;  ///< --use-hwthread-cpus: a hardware thread is a CPU
   bool report_bindings = false;  ///< --report-bindings: each rank's CPUs on stderr as it starts

@@ -230,8 +230,8 @@ std::string lower(std::string w) {
 // if-supported]; MPICH: core:N, hwthread:N) and --cpus-per-rank into *opt:
 // ranks per node, cores per rank, what a rank is bound to. PE=N and
 // --cpus-per-rank bind to core unless --bind-to says otherwise, as in Open
-// MPI. Ranks are placed in core order whatever the object mapped by (Open
-// MPI's --map-by socket would deal them round the sockets).
+// MPI. --map-by socket, package and numa deal bound ranks round those
+// objects, as Open MPI does; the other objects keep core order.
 int read_placement(const std::string& app, const std::string& map_by, const std::string& bind_to, int cpus_per_rank,
                    LaunchOptions* opt) {
   if (!map_by.empty()) {
@@ -244,12 +244,17 @@ int read_placement(const std::string& app, const std::string& map_by, const std:
       }
       modifiers = 3;
     } else {
-      static const char* const objects[] = {"core", "slot", "node", "hwthread", "socket", "package", "numa"};
-      if (std::find(std::begin(objects), std::end(objects), lower(w[0])) == std::end(objects)) {
+      static const std::pair<const char*, MapBy> objects[] = {
+          {"core", MapBy::kCore},       {"slot", MapBy::kCore},       {"node", MapBy::kCore}, {"hwthread", MapBy::kCore},
+          {"socket", MapBy::kPackage}, {"package", MapBy::kPackage}, {"numa", MapBy::kNuma}};
+      const auto o = std::find_if(std::begin(objects), std::end(objects),
+                                  [&](const auto& kv) { return lower(w[0]) == kv.first; });
+      if (o == std::end(objects)) {
         std::cerr << app << ": --map-by " << map_by
                   << ": not ppr:K:node, core, slot, node, socket, package, numa or hwthread\n";
         return 2;
       }
+      opt->map_by = o->second;
     }
     for (std::size_t i = modifiers; i < w.size(); ++i) {
       const std::string m = lower(w[i]);
@@ -513,8 +518,8 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
   app.add_option("--hostfile,-f", hostfile, "file of hosts to run on: this host only (also -machinefile)");
   std::string map_by, bind_to;
   app.add_option("--map-by", map_by,
-                 "ppr:K:node (K ranks per node, as --ranks-per-node), or core, slot, node, socket, numa, hwthread; "
-                 "then :PE=N, N cores per rank (binds to core)");
+                 "ppr:K:node (K ranks per node, as --ranks-per-node), or core, slot, node, hwthread (core order), or "
+                 "socket, numa (bound ranks dealt round them); then :PE=N, N cores per rank (binds to core)");
   app.add_option("--bind-to", bind_to,
                  "core: rank r on the r-th core it may run on (with all its hardware threads), hwthread, socket "
                  "(or package), numa: the socket or NUMA node of that core; none (the default). MPICH's core:N: N "
