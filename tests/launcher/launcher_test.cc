@@ -28,7 +28,7 @@
 
 namespace {
 
-std::string g_qmprun, g_probe, g_qmp_mesh, g_qmp_abort, g_mpi_abort, g_mpi_appnum;
+std::string g_qmprun, g_probe, g_qmp_mesh, g_qmp_abort, g_mpi_abort, g_mpi_appnum, g_mpi_dead_peer;
 
 struct Result {
   int status = -1;         // qmprun's exit status
@@ -175,6 +175,29 @@ TEST(Qmprun, ARankExitingWithoutFinalizeEndsTheJob) {
   EXPECT_NE(r.err.find("exited with status 0 without finalizing"), std::string::npos) << r.err;
   EXPECT_LT(r.seconds, 5.0);
   EXPECT_EQ(count_probes(), 0);
+}
+
+// MPICH's -disable-auto-cleanup (Open MPI's --enable-recovery): a rank that
+// exits without finalizing leaves the others running. A receive from it
+// fails with an error (MPI_ERRORS_RETURN), the others still talk and
+// finalize, and the job's status is the dead rank's. Without the option
+// the job ends at once.
+TEST(Qmprun, DisableAutoCleanupLetsTheOtherRanksGoOn) {
+  for (const char* option : {"--disable-auto-cleanup", "-disable-auto-cleanup", "--enable-recovery"}) {
+    Result r = run({"-n", "3", "--timeout", "30", option, g_mpi_dead_peer});
+    EXPECT_EQ(r.status, 3) << option << ": " << r.err;
+    EXPECT_NE(r.out.find("rank 0: receive from the dead rank: MPI_ERR_OTHER\n"), std::string::npos)
+        << option << ": " << r.out;
+    EXPECT_NE(r.out.find("rank 0 finalized"), std::string::npos) << option << ": " << r.out << r.err;
+    EXPECT_NE(r.out.find("rank 1 finalized"), std::string::npos) << option << ": " << r.out << r.err;
+    EXPECT_EQ(r.err.find("ending the job"), std::string::npos) << option << ": " << r.err;
+    EXPECT_LT(r.seconds, 10.0) << option;
+  }
+  Result r = run({"-n", "3", "--timeout", "30", g_mpi_dead_peer});
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_NE(r.err.find("rank 2 (pid "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("exited with status 3; ending the job"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("finalized"), std::string::npos) << r.out;
 }
 
 // Every rank leaving without finalize is not a success either.
@@ -1097,14 +1120,16 @@ TEST(Qmprun, AMillionNodeConfigIsRefusedUnlessAskedFor) {
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  if (argc != 7) {
+  if (argc != 8) {
     std::fprintf(stderr,
-                 "usage: launcher_test QMPRUN JOB_PROBE QMP_MESH QMP_ABORT_PROBE MPI_ABORT_PROBE MPI_APPNUM_PROBE\n");
+                 "usage: launcher_test QMPRUN JOB_PROBE QMP_MESH QMP_ABORT_PROBE MPI_ABORT_PROBE MPI_APPNUM_PROBE "
+                 "MPI_DEAD_PEER_PROBE\n");
     return 2;
   }
   g_qmp_abort = argv[4];
   g_mpi_abort = argv[5];
   g_mpi_appnum = argv[6];
+  g_mpi_dead_peer = argv[7];
   g_qmprun = argv[1];
   g_probe = argv[2];
   g_qmp_mesh = argv[3];

@@ -163,6 +163,7 @@ class Job {
   void on_frame(Client& c, bs::Msg type, std::string body);
   void drop(Client& c, const char* why);
   void reap();
+  void complete_fence();
   void report_finalize_wait(Clock::time_point now);
   void fail_job(int code, const std::string& message);
   void teardown(int sig);
@@ -187,6 +188,9 @@ class Job {
   // Ranks that said HELLO, and those that said FINALIZING: one that exits
   // between the two, even with status 0, leaves the others waiting for it.
   std::vector<bool> joined_, finalizing_;
+  // --disable-auto-cleanup: ranks that ended without finalizing while the
+  // job went on. Fences complete without them.
+  std::vector<bool> gone_;
   Clock::time_point finalize_wait_since_{};  // the first FINALIZING
   bool finalize_wait_reported_ = false;
   int alive_count_ = 0;
@@ -417,6 +421,7 @@ void Job::spawn() {
   stopped_since_.assign(n_, Clock::time_point{});
   stop_reported_.assign(n_, false);
   joined_.assign(n_, false);
+  gone_.assign(n_, false);
   finalizing_.assign(n_, false);
   // Each application context's argv; contexts take ranks in turn.
   std::vector<std::vector<char*>> argvs;
@@ -554,7 +559,13 @@ void Job::reap() {
       alive_[r] = false;
       --alive_count_;
       bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-      if (!ok && !tearing_down_)
+      if ((!ok || !finalizing_[r]) && joined_[r] && opt_.disable_auto_cleanup && !tearing_down_) {
+        // The job goes on without it (MPICH's -disable-auto-cleanup; its
+        // mpiexec says nothing either): the exit status tells.
+        if (exit_code_ == 0) exit_code_ = ok ? 1 : exit_code_of(status);
+        gone_[r] = true;
+        complete_fence();
+      } else if (!ok && !tearing_down_)
         fail_job(exit_code_of(status), "rank " + std::to_string(r) + " (pid " + std::to_string(pid) + ") " +
                                            describe_status(status) + "; ending the job");
       else if (joined_[r] && !finalizing_[r] && !tearing_down_)
@@ -563,6 +574,20 @@ void Job::reap() {
                         "ranks that wait for it would wait forever: ending the job");
     }
   }
+}
+
+// A fence is over when every rank has sent its blob, but for those gone
+// (--disable-auto-cleanup), whose blobs are empty: each rank gets them all.
+void Job::complete_fence() {
+  if (fence_blobs_.empty()) return;
+  for (int r = 0; r < n_; ++r)
+    if (!gone_[r] && !fence_blobs_.count(r)) return;
+  std::vector<std::string> blobs(static_cast<std::size_t>(n_));
+  for (auto& [r, b] : fence_blobs_) blobs[static_cast<std::size_t>(r)] = std::move(b);
+  fence_blobs_.clear();
+  const std::string result = bs::encode_frame(bs::Msg::kFenceResult, bs::encode_blobs(blobs));
+  for (Client& other : clients_)
+    if (other.fd >= 0 && other.rank >= 0) other.out += result;  // sent as each socket takes it
 }
 
 // Ranks in finalize wait in its fence for every other rank; if some have
@@ -658,15 +683,7 @@ void Job::on_frame(Client& c, bs::Msg type, std::string body) {
   }
   if (type == bs::Msg::kFence) {
     fence_blobs_[c.rank] = std::move(body);
-    if (static_cast<int>(fence_blobs_.size()) == n_) {
-      std::vector<std::string> blobs;
-      for (auto& [r, b] : fence_blobs_) blobs.push_back(std::move(b));
-      fence_blobs_.clear();
-      const std::string result = bs::encode_frame(bs::Msg::kFenceResult, bs::encode_blobs(blobs));
-      for (Client& other : clients_)
-        if (other.fd >= 0 && other.rank >= 0) other.out += result;  // sent as each socket takes it
-    }
-    return;
+    return complete_fence();
   }
   int code;
   std::string message;

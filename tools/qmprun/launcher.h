@@ -71,6 +71,12 @@ struct LaunchOptions {
   int cpus_per_rank = 1;
   bool hwthreads_as_cpus = false;  ///< --use-hwthread-cpus: a hardware thread is a CPU
   bool report_bindings = false;  ///< --report-bindings: each rank's CPUs on stderr as it starts
+  /// --disable-auto-cleanup (MPICH's; Open MPI's --enable-recovery): a rank
+  /// that ends without finalizing does not end the job. The others go on;
+  /// their calls that need it fail (the engine sees its process gone), and
+  /// fences complete without it. The job's exit status is the first such
+  /// rank's. A rank that ends before it joined still ends the job.
+  bool disable_auto_cleanup = false;
   std::string wdir;           ///< --wdir: the ranks' working directory; empty: qmprun's
   std::vector<AppContext> apps;  ///< one, or several (MPMD); their nranks add up to nranks
 };

@@ -529,6 +529,9 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
                  "cores for each rank, as --map-by slot:PE=N (binds to core)")
       ->check(CLI::Range(1, 1 << 16));
   app.add_flag("--report-bindings", opt->report_bindings, "print each rank's CPUs on stderr as it starts");
+  app.add_flag("--disable-auto-cleanup,--enable-recovery", opt->disable_auto_cleanup,
+               "a rank that ends without finalizing does not end the job: the others go on, and their calls "
+               "that need it fail (MPICH's -disable-auto-cleanup, Open MPI's --enable-recovery)");
   std::string stdin_to = "0";
   app.add_option("--stdin", stdin_to, "rank that reads this standard input (the others read /dev/null), all or none "
                                       "(default 0)");
