@@ -536,6 +536,14 @@ TEST(QmprunOptions, TheProgramsArgumentsAreLeftAlone) {
   r = run({"-n", "1", "--", "/bin/sh", "-c", "echo after-dashes"});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "after-dashes\n");
+  // After a flag (an option without a value) the program begins: its
+  // options are not qmprun's.
+  for (const char* flag : {"--disable-auto-cleanup", "-disable-auto-cleanup", "--enable-recovery", "--oversubscribe",
+                           "--allow-run-as-root", "-genvall", "--use-hwthread-cpus", "--merge-stderr-to-stdout"}) {
+    r = run({"-n", "1", flag, "/bin/echo", "--foo", "-n", "2"});
+    EXPECT_EQ(r.status, 0) << flag << ": " << r.err;
+    EXPECT_EQ(r.out, "--foo -n 2\n") << flag;
+  }
 }
 
 // MPMD (MPI-2.2 §8.8): programs separated by ":" are one job, ranks numbered

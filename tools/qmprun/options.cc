@@ -34,16 +34,14 @@ const std::map<std::string, std::string>& single_dash_renames() {
   return m;
 }
 
-// How many values follow an option word (after its rewrite): none for a
-// flag or a "--name=value" word, two for -genv/-env, else one.
-int values_of(const std::string& option) {
-  static const char* const flags[] = {"--tag-output",       "--label",   "--prepend-rank",      "--oversubscribe",
-                                      "--allow-run-as-root", "--genvall", "--use-hwthread-cpus", "--report-bindings", "--merge-stderr-to-stdout",
-                                      "-h",                  "--help",    "--version",           "-V"};
+// How many values follow an option word (after its rewrite), as `app`
+// declares it: none for a flag or a "--name=value" word, two for
+// -genv/-env (a pair), else one (also for a word `app` does not have).
+int values_of(const std::string& option, const CLI::App& app) {
   if (option.find('=') != std::string::npos) return 0;
-  for (const char* f : flags)
-    if (option == f) return 0;
-  return option == "--genv" || option == "--env" ? 2 : 1;
+  const CLI::Option* o = app.get_option_no_throw(option);
+  if (!o) return 1;
+  return o->get_expected_max() == 0 ? 0 : std::max(1, o->get_type_size_min());  // a flag expects no value
 }
 
 // argv with those spellings rewritten to `app`'s long options in the
@@ -76,14 +74,14 @@ std::vector<std::string> normalized(const std::vector<std::string>& words, const
     int more;  // values that follow as words of their own
     if (!long_name.empty()) {
       args.push_back(long_name);
-      more = values_of(long_name);
+      more = values_of(long_name, app);
       if (eq != std::string::npos) args.push_back(a.substr(eq + 1)), --more;
     } else {
       // "-n4": a short option with its value attached.
       const bool attached = a[1] != '-' && a.size() > 2;
       if (unknown->empty() && !app.get_option_no_throw(attached ? a.substr(0, 2) : a.substr(0, eq))) *unknown = a;
       args.push_back(a);
-      more = attached ? 0 : values_of(a);
+      more = attached ? 0 : values_of(a, app);
     }
     for (; more > 0 && i < argc; --more) args.push_back(words[i++]);
   }
