@@ -102,6 +102,9 @@ run_lib() {  # lib round
   else
     for n in 16 8; do rec "R=$r lib=$l cfg=coll n=$n" mm $n "" "$B/coll_meshmp$sfx" 1; done
     rec "R=$r lib=$l cfg=p2p n=2" mm 2 "" "$B/p2p_meshmp$sfx" 1
+    # Rendezvous through the slots (two copies) instead of process_vm_writev:
+    # 2-3x faster from 16 KiB to 1 MiB on the 2-core VM (docs/performance.md).
+    MESHMP_SHM_CMA=0 rec "R=$r lib=$l cfg=p2p_nocma n=2" mm 2 "" "$B/p2p_meshmp$sfx" 1
     for n in 2 8 16; do rec "R=$r lib=$l cfg=qmpcoll n=$n" mm $n "$(geo $n)" "$B/qmpcoll_meshmp$sfx" 5000; done
     for n in 8 16; do rec "R=$r lib=$l cfg=gather n=$n" mm $n "$(geo $n)" "$B/gather_meshmp$sfx" 2000; done
     [ -x "$B/nbr_meshmp$sfx" ] && rec "R=$r lib=$l cfg=nbr n=8" mm 8 "$(geo 8)" "$B/nbr_meshmp$sfx" 1
