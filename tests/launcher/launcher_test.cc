@@ -500,13 +500,21 @@ TEST(QmprunOptions, OpenMpiAndMpichSpellingsAreTaken) {
         std::vector<std::string>{"-n2", "--map-by", "core", "--use-hwthread-cpus"},
         // one dash before a long option, as MPICH's and Open MPI's take it
         std::vector<std::string>{"-oversubscribe", "-bind-to", "none", "-map-by", "core", "-geometry", "2", "-np",
-                                 "2"}}) {
+                                 "2"},
+        // Open MPI's --prefix (its directory on remote nodes), MPICH's -launcher and -bootstrap
+        std::vector<std::string>{"--prefix", "/usr/lib/x86_64-linux-gnu/openmpi", "-np", "2"},
+        std::vector<std::string>{"-launcher", "fork", "-np", "2", "-bootstrap=ssh"}}) {
     std::vector<std::string> args = opts;
     args.insert(args.end(), {g_probe, "env"});
     Result r = run(args);
     EXPECT_EQ(r.status, 0) << opts[0] << " " << r.err;
     EXPECT_NE(r.out.find("rank 1 of 2"), std::string::npos) << opts[0] << " " << r.out;
   }
+  // A launcher that would not start the ranks at once (Hydra's "manual"
+  // prints the commands) is refused by name.
+  Result r = run({"-launcher", "manual", "-np", "2", g_probe, "env"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("manual not in {fork,ssh,rsh,slurm}"), std::string::npos) << r.err;
 }
 
 TEST(QmprunOptions, EnvironmentForTheRanks) {
@@ -697,9 +705,9 @@ TEST(QmprunOptions, AnUnknownOptionIsAnErrorAndStartsNothing) {
   r = run({"--mca", "btl", "self", "-np", "2", g_probe, "env"});
   EXPECT_NE(r.err.find("--mca sets Open MPI's parameters"), std::string::npos) << r.err;
   // Not taken for "-l" (MPICH's label flag) and letters after it.
-  r = run({"-launcher", "fork", "-n", "1", g_probe, "env"});
+  r = run({"-localonly", "-n", "1", g_probe, "env"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("unknown option -launcher (see qmprun --help)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("unknown option -localonly (see qmprun --help)"), std::string::npos) << r.err;
   r = run({"--map-by", "diagonal", "-n", "1", g_probe, "env"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--map-by diagonal"), std::string::npos) << r.err;

@@ -444,7 +444,7 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
   app.footer("PROGRAM [ARGS...] follow the options (or \"--\"). Open MPI's and MPICH's spellings of the options "
              "above (-np, -c, --np; -genv, -env; -ppn, -N, --map-by ppr:K:node; -H, --host, -hostfile, -machinefile; "
              "-l, -prepend-rank, -genvlist; any long option with one dash) "
-             "are taken; --oversubscribe, --allow-run-as-root and -genvall change nothing here. "
+             "are taken; --oversubscribe, --allow-run-as-root, -genvall, --prefix and -launcher change nothing here. "
              "Several programs "
              "as one job (MPMD): -n 1 ocean : -n 8 atmos ARGS; after each ':' a program takes -n (needed), -x, "
              "-env, --wdir and --host for its own ranks, which are numbered after the previous program's; "
@@ -505,6 +505,14 @@ int parse_options(int argc, const char* const* argv, LaunchOptions* opt) {
   app.add_flag("--genvall", accepted, "pass the whole environment (the default)");
   app.add_flag("--oversubscribe", accepted, "accepted: more ranks than cores are always allowed");
   app.add_flag("--allow-run-as-root", accepted, "accepted: root may always run jobs");
+  std::string prefix_dir, launcher;
+  app.add_option("--prefix", prefix_dir,
+                 "accepted: Open MPI's installation directory on remote nodes; ranks run here with this meshmp's "
+                 "libraries");
+  app.add_option("--launcher,--bootstrap", launcher,
+                 "accepted: MPICH's way to start its proxies (fork, ssh, rsh, slurm); qmprun forks the ranks itself")
+      ->check(CLI::IsMember({"fork", "ssh", "rsh", "slurm"}))
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_flag("--use-hwthread-cpus", opt->hwthreads_as_cpus,
                "a hardware thread is a CPU: --bind-to core and PE=N count hardware threads, not cores");
   // Placement.
