@@ -179,8 +179,9 @@ TEST(Qmprun, ARankExitingWithoutFinalizeEndsTheJob) {
 
 // MPICH's -disable-auto-cleanup (Open MPI's --enable-recovery): a rank that
 // exits without finalizing leaves the others running. A receive from it
-// fails with an error (MPI_ERRORS_RETURN), the others still talk and
-// finalize, and the job's status is the dead rank's. Without the option
+// and a collective over all ranks fail with an error (MPI_ERRORS_RETURN),
+// the others still talk and finalize, and the job's status is the dead
+// rank's. Without the option
 // the job ends at once.
 TEST(Qmprun, DisableAutoCleanupLetsTheOtherRanksGoOn) {
   for (const char* option : {"--disable-auto-cleanup", "-disable-auto-cleanup", "--enable-recovery"}) {
@@ -188,6 +189,8 @@ TEST(Qmprun, DisableAutoCleanupLetsTheOtherRanksGoOn) {
     EXPECT_EQ(r.status, 3) << option << ": " << r.err;
     EXPECT_NE(r.out.find("rank 0: receive from the dead rank: MPI_ERR_OTHER\n"), std::string::npos)
         << option << ": " << r.out;
+    EXPECT_NE(r.out.find("rank 0: allreduce failed"), std::string::npos) << option << ": " << r.out << r.err;
+    EXPECT_NE(r.out.find("rank 1: allreduce failed"), std::string::npos) << option << ": " << r.out << r.err;
     EXPECT_NE(r.out.find("rank 0 finalized"), std::string::npos) << option << ": " << r.out << r.err;
     EXPECT_NE(r.out.find("rank 1 finalized"), std::string::npos) << option << ": " << r.out << r.err;
     EXPECT_EQ(r.err.find("ending the job"), std::string::npos) << option << ": " << r.err;

@@ -3,9 +3,10 @@
  * with MPI_ERRORS_RETURN, receives from it: the receive must fail, and it
  * prints "rank 0: receive from the dead rank: MPI_ERR_OTHER" (meshmp's
  * class for a dead peer; MPI-3.1 §8.3 leaves it to the implementation), or
- * "error class C" for another class. Ranks 0 and 1
- * then exchange a message, which must arrive, print "rank R finalized"
- * after MPI_Finalize returns, and exit with status 0 (1 on a failed check). */
+ * "error class C" for another class. Ranks 0 and 1 then exchange a message,
+ * which must arrive; an MPI_Allreduce over MPI_COMM_WORLD must fail ("rank
+ * R: allreduce failed"). They print "rank R finalized" after MPI_Finalize
+ * returns, and exit with status 0 (1 on a failed check). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,14 @@ int main(int argc, char** argv) {
   if (err != MPI_SUCCESS || got != 101 - rank) {
     fprintf(stderr, "rank %d: exchange with rank %d: error %d, got %d\n", rank, 1 - rank, err, got);
     ok = 0;
+  }
+  /* A collective over MPI_COMM_WORLD needs the dead rank: it fails too. */
+  err = MPI_Allreduce(&value, &got, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (err == MPI_SUCCESS) {
+    fprintf(stderr, "rank %d: MPI_Allreduce with a dead rank succeeded\n", rank);
+    ok = 0;
+  } else {
+    printf("rank %d: allreduce failed\n", rank);
   }
   MPI_Finalize();
   printf("rank %d finalized\n", rank);
