@@ -68,9 +68,10 @@ struct EngineOptions {
   /// Yield the core between idle polls: on when ranks outnumber this host's
   /// CPUs, so a rank with work gets a core at once (MESHMP_YIELD=0/1 forces).
   bool yield = false;
-  /// Bytes of unexpected eager data buffered while no receive waits for a
-  /// later message from that sender; beyond it the link stalls (see
-  /// room_for_unexpected in engine.cc).
+  /// Bytes of unexpected eager data buffered while this rank waits for
+  /// nothing from that sender (no receive for a later message of its, no
+  /// reply to an operation under way with it); beyond it the link stalls
+  /// (room_for_unexpected in engine/eager.cc).
   std::size_t unexpected_limit = std::size_t{256} << 20;
   /// Bytes of registered memory (QMP_MEM_COMMS) a rank's pool may hold.
   std::size_t registered_limit = std::size_t{1} << 30;

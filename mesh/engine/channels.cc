@@ -47,7 +47,7 @@ bool Engine::Impl::take_channel_message(int src, const FrameHeader& h, const cha
     if (!rts) fail_peer(src, Error::kProtocol, "a second message for channel number " + std::to_string(h.addr));
     return true;
   }
-  if (!room_for_unexpected(rts ? 0 : h.length, !ch.started.empty())) return false;
+  if (!room_for_unexpected(rts ? 0 : h.length, src, !ch.started.empty())) return false;
   Unexpected* u = new_unexpected();
   u->source = src;
   u->tag = h.tag;

@@ -12,16 +12,30 @@ void Engine::Impl::send_sync_ack(int peer, std::uint64_t send_id) {
   send_or_queue(*route(peer), h, nullptr);
 }
 
-// Whether an unexpected eager message of n bytes may be buffered. Up to
-// the limit, always; beyond it, the link stalls (no credits go back, the
-// sender waits) -- unless a receive is waiting that could match a later
-// message on that link: then what stands before it is buffered anyway, so
-// a posted receive always meets its message (MPI-1.1 §3.7.4, progress)
-// and memory beyond the limit grows only as far as a receive needs. Where
-// ranks relay, a link from a neighbour also brings the frames of routed
-// peers behind it (waiting_behind).
-bool Engine::Impl::room_for_unexpected(std::size_t payload, bool receive_waiting) const {
-  return unexpected_bytes + cost_of(payload) <= e.opt_.unexpected_limit || receive_waiting || probing > 0;
+// Whether an unexpected message of `payload` bytes from `src` may be
+// buffered. Up to the limit, always; beyond it, the link stalls (no credits
+// go back, the sender waits) -- unless this rank waits for a frame that
+// may stand behind it on that link: a later message for a posted receive
+// (`receive_waiting`) or a blocking probe, or a frame of an operation under
+// way with `src` (awaits_frame_from). Then what stands before it is
+// buffered anyway, so a posted receive always meets its message and a
+// matched pair of send and receive completes (MPI-1.1 §3.5, §3.7.4), and
+// memory beyond the limit grows only as far as that takes. Where ranks
+// relay, a link from a neighbour also brings the frames of routed peers
+// behind it (waiting_behind).
+bool Engine::Impl::room_for_unexpected(std::size_t payload, int src, bool receive_waiting) const {
+  if (unexpected_bytes + cost_of(payload) <= e.opt_.unexpected_limit || receive_waiting || probing > 0) return true;
+  return awaits_frame_from(src) || (max_hops && waiting_behind(src));
+}
+
+// Whether a request of this rank's waits for a frame from `peer` other than
+// a new message for a posted receive: a send's CTS, RECV_READY, SYNC_ACK,
+// CANCEL_ACK or credits, a receive's DATA or DONE, a channel receive's
+// message. Beyond the unexpected limit only (a scan of the requests).
+bool Engine::Impl::awaits_frame_from(int peer) const {
+  for (const auto& r : requests)
+    if (peer_waited_on(*r) == peer) return true;
+  return false;
 }
 
 Unexpected* Engine::Impl::new_unexpected() {
@@ -56,7 +70,7 @@ bool Engine::Impl::on_eager(LinkState&, const FrameHeader& h, const char* payloa
     if (h.flags & kFlagSync) send_sync_ack(src, h.send_id);
     return true;
   }
-  if (!room_for_unexpected(h.length, matcher.waiting_for(src)) && !(max_hops && waiting_behind(src))) return false;
+  if (!room_for_unexpected(h.length, src, matcher.waiting_for(src))) return false;
   Unexpected* u = new_unexpected();
   u->context = h.context;
   u->source = src;

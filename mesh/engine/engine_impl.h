@@ -135,6 +135,18 @@ struct Request : PostedRecv {
   Request* free_next = nullptr;
 };
 
+// The peer an unfinished request waits on, or -1 (done, inactive, or a
+// receive posted for any source): a send's destination; the source of a
+// receive that is posted (or, on a channel, announced) for it or whose
+// rendezvous it accepted.
+inline int peer_waited_on(const Request& r) {
+  if (!r.in_use || r.state == State::kDone || r.state == State::kInactive) return -1;
+  if (r.is_send) return r.peer;
+  if (r.state == State::kRendezvous) return r.status.source;
+  if (r.state == State::kPosted || r.state == State::kAnnounced) return r.PostedRecv::key.source;
+  return -1;
+}
+
 // Receiver-ready channels, keyed by (peer, context, tag).
 struct ChannelKey {
   int peer;
@@ -566,7 +578,8 @@ struct Engine::Impl {
 
   void take_unexpected(Request* r, Unexpected* u);
   void send_sync_ack(int peer, std::uint64_t send_id);
-  bool room_for_unexpected(std::size_t payload, bool receive_waiting) const;
+  bool room_for_unexpected(std::size_t payload, int src, bool receive_waiting) const;
+  bool awaits_frame_from(int peer) const;
   // What an unexpected message costs this rank, counted against the limit:
   // its record (with the allocator's share) and the bytes it holds -- so a
   // flood of empty messages or of RTSs is bounded too.

@@ -37,12 +37,7 @@ int Engine::Impl::fail_requests_of(int peer, Error why, std::uint32_t spare_cont
   int failed = 0;
   for (auto& up : requests) {
     Request* r = up.get();
-    if (!r->in_use || r->state == State::kDone || r->state == State::kInactive || r->context == spare_context) continue;
-    bool involved = r->is_send ? r->peer == peer
-                               : (r->state == State::kRendezvous && r->status.source == peer) ||
-                                     ((r->state == State::kPosted || r->state == State::kAnnounced) &&
-                                      r->PostedRecv::key.source == peer);
-    if (!involved) continue;
+    if (peer_waited_on(*r) != peer || r->context == spare_context) continue;
     if (r->state == State::kPosted) matcher.unpost(r);
     if (r->state == State::kAnnounced) forget(r->rchan->started, r);
     if (r->state == State::kWaitReady) forget(r->schan->waiting, r);

@@ -243,13 +243,16 @@ void Engine::Impl::take_in_order(int src, const FrameHeader& h, const char* payl
   ++held_frames;
 }
 
-// Whether a posted receive waits for a routed peer whose frames come in on
-// the link from `neighbour`: a frame of the neighbour's own, left in that
-// link's slot while the unexpected buffer is full, would keep them from it
-// (eager.cc, room_for_unexpected).
+// Whether a posted receive or an operation under way (awaits_frame_from)
+// waits for a routed peer whose frames come in on the link from
+// `neighbour`: a frame of the neighbour's own, left in that link's slot
+// while the unexpected buffer is full, would keep them from it (eager.cc,
+// room_for_unexpected).
 bool Engine::Impl::waiting_behind(int neighbour) const {
   for (int p = 0; p < e.size_; ++p)
     if (peers[p].last_hop == neighbour && matcher.waiting_for(p)) return true;
+  for (const auto& r : requests)
+    if (const int p = peer_waited_on(*r); p >= 0 && p != neighbour && peers[p].last_hop == neighbour) return true;
   return false;
 }
 

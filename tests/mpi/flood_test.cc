@@ -121,6 +121,50 @@ TEST(Flood, AMillionEmptyMessagesStayUnderTheLimit) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+// A flood beyond the limit stalls its link; a frame behind it that the
+// flooded rank waits for -- the CTS of its own large send, the SYNC_ACK of
+// its synchronous one -- must still get through, for the flooder has posted
+// the matching receive (MPI-1.1 §3.5: of a matched send and receive, at
+// least one completes; a synchronous send, once the receive has started).
+// Both hung before: the flooded rank, waiting in its send with no receive
+// posted, buffered nothing beyond the limit and never saw the reply.
+void send_back_through_a_flood(int bytes, bool synchronous) {
+  const int other = partner();
+  if (other == rank()) return;
+  constexpr int kCount = 300;
+  constexpr int kFlood = 16000;  // eager: 4.8 MB, the limit 1 MiB
+  std::vector<char> back(static_cast<std::size_t>(bytes));
+  if (sender()) {
+    std::vector<std::vector<char>> bufs(kCount);
+    std::vector<MPI_Request> r(kCount);
+    for (int i = 0; i < kCount; ++i) {
+      bufs[i].resize(kFlood);
+      stamp(bufs[i], i);
+      MPI_Isend(bufs[i].data(), kFlood, MPI_CHAR, other, 1, MPI_COMM_WORLD, &r[i]);
+    }
+    MPI_Status st;
+    ASSERT_EQ(MPI_Recv(back.data(), bytes, MPI_CHAR, other, 3, MPI_COMM_WORLD, &st), MPI_SUCCESS);
+    std::vector<char> want(back.size());
+    stamp(want, 77);
+    EXPECT_EQ(back, want);
+    MPI_Waitall(kCount, r.data(), MPI_STATUSES_IGNORE);
+  } else {
+    stamp(back, 77);
+    ASSERT_EQ((synchronous ? MPI_Ssend : MPI_Send)(back.data(), bytes, MPI_CHAR, other, 3, MPI_COMM_WORLD), MPI_SUCCESS);
+    std::vector<char> got(kFlood), want(kFlood);
+    for (int i = 0; i < kCount; ++i) {
+      ASSERT_EQ(MPI_Recv(got.data(), kFlood, MPI_CHAR, other, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE), MPI_SUCCESS);
+      stamp(want, i);
+      ASSERT_EQ(got, want) << "message " << i;
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+TEST(Flood, ALargeSendGetsItsCtsFromBehindAFloodBeyondTheLimit) { send_back_through_a_flood(200000, false); }
+
+TEST(Flood, ASynchronousSendGetsItsAckFromBehindAFloodBeyondTheLimit) { send_back_through_a_flood(8, true); }
+
 enum class Loop { kWaitany, kTestany, kWaitsome, kTestsome };
 
 // Completes every request of r by `loop`; returns how often each index was
