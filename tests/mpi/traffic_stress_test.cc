@@ -9,13 +9,14 @@
 // messages of each sender in the order it sent them (non-overtaking,
 // §3.5). The rounds draw from fixed seeds, the same plan on every rank.
 //
-// BUILD runs it as it is, with MESHMP_UNEXPECTED_LIMIT=0 (nothing unexpected
-// is buffered unless a frame this rank waits for may stand behind it) over
-// shm, tcp and ofi, and over the relays of a mesh fabric. With the limit at
-// 0 it hung before: a CTS or SYNC_ACK stood behind frames the rank waiting
-// for it would not take. (On the mesh fabric with the limit at 0 it still
-// can: a relay's link stalled by the neighbour's own message holds the
-// routed frames behind it as well; docs/limits.md.)
+// BUILD runs it at 4 ranks as it is and with MESHMP_UNEXPECTED_LIMIT=0
+// (nothing unexpected is buffered unless a frame this rank waits for may
+// stand behind it) over shm, tcp and ofi, and at 8 ranks over the relays of
+// the 2x2x2 mesh fabric at the default limit. At a limit of 0 it hung
+// before: a CTS or SYNC_ACK stood behind frames the rank waiting for it
+// would not take. (On the mesh fabric at a limit of 0 it still can: a
+// relay's link stalled by the neighbour's own message holds the routed
+// frames behind it as well; docs/limits.md.)
 #include <mpi.h>
 
 #include <cstdint>
