@@ -41,6 +41,8 @@ struct LinkStats {
   std::uint64_t relay_queued_max = 0; ///< most relayed frames waiting at once in this link's send queue
   std::uint64_t held_for_order = 0;   ///< routed frames for this rank that came on this link ahead of
                                       ///< one of their pair's still on an older route (detours.cc)
+  std::uint64_t credits_withheld = 0; ///< the peer's messages taken beyond the unexpected limit, their
+                                      ///< credits withheld, where ranks relay (take_withholding_credit)
 };
 
 /// Which barrier MPI_Barrier and QMP_barrier take (MESHMP_BARRIER;
@@ -71,7 +73,9 @@ struct EngineOptions {
   /// Bytes of unexpected eager data buffered while this rank waits for
   /// nothing from that sender (no receive for a later message of its, no
   /// reply to an operation under way with it); beyond it the link stalls
-  /// (room_for_unexpected in engine/eager.cc).
+  /// (room_for_unexpected in engine/eager.cc) -- where ranks relay, once
+  /// the credits of the messages taken beyond it, withheld, leave the
+  /// sender only the tokens it keeps for routed frames (mesh/credits.h).
   std::size_t unexpected_limit = std::size_t{256} << 20;
   /// Bytes of registered memory (QMP_MEM_COMMS) a rank's pool may hold.
   std::size_t registered_limit = std::size_t{1} << 30;

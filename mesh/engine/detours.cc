@@ -100,7 +100,7 @@ void Engine::Impl::cable_lost(int n, const std::string& why) {
     if (i == 0) news.send_id = ls->link->recv_seq();
     if (i == 1) news.recv_id = ls->link->recv_seq();
     while (PendingFrame* f = ls->sendq.pop_front()) queued.push_back(f);
-    ls->relay_queued = 0;
+    ls->relay_queued = ls->routed_queued = 0;
     busy |= !ls->put_queue.empty() || ls->puts_in_flight;
     ls->put_queue.clear();
   }

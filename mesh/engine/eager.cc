@@ -22,10 +22,50 @@ void Engine::Impl::send_sync_ack(int peer, std::uint64_t send_id) {
 // matched pair of send and receive completes (MPI-1.1 §3.5, §3.7.4), and
 // memory beyond the limit grows only as far as that takes. Where ranks
 // relay, a link from a neighbour also brings the frames of routed peers
-// behind it (waiting_behind).
+// behind it (waiting_behind), and the message is taken anyway, its credit
+// withheld (take_withholding_credit).
 bool Engine::Impl::room_for_unexpected(std::size_t payload, int src, bool receive_waiting) const {
   if (unexpected_bytes + cost_of(payload) <= e.opt_.unexpected_limit || receive_waiting || probing > 0) return true;
-  return awaits_frame_from(src) || (max_hops && waiting_behind(src));
+  return withholding || awaits_frame_from(src) || (max_hops && waiting_behind(src));
+}
+
+// Where ranks relay, a neighbour's message that finds no room may not stay
+// in its slot: routed frames of other pairs, which other ranks wait for,
+// would wait behind it. It is taken beyond the limit, and its slot's credit
+// withheld until there is room again (return_withheld_credits): the
+// neighbour keeps tokens for routed frames that its own messages may not
+// spend (CreditLedger), so at most slots - 1 - that reserve of its messages
+// (of up to its eager limit each) are taken so, per link, and routed frames
+// always pass. False for a frame that is not such a message.
+bool Engine::Impl::take_withholding_credit(LinkState& ls, const FrameHeader& h, const char* payload) {
+  const auto type = static_cast<FrameType>(h.type);
+  if ((type != FrameType::kEager && type != FrameType::kRts) || ls.ledger.withheld() + 1 >= ls.ledger.slots())
+    return false;
+  withholding = true;
+  const bool taken = handle_frame(ls, h, payload);
+  withholding = false;
+  if (!taken) return false;
+  if (ls.ledger.withheld() == 0) ++withholding_links;
+  ++ls.stats.credits_withheld;
+  return true;
+}
+
+// The credits withheld on each link whose peer's messages would find room
+// now (room_for_unexpected): returned, at once. Once a pass while any are
+// withheld.
+bool Engine::Impl::return_withheld_credits() {
+  bool any = false;
+  for (auto& l : links) {
+    LinkState& ls = *l;
+    if (!ls.ledger.withheld()) continue;
+    const bool gone = peers[ls.peer].failed != Error::kOk || ls.cut;
+    if (!gone && !room_for_unexpected(0, ls.peer, matcher.waiting_for(ls.peer))) continue;
+    ls.ledger.release_withheld();
+    --withholding_links;
+    if (!gone && ls.up && ls.ledger.can_send_credit()) send_credit(ls);
+    any = true;
+  }
+  return any;
 }
 
 // Whether a request of this rank's waits for a frame from `peer` other than

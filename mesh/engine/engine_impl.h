@@ -224,6 +224,7 @@ struct LinkState {
                                        // queued by a frame handler, or that found no resource
   std::uint32_t puts_in_flight = 0;    // puts that returned kInProgress, not yet completed
   std::uint64_t relay_queued = 0;      // relayed frames in sendq (routed.cc; stats.relay_queued_max)
+  std::uint64_t routed_queued = 0;     // frames of other pairs in sendq: relayed, or to routed peers
   // Where ranks forward (detours.cc): the last slots() frames written and
   // how many were, so that once its cable dies and the peer says how many
   // it took, the frames lost with it name their pairs. Empty elsewhere.
@@ -312,6 +313,8 @@ struct Engine::Impl {
   std::map<ChannelKey, RecvChannel> recv_channels;
   std::uint64_t completions = 0;  // requests completed so far: waits over many rescan only when it moves
   int probing = 0;                // a blocking probe is waiting (it may need buffering beyond the limit)
+  bool withholding = false;       // a frame is taken beyond the limit, its credit withheld (eager.cc)
+  std::size_t withholding_links = 0;  // links whose ledger withholds credits
   std::uint64_t smp_seq = 0;      // host-local combines done so far
   std::vector<char> smp_all;      // every contribution, on the last to arrive
   std::uint64_t smp_bcast_seq = 0; // host-local broadcasts done so far
@@ -490,6 +493,18 @@ struct Engine::Impl {
   // Sends a frame now if the link is up, nothing is queued before it and a
   // token is free; otherwise queues it (FIFO keeps MPI order).
   static bool writable_now(const LinkState& ls) { return ls.up && ls.sendq.empty() && ls.ledger.can_send_data(); }
+  // The same for a message of this rank's own to the neighbour, which
+  // leaves the tokens reserved for routed frames (CreditLedger).
+  static bool writable_for_message(const LinkState& ls) {
+    return ls.up && ls.sendq.empty() && ls.ledger.can_send_message();
+  }
+  // Whether h starts a message of this rank's own to the link's peer: a
+  // frame the peer may take beyond its unexpected limit with its credit
+  // withheld (take_withholding_credit).
+  static bool opens_message(const LinkState& ls, const FrameHeader& h) {
+    return h.dst == ls.peer &&
+           (h.type == static_cast<std::uint8_t>(FrameType::kEager) || h.type == static_cast<std::uint8_t>(FrameType::kRts));
+  }
   // (a cut link is never up again: detours.cc sets up = false and poll_link skips it)
 
   void send_or_queue(LinkState& ls, const FrameHeader& h, Request* req) {
@@ -505,6 +520,10 @@ struct Engine::Impl {
                                                    std::uint32_t context);
   bool emit(LinkState& ls, const FrameHeader& h, Request* req);
   bool flush(LinkState& ls);
+  bool flush_frame(LinkState& ls, PendingFrame* f);
+  bool flush_routed(LinkState& ls);
+  bool take_withholding_credit(LinkState& ls, const FrameHeader& h, const char* payload);
+  bool return_withheld_credits();
   /// One look at link ls: takes what arrived (up to 64 frames), sends what
   /// waits for tokens, returns credits; true if anything happened. A link
   /// with nothing to do costs a test of its flags and one has_frame() (a

@@ -21,7 +21,7 @@ void Engine::Impl::fail_peer(int peer, Error why, const std::string& msg, bool t
   for (LinkState* ls : ps.links) {
     while (PendingFrame* f = ls->sendq.pop_front()) release_frame(f);
     ls->put_queue.clear();
-    ls->relay_queued = 0;
+    ls->relay_queued = ls->routed_queued = 0;
   }
   if (ps.routed()) drop_routed_frames(peer);
   fail_requests_of(peer, why);

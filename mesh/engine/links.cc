@@ -20,14 +20,17 @@ LinkState* Engine::Impl::add_link(std::unique_ptr<Link> link) {
   ls->max_payload = link->max_payload();
   ls->link = std::move(link);
   LinkState* p = ls.get();
-  if (max_hops) p->written_frames.assign(p->ledger.slots(), {});  // (detours.cc)
+  if (max_hops) {
+    p->written_frames.assign(p->ledger.slots(), {});  // (detours.cc)
+    p->ledger.reserve_for_routed(std::max<std::uint32_t>(1, p->ledger.slots() / 8));  // (take_withholding_credit)
+  }
   peers[p->peer].links.push_back(p);
   links.push_back(std::move(ls));
   return p;
 }
 
 void Engine::Impl::send_on_link(LinkState& ls, const FrameHeader& h, Request* req) {
-  if (writable_now(ls)) {
+  if (writable_now(ls) && (!opens_message(ls, h) || ls.ledger.can_send_message())) {
     if (emit(ls, h, req)) return;
   }
   if (ls.up) ++ls.stats.token_stalls;
@@ -35,6 +38,7 @@ void Engine::Impl::send_on_link(LinkState& ls, const FrameHeader& h, Request* re
   f->h = h;
   f->req = req;
   ls.sendq.push_back(f);
+  if (h.dst != ls.peer) [[unlikely]] ++ls.routed_queued;
 }
 
 // The EAGER frame of a send with no request, on a link that can take it now.
@@ -62,7 +66,7 @@ std::uint64_t Engine::Impl::write_eager_now(int peer, const void* buf, std::size
   if (peers[peer].routed()) return 0;  // (the request's way: end-to-end credits, routed.cc)
   LinkState& ls = *route(peer);
   if (len > ls.max_payload) return 0;
-  if (!writable_now(ls)) [[unlikely]] return write_eager_after_poll(ls, buf, len, tag, context);
+  if (!writable_for_message(ls)) [[unlikely]] return write_eager_after_poll(ls, buf, len, tag, context);
   return write_eager(ls, buf, len, tag, context);
 }
 
@@ -73,7 +77,7 @@ std::uint64_t Engine::Impl::write_eager_now(int peer, const void* buf, std::size
 // did). Out of line, so that the common path saves no registers for it.
 std::uint64_t Engine::Impl::write_eager_after_poll(LinkState& ls, const void* buf, std::size_t len, int tag,
                                                    std::uint32_t context) {
-  if (!poll_link(ls) || peers[ls.peer].failed != Error::kOk || !writable_now(ls)) return 0;
+  if (!poll_link(ls) || peers[ls.peer].failed != Error::kOk || !writable_for_message(ls)) return 0;
   return write_eager(ls, buf, len, tag, context);
 }
 
@@ -129,17 +133,41 @@ bool Engine::Impl::flush(LinkState& ls) {
   bool any = false;
   while (!ls.sendq.empty() && ls.ledger.can_send_data()) {
     PendingFrame* f = ls.sendq.front();
-    if (f->relayed) {
-      write_frame(ls, f->h, f->relay.data(), f->relay.size());
-      ++ls.stats.relayed;
-      --ls.relay_queued;
-    } else if (!emit(ls, f->h, f->req)) {
-      any = true;
-      continue;
+    if (!ls.ledger.can_send_message() && opens_message(ls, f->h)) [[unlikely]] {
+      if (ls.routed_queued) any |= flush_routed(ls);
+      break;
     }
-    ls.sendq.erase(f);
-    release_frame(f);
+    flush_frame(ls, f);  // (a DATA stream stays at the front until its last piece)
     any = true;
+  }
+  return any;
+}
+
+// The queued frame f on the wire and off the queue, unless it is a DATA
+// stream with more to send: returns whether it left the queue.
+bool Engine::Impl::flush_frame(LinkState& ls, PendingFrame* f) {
+  if (f->relayed) {
+    write_frame(ls, f->h, f->relay.data(), f->relay.size());
+    ++ls.stats.relayed;
+    --ls.relay_queued;
+  } else if (!emit(ls, f->h, f->req)) {
+    return false;
+  }
+  if (f->h.dst != ls.peer) [[unlikely]] --ls.routed_queued;
+  ls.sendq.erase(f);
+  release_frame(f);
+  return true;
+}
+
+// Where ranks relay: this rank's own messages to the neighbour wait for the
+// tokens reserved for routed frames (CreditLedger::can_send_message), and
+// the routed frames queued behind them -- other pairs', so no order is
+// broken -- go past them, each pair's in its order.
+bool Engine::Impl::flush_routed(LinkState& ls) {
+  bool any = false;
+  for (PendingFrame *f = ls.sendq.front(), *next; f && ls.routed_queued && ls.ledger.can_send_data(); f = next) {
+    next = f->next;
+    if (f->h.dst != ls.peer) any |= flush_frame(ls, f);
   }
   return any;
 }
@@ -181,14 +209,19 @@ bool Engine::Impl::take_from_link(LinkState& ls) {
                     (fault ? describe(fault) : std::string("returned more credits than it holds")));
       return true;
     }
+    bool withheld = false;
     if (h.dst != e.rank_ || h.hops) [[unlikely]] {
       take_routed(ls, h, payload);  // forwarded, taken or held: never left in the slot
     } else if (!handle_frame(ls, h, payload)) {
-      break;  // stays in its slot until there is room
+      // Stays in its slot until there is room -- but where the link also
+      // carries routed frames, it is taken and its credit withheld.
+      if (!max_hops || !take_withholding_credit(ls, h, payload)) break;
+      withheld = true;
     }
     ++ls.stats.frames_received;
     ls.link->release();
-    ls.ledger.slot_freed();
+    if (!withheld) [[likely]] ls.ledger.slot_freed();
+    else ls.ledger.slot_withheld();
     any = true;
     if (peers[peer].failed != Error::kOk) return true;
     // Half the slots free: their credits go back now, not after the last

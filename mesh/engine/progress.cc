@@ -37,6 +37,7 @@ bool Engine::Impl::progress() {
   // connect to a new peer and append to `links` (the LinkStates never
   // move); a new link is polled from the next pass on.
   if (held_frames) [[unlikely]] any |= retry_held();
+  if (withholding_links) [[unlikely]] any |= return_withheld_credits();
   const std::uint64_t before = completions;
   const std::size_t n = links.size();
   // (No `%`: a 64-bit division per link polled cost tens of cycles.)

@@ -164,6 +164,7 @@ void Engine::Impl::forward_frame(const FrameHeader& f, const char* payload, std:
   pf->relayed = true;
   pf->relay.assign(payload, payload + n);
   out->sendq.push_back(pf);
+  ++out->routed_queued;
   out->stats.relay_queued_max = std::max(out->stats.relay_queued_max, ++out->relay_queued);
 }
 
@@ -324,6 +325,7 @@ void Engine::Impl::drop_routed_frames(int peer) {
     for (PendingFrame *f = ls->sendq.front(), *next; f; f = next) {
       next = f->next;
       if (!f->relayed && f->h.dst == peer) {
+        --ls->routed_queued;
         ls->sendq.erase(f);
         release_frame(f);
       }

@@ -218,7 +218,7 @@ void Engine::Impl::print_stats() {
                  "meshmp stats: rank %d %s: frames sent %llu received %llu, eager %llu, "
                  "rendezvous %llu, bytes %llu, token stalls %llu, credit frames %llu, "
                  "rdma writes %llu (%llu on RECV_READY, %llu into registered memory), data frames %llu, "
-                 "relayed %llu (dropped %llu, at most %llu queued), held for order %llu\n",
+                 "relayed %llu (dropped %llu, at most %llu queued), held for order %llu, credits withheld %llu\n",
                  e.rank_, ls->link->describe().c_str(), (unsigned long long)s.frames_sent,
                  (unsigned long long)s.frames_received, (unsigned long long)s.eager_sent,
                  (unsigned long long)s.rendezvous_sent, (unsigned long long)s.bytes_sent,
@@ -227,7 +227,7 @@ void Engine::Impl::print_stats() {
                  (unsigned long long)s.registered_writes,
                  (unsigned long long)s.data_frames, (unsigned long long)s.relayed,
                  (unsigned long long)s.relay_dropped, (unsigned long long)s.relay_queued_max,
-                 (unsigned long long)s.held_for_order);
+                 (unsigned long long)s.held_for_order, (unsigned long long)s.credits_withheld);
   }
 }
 

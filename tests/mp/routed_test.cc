@@ -4,17 +4,20 @@
 // per pair with one tag so that MPI's order must hold; no rank opens a link
 // to a rank that is not its neighbour; a relay blocked in a long receive
 // still forwards; a flood through a relay whose destination does not
-// receive is held back by the end-to-end credits, not queued at the relay.
+// receive is held back by the end-to-end credits, not queued at the relay;
+// a relay flooded beyond its unexpected limit still forwards.
 // Run on 2x2x2, 3x3x3 and 4x4x4 (mp_test in BUILD).
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <vector>
 
 #include "mesh/engine.h"
 #include "routing/sdf.h"
 #include "tests/mp/rank_main.h"
+#include "tests/support/memory.h"
 
 namespace meshmp {
 namespace {
@@ -260,6 +263,63 @@ TEST(Routed, AReceiveFromARoutedPeerIsNotStuckBehindItsRelaysOwnMessages) {
     EXPECT_EQ(st.error, Error::kOk);
     EXPECT_EQ(v, 42);
     for (int i = 0; i < kCount; ++i) e.wait(e.irecv(m.data(), m.size(), last_relay, 60, kContext), nullptr);
+  }
+}
+
+// A relay whose neighbour floods it with messages of its own far beyond the
+// unexpected limit (32 MB at 1 MiB: BUILD, routed_flooded_relay_*) while
+// the relay waits in a receive from another rank, which only the routed
+// messages behind the flood, from the flooder to that rank, let it send
+// (they leave half a second after the flood).
+// Those must pass the flood -- it shares their link into the relay -- and
+// the relay's memory must stay bounded: it takes the neighbour's messages
+// beyond the limit only while their credits, withheld, leave tokens for
+// the routed frames (mesh/credits.h). Before, the flood stalled the link,
+// the routed messages with it, and all three ranks waited for ever.
+TEST(Routed, AFloodedRelayStillForwardsInBoundedMemory) {
+  mesh::Engine& e = engine();
+  const Path path = far_path();
+  const int me = e.rank();
+  constexpr int kFlood = 2000, kRouted = 20;
+  constexpr std::size_t kBytes = 16000;  // eager
+  if (me == path.src) {
+    std::vector<std::vector<unsigned char>> bufs(kFlood, std::vector<unsigned char>(kBytes));
+    std::vector<Request*> reqs;
+    for (int i = 0; i < kFlood; ++i) {
+      fill(bufs[i], me, static_cast<unsigned>(i));
+      reqs.push_back(e.isend(bufs[i].data(), kBytes, path.relay, 70, kContext));
+    }
+    // Half a second of progress before the routed messages, so that the
+    // relay meets as much of the flood as it will take first.
+    for (const auto t0 = std::chrono::steady_clock::now();
+         std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(500);)
+      if (!e.progress()) ::usleep(100);
+    for (int i = 0; i < kRouted; ++i) e.send(&i, sizeof i, path.dst, 71, kContext, SendMode::kStandard, nullptr);
+    std::vector<Status> sts(kFlood);
+    e.waitall(reqs.size(), reqs.data(), sts.data());
+    for (const Status& st : sts) ASSERT_EQ(st.error, Error::kOk);
+  } else if (me == path.dst) {
+    for (int i = 0; i < kRouted; ++i) {
+      int v = -1;
+      e.wait(e.irecv(&v, sizeof v, path.src, 71, kContext), nullptr);
+      ASSERT_EQ(v, i);
+    }
+    e.send(nullptr, 0, path.relay, 72, kContext, SendMode::kStandard, nullptr);
+  } else if (me == path.relay) {
+    const long before = testing_support::max_rss_kib();
+    Status st;
+    e.wait(e.irecv(nullptr, 0, path.dst, 72, kContext), &st);
+    EXPECT_EQ(st.error, Error::kOk);
+    EXPECT_RSS_GROWTH_BELOW(before, 12 * 1024) << "the relay buffered the flood beyond the limit";
+    const mesh::LinkStats* in = e.peer_stats(path.src);
+    ASSERT_NE(in, nullptr);
+    EXPECT_GT(in->credits_withheld, 0u) << "the flood never went beyond the limit";
+    std::vector<unsigned char> m(kBytes), want(kBytes);
+    for (int i = 0; i < kFlood; ++i) {
+      e.wait(e.irecv(m.data(), kBytes, path.src, 70, kContext), nullptr);
+      fill(want, path.src, static_cast<unsigned>(i));
+      ASSERT_TRUE(m == want) << "message " << i;
+    }
   }
 }
 

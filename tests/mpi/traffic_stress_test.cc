@@ -12,11 +12,11 @@
 // BUILD runs it at 4 ranks as it is and with MESHMP_UNEXPECTED_LIMIT=0
 // (nothing unexpected is buffered unless a frame this rank waits for may
 // stand behind it) over shm, tcp and ofi, and at 8 ranks over the relays of
-// the 2x2x2 mesh fabric at the default limit. At a limit of 0 it hung
-// before: a CTS or SYNC_ACK stood behind frames the rank waiting for it
-// would not take. (On the mesh fabric at a limit of 0 it still can: a
-// relay's link stalled by the neighbour's own message holds the routed
-// frames behind it as well; docs/limits.md.)
+// the 2x2x2 mesh fabric at the default limit and at 0. At a limit of 0 it
+// hung before: a CTS or SYNC_ACK stood behind frames the rank waiting for
+// it would not take; on the mesh fabric, routed frames for other ranks
+// stood behind a relay's neighbour's messages that the relay would not take
+// (now it takes them, withholding their credits: mesh/credits.h).
 #include <mpi.h>
 
 #include <cstdint>

@@ -291,6 +291,45 @@ TEST(CreditLedger, PiggybacksAndAsksForExplicitCreditAtHalf) {
   EXPECT_FALSE(c.wants_explicit_credit());
 }
 
+// Where ranks relay: the sender's own messages leave the reserved tokens to
+// routed frames; the receiver's withheld credits are not returned until
+// released, and count towards the explicit CREDIT of what it does return.
+TEST(CreditLedger, OwnMessagesLeaveTheRoutedReserve) {
+  CreditLedger c(32);
+  c.reserve_for_routed(4);
+  int messages = 0;
+  while (c.can_send_message()) {
+    c.spend();
+    ++messages;
+  }
+  EXPECT_EQ(messages, 27);  // 32 - the CREDIT's token - 4 for routed frames
+  int routed = 0;
+  while (c.can_send_data()) {
+    c.spend();
+    ++routed;
+  }
+  EXPECT_EQ(routed, 4);
+}
+
+TEST(CreditLedger, WithheldCreditsGoBackOnlyWhenReleased) {
+  CreditLedger c(32);
+  for (int i = 0; i < 26; ++i) c.slot_withheld();
+  EXPECT_EQ(c.withheld(), 26u);
+  EXPECT_FALSE(c.can_send_credit());  // nothing returnable
+  c.slot_freed();                     // a routed frame taken: its credit goes at once
+  EXPECT_TRUE(c.wants_explicit_credit());
+  EXPECT_EQ(c.spend(), 1u);
+  c.release_withheld();
+  EXPECT_EQ(c.withheld(), 0u);
+  EXPECT_EQ(c.unreturned(), 26u);
+  EXPECT_TRUE(c.wants_explicit_credit());
+  EXPECT_EQ(c.spend(), 26u);
+  for (int i = 0; i < 15; ++i) c.slot_freed();
+  EXPECT_FALSE(c.wants_explicit_credit());  // back to half the slots
+  c.slot_freed();
+  EXPECT_TRUE(c.wants_explicit_credit());
+}
+
 TEST(CreditLedger, RejectsMoreCreditsThanSlotsInFlight) {
   CreditLedger c(8);
   EXPECT_FALSE(c.receive_credits(1));  // nothing spent, nothing to return
