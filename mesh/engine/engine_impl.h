@@ -224,7 +224,7 @@ struct LinkState {
                                        // queued by a frame handler, or that found no resource
   std::uint32_t puts_in_flight = 0;    // puts that returned kInProgress, not yet completed
   std::uint64_t relay_queued = 0;      // relayed frames in sendq (routed.cc; stats.relay_queued_max)
-  std::uint64_t routed_queued = 0;     // frames of other pairs in sendq: relayed, or to routed peers
+  std::uint64_t routed_queued = 0;     // frames of other pairs in sendq (routed_frame)
   // Where ranks forward (detours.cc): the last slots() frames written and
   // how many were, so that once its cable dies and the peer says how many
   // it took, the frames lost with it name their pairs. Empty elsewhere.
@@ -500,11 +500,15 @@ struct Engine::Impl {
   }
   // Whether h starts a message of this rank's own to the link's peer: a
   // frame the peer may take beyond its unexpected limit with its credit
-  // withheld (take_withholding_credit).
+  // withheld (take_withholding_credit). Not a relayed frame (hops counted),
+  // even on its last hop: the peer never leaves those in their slots.
   static bool opens_message(const LinkState& ls, const FrameHeader& h) {
-    return h.dst == ls.peer &&
+    return h.dst == ls.peer && h.hops == 0 &&
            (h.type == static_cast<std::uint8_t>(FrameType::kEager) || h.type == static_cast<std::uint8_t>(FrameType::kRts));
   }
+  // Whether a queued frame is another pair's (LinkState::routed_queued):
+  // relayed, or this rank's to a routed peer.
+  static bool routed_frame(const LinkState& ls, const PendingFrame& f) { return f.relayed || f.h.dst != ls.peer; }
   // (a cut link is never up again: detours.cc sets up = false and poll_link skips it)
 
   void send_or_queue(LinkState& ls, const FrameHeader& h, Request* req) {

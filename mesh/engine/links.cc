@@ -153,7 +153,7 @@ bool Engine::Impl::flush_frame(LinkState& ls, PendingFrame* f) {
   } else if (!emit(ls, f->h, f->req)) {
     return false;
   }
-  if (f->h.dst != ls.peer) [[unlikely]] --ls.routed_queued;
+  if (routed_frame(ls, *f)) [[unlikely]] --ls.routed_queued;
   ls.sendq.erase(f);
   release_frame(f);
   return true;
@@ -167,7 +167,7 @@ bool Engine::Impl::flush_routed(LinkState& ls) {
   bool any = false;
   for (PendingFrame *f = ls.sendq.front(), *next; f && ls.routed_queued && ls.ledger.can_send_data(); f = next) {
     next = f->next;
-    if (f->h.dst != ls.peer) any |= flush_frame(ls, f);
+    if (routed_frame(ls, *f)) any |= flush_frame(ls, f);
   }
   return any;
 }
