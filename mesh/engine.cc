@@ -210,8 +210,16 @@ void Engine::waitall(std::size_t n, Request* const* reqs, Status* sts) {
 }
 
 bool Engine::iprobe(int src, int tag, std::uint32_t context, Status* st) {
-  impl_->poll_round();
-  auto* u = static_cast<Unexpected*>(impl_->matcher.match_unexpected(MatchKey{context, src, tag}, false));
+  const MatchKey key{context, src, tag};
+  {
+    impl_->iprobing = &key;  // (a message it matches is taken beyond the unexpected limit: probed)
+    struct Done {
+      const MatchKey*& key;
+      ~Done() { key = nullptr; }
+    } done{impl_->iprobing};
+    impl_->poll_round();
+  }
+  auto* u = static_cast<Unexpected*>(impl_->matcher.match_unexpected(key, false));
   if (!u) return false;
   if (st) {
     *st = Status{};

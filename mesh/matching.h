@@ -107,11 +107,12 @@ class Matcher {
   std::size_t unexpected_count() const { return unexpected_count_; }
   /// Whether some posted receive could match a message from `source`.
   bool waiting_for(int source) const { return !posted_[source].empty() || !posted_any_.empty(); }
-
- private:
+  /// Whether key k (wildcards allowed) matches an envelope.
   static bool matches(const MatchKey& k, std::uint32_t context, int source, int tag) {
     return k.context == context && (k.source < 0 || k.source == source) && (k.tag < 0 || k.tag == tag);
   }
+
+ private:
   static PostedRecv* first_match(Fifo<PostedRecv>& q, std::uint32_t context, int source, int tag) {
     for (PostedRecv* x = q.front(); x; x = x->next)
       if (matches(x->key, context, source, tag)) return x;

@@ -110,7 +110,7 @@ bool Engine::Impl::on_eager(LinkState&, const FrameHeader& h, const char* payloa
     if (h.flags & kFlagSync) send_sync_ack(src, h.send_id);
     return true;
   }
-  if (!room_for_unexpected(h.length, src, matcher.waiting_for(src))) return false;
+  if (!room_for_unexpected(h.length, src, matcher.waiting_for(src) || probed(h))) return false;
   Unexpected* u = new_unexpected();
   u->context = h.context;
   u->source = src;

@@ -313,6 +313,7 @@ struct Engine::Impl {
   std::map<ChannelKey, RecvChannel> recv_channels;
   std::uint64_t completions = 0;  // requests completed so far: waits over many rescan only when it moves
   int probing = 0;                // a blocking probe is waiting (it may need buffering beyond the limit)
+  const MatchKey* iprobing = nullptr;  // what a nonblocking probe under way looks for (probed)
   bool withholding = false;       // a frame is taken beyond the limit, its credit withheld (eager.cc)
   std::size_t withholding_links = 0;  // links whose ledger withholds credits
   std::uint64_t smp_seq = 0;      // host-local combines done so far
@@ -602,6 +603,12 @@ struct Engine::Impl {
   void take_unexpected(Request* r, Unexpected* u);
   void send_sync_ack(int peer, std::uint64_t send_id);
   bool room_for_unexpected(std::size_t payload, int src, bool receive_waiting) const;
+  // Whether a nonblocking probe under way matches message h: like a posted
+  // receive, it is then taken beyond the unexpected limit (MPI-1.1 §3.8:
+  // a busy-waiting MPI_Iprobe eventually sees a message that was sent).
+  bool probed(const FrameHeader& h) const {
+    return iprobing && Matcher::matches(*iprobing, h.context, h.src, h.tag);
+  }
   bool awaits_frame_from(int peer) const;
   // What an unexpected message costs this rank, counted against the limit:
   // its record (with the allocator's share) and the bytes it holds -- so a

@@ -191,7 +191,7 @@ bool Engine::Impl::on_rts(LinkState&, const FrameHeader& h, const char* payload)
     accept_rendezvous(r, src, h.tag, h.length, h.send_id);
     return true;
   }
-  if (!room_for_unexpected(0, src, matcher.waiting_for(src))) return false;
+  if (!room_for_unexpected(0, src, matcher.waiting_for(src) || probed(h))) return false;
   Unexpected* u = new_unexpected();
   u->context = h.context;
   u->source = src;
