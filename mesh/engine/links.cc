@@ -167,7 +167,9 @@ bool Engine::Impl::flush_routed(LinkState& ls) {
   bool any = false;
   for (PendingFrame *f = ls.sendq.front(), *next; f && ls.routed_queued && ls.ledger.can_send_data(); f = next) {
     next = f->next;
-    if (routed_frame(ls, *f)) any |= flush_frame(ls, f);
+    if (!routed_frame(ls, *f)) continue;
+    any |= flush_frame(ls, f);
+    if (peers[ls.peer].failed != Error::kOk || ls.cut) break;  // (its queue went with it: `next` too)
   }
   return any;
 }
