@@ -38,9 +38,7 @@ bool Engine::Impl::room_for_unexpected(std::size_t payload, int src, bool receiv
 // (of up to its eager limit each) are taken so, per link, and routed frames
 // always pass. False for a frame that is not such a message.
 bool Engine::Impl::take_withholding_credit(LinkState& ls, const FrameHeader& h, const char* payload) {
-  const auto type = static_cast<FrameType>(h.type);
-  if ((type != FrameType::kEager && type != FrameType::kRts) || ls.ledger.withheld() + 1 >= ls.ledger.slots())
-    return false;
+  if (!starts_message(h) || ls.ledger.withheld() + 1 >= ls.ledger.slots()) return false;
   withholding = true;
   const bool taken = handle_frame(ls, h, payload);
   withholding = false;

@@ -504,8 +504,11 @@ struct Engine::Impl {
   // withheld (take_withholding_credit). Not a relayed frame (hops counted),
   // even on its last hop: the peer never leaves those in their slots.
   static bool opens_message(const LinkState& ls, const FrameHeader& h) {
-    return h.dst == ls.peer && h.hops == 0 &&
-           (h.type == static_cast<std::uint8_t>(FrameType::kEager) || h.type == static_cast<std::uint8_t>(FrameType::kRts));
+    return h.dst == ls.peer && h.hops == 0 && starts_message(h);
+  }
+  // An EAGER or RTS: a frame that may become an unexpected message.
+  static bool starts_message(const FrameHeader& h) {
+    return h.type == static_cast<std::uint8_t>(FrameType::kEager) || h.type == static_cast<std::uint8_t>(FrameType::kRts);
   }
   // Whether a queued frame is another pair's (LinkState::routed_queued):
   // relayed, or this rank's to a routed peer.
