@@ -1,4 +1,5 @@
 #include "collectives/collectives.h"
+#include "collectives/bytes.h"
 #include "collectives/flag_barrier.h"
 #include "collectives/forwarding.h"
 #include "collectives/hierarchy.h"
@@ -177,7 +178,7 @@ Error torus_exchange_allreduce(const Group& g, void* buf, std::size_t count, con
     const bool periodic = t.periodic()[a];
     char* vals = scratch(kGathered, static_cast<std::size_t>(n) * bytes);
     auto slot = [&](int coord) { return vals + static_cast<std::size_t>((coord % n + n) % n) * bytes; };
-    std::memcpy(slot(p), buf, bytes);
+    copy_bytes(slot(p), buf, bytes);
     const int right = t.neighbour(g.me, a, +1), left = t.neighbour(g.me, a, -1);
     const int steps = periodic ? n / 2 : n - 1;
     for (int s = 1; s <= steps; ++s) {
@@ -189,7 +190,7 @@ Error torus_exchange_allreduce(const Group& g, void* buf, std::size_t count, con
       if (right >= 0 && !last_even && (periodic || p + s <= n - 1)) call.post_recv(right, slot(p + s), bytes);
       call.finish();
     }
-    std::memcpy(buf, slot(0), bytes);
+    copy_bytes(buf, slot(0), bytes);
     for (int k = 1; k < n; ++k) op.combine(buf, slot(k), count, op.ctx);
   }
   return call.error();
@@ -221,7 +222,7 @@ Error ring_allreduce(const Group& g, void* buf, std::size_t count, const ReduceO
     // first, so the order along the chain is the same for every segment.
     char* mine = seg_ptr(in_seg);
     op.combine(in, mine, seg_count(in_seg), op.ctx);
-    std::memcpy(mine, in, seg_count(in_seg) * op.elem_size);
+    copy_bytes(mine, in, seg_count(in_seg) * op.elem_size);
   }
   for (int s = 0; s < p - 1; ++s) {
     const int out_seg = me + 1 - s, in_seg = me - s;
@@ -260,7 +261,7 @@ Error binomial_reduce(const Group& g, void* buf, std::size_t count, const Reduce
   const std::size_t bytes = count * op.elem_size;
   char* partial = scratch(kPartial, bytes);
   char* in = scratch(kInPlus, bytes);
-  std::memcpy(partial, buf, bytes);
+  copy_bytes(partial, buf, bytes);
   Call call(g);
   const int p = g.size(), me = rel(g, g.me, root);
   for (int mask = 1; mask < p; mask <<= 1) {
@@ -275,7 +276,7 @@ Error binomial_reduce(const Group& g, void* buf, std::size_t count, const Reduce
       op.combine(partial, in, count, op.ctx);
     }
   }
-  if (g.me == root) std::memcpy(buf, partial, bytes);
+  if (g.me == root) copy_bytes(buf, partial, bytes);
   return call.error();
 }
 
@@ -312,11 +313,14 @@ void binomial_fold(int p, At at, std::size_t count, const ReduceOp& op, char* re
   for (int i = 0; i < p; ++i) {
     const char* c = at(i);
     if (top > 0 && level[top - 1] == 0) {  // the right half of a pair: no copy
-      if (in_copy) c = static_cast<const char*>(std::memcpy(in_copy, c, bytes));
+      if (in_copy) {
+        copy_bytes(in_copy, c, bytes);
+        c = in_copy;
+      }
       op.combine(slot(top - 1), c, count, op.ctx);
       level[top - 1] = 1;
     } else {
-      std::memcpy(slot(top), c, bytes);
+      copy_bytes(slot(top), c, bytes);
       level[top++] = 0;
     }
     for (; top >= 2 && level[top - 2] == level[top - 1]; --top) {
@@ -396,7 +400,7 @@ Error smp_staged_allreduce(const Group& g, void* buf, std::size_t count, const R
     };
     const int which = static_cast<int>(chunks_done++ & 1);
     char* mine = e.smp_staging(g.ranks[g.me], which);
-    std::memcpy(mine, out + first * es, n * es);
+    copy_bytes(mine, out + first * es, n * es);
     if (first == 0) {
       Counts c{count, count};
       if (Error err = e.smp_combine(&c, sizeof c, &c, &Counts::fold, &world); err != Error::kOk) return err;
@@ -411,14 +415,14 @@ Error smp_staged_allreduce(const Group& g, void* buf, std::size_t count, const R
       char* res = out + (first + lo) * es;  // our own input is in `mine` already
       binomial_fold(
           g.size(), [&](int i) { return e.smp_staging(g.ranks[i], which) + lo * es; }, hi - lo, op, res, in_copy);
-      std::memcpy(mine + lo * es, res, (hi - lo) * es);
+      copy_bytes(mine + lo * es, res, (hi - lo) * es);
     }
     if (Error err = barrier(); err != Error::kOk) return err;
     for (int j = 0; j < g.size(); ++j) {
       std::size_t jlo, jhi;
       slice(j, &jlo, &jhi);
       if (j != g.me && jhi > jlo)
-        std::memcpy(out + (first + jlo) * es, e.smp_staging(g.ranks[j], which) + jlo * es, (jhi - jlo) * es);
+        copy_bytes(out + (first + jlo) * es, e.smp_staging(g.ranks[j], which) + jlo * es, (jhi - jlo) * es);
     }
   }
   return Error::kOk;
@@ -586,7 +590,7 @@ Error alltoall(const Group& g, const void* send, void* recv, std::size_t block, 
   if (algo != ScatterAlgorithm::kDirect) return torus_alltoall(g, send, recv, block, algo);
   const char* s = static_cast<const char*>(send);
   char* r = static_cast<char*>(recv);
-  if (block) std::memmove(r + g.me * block, s + g.me * block, block);  // (0 bytes: the buffers may be null)
+  move_bytes(r + g.me * block, s + g.me * block, block);
   // Every receive and send posted at once, one wait (as Open MPI's linear
   // all-to-all), in the order of a pairwise exchange (to me+k, from me-k) so
   // no rank is everyone's first. bench/personalized on shm, against a wait
@@ -608,7 +612,7 @@ Error gather(const Group& g, const void* send, void* recv, std::size_t block, in
   Call call(g);
   if (g.me == root) {
     char* r = static_cast<char*>(recv);
-    if (block) std::memmove(r + root * block, send, block);
+    move_bytes(r + root * block, send, block);
     for (int i = 0; i < g.size(); ++i)
       if (i != root) call.post_recv(i, r + i * block, block);
   } else {
@@ -625,7 +629,7 @@ Error gatherv(const Group& g, const void* send, std::size_t bytes, void* recv, c
   Call call(g);
   if (g.me == root) {
     char* r = static_cast<char*>(recv);
-    if (const std::size_t own = std::min(bytes, counts[root])) std::memmove(r + displs[root], send, own);
+    if (const std::size_t own = std::min(bytes, counts[root])) move_bytes(r + displs[root], send, own);
     for (int i = 0; i < g.size(); ++i)
       if (i != root) call.post_recv(i, r + displs[i], counts[i]);
   } else {
@@ -644,7 +648,7 @@ Error scatterv(const Group& g, const void* send, const std::size_t* counts, cons
     const char* s = static_cast<const char*>(send);
     for (int i = 0; i < g.size(); ++i)
       if (i != root) call.post_send(i, s + displs[i], counts[i]);
-    if (const std::size_t own = std::min(bytes, counts[root])) std::memmove(recv, s + displs[root], own);
+    if (const std::size_t own = std::min(bytes, counts[root])) move_bytes(recv, s + displs[root], own);
   } else {
     call.post_recv(root, recv, bytes);
   }
@@ -660,7 +664,7 @@ Error scatter(const Group& g, const void* send, void* recv, std::size_t block, i
     const char* s = static_cast<const char*>(send);
     for (int i = 0; i < g.size(); ++i)
       if (i != root) call.post_send(i, s + i * block, block);
-    if (block) std::memmove(recv, s + root * block, block);
+    move_bytes(recv, s + root * block, block);
   } else {
     call.post_recv(root, recv, block);
   }
@@ -671,7 +675,7 @@ Error scatter(const Group& g, const void* send, void* recv, std::size_t block, i
 Error allgatherv(const Group& g, const void* send, void* recv, const std::size_t* counts, const std::size_t* displs) {
   const int p = g.size(), me = g.me;
   char* r = static_cast<char*>(recv);
-  if (send != r + displs[me]) std::memmove(r + displs[me], send, counts[me]);
+  if (send != r + displs[me]) move_bytes(r + displs[me], send, counts[me]);
   const int right = (me + 1) % p, left = (me + p - 1) % p;
   auto blk = [&](int k) { return static_cast<std::size_t>((k % p + p) % p); };
   Call call(g);
@@ -689,7 +693,7 @@ Error alltoallv(const Group& g, const void* send, const std::size_t* scounts, co
   const char* s = static_cast<const char*>(send);
   char* r = static_cast<char*>(recv);
   // Nothing to copy may come with NULL buffers (MPI allows them with zero counts).
-  if (const std::size_t own = std::min(scounts[g.me], rcounts[g.me])) std::memmove(r + rdispls[g.me], s + sdispls[g.me], own);
+  if (const std::size_t own = std::min(scounts[g.me], rcounts[g.me])) move_bytes(r + rdispls[g.me], s + sdispls[g.me], own);
   Call call(g);  // all at once, as alltoall's direct algorithm
   for (int k = 1; k < g.size(); ++k) {
     const int to = (g.me + k) % g.size(), from = (g.me - k + g.size()) % g.size();
@@ -715,7 +719,7 @@ Error prefix_combine(const Group& g, void* buf, std::size_t count, const ReduceO
   char* partial = scratch(kPartial, bytes);
   char* in = scratch(kInPlus, bytes);
   char* left = scratch(kInMinus, bytes);
-  std::memcpy(partial, buf, bytes);
+  copy_bytes(partial, buf, bytes);
   bool have = !exclusive;  // buf holds a combination
   Call call(g);
   for (int mask = 1; mask < g.size(); mask <<= 1) {
@@ -726,15 +730,15 @@ Error prefix_combine(const Group& g, void* buf, std::size_t count, const ReduceO
     call.finish();
     if (partner < g.me) {  // in covers lower ranks: it is the left operand
       if (have) {
-        std::memcpy(left, in, bytes);
+        copy_bytes(left, in, bytes);
         op.combine(left, buf, count, op.ctx);
-        std::memcpy(buf, left, bytes);
+        copy_bytes(buf, left, bytes);
       } else {
-        std::memcpy(buf, in, bytes);
+        copy_bytes(buf, in, bytes);
         have = true;
       }
       op.combine(in, partial, count, op.ctx);
-      std::memcpy(partial, in, bytes);
+      copy_bytes(partial, in, bytes);
     } else {
       op.combine(partial, in, count, op.ctx);
     }

@@ -1,4 +1,5 @@
 #include "collectives/nonblocking.h"
+#include "collectives/bytes.h"
 
 #include "collectives/torus_steps.h"
 
@@ -37,7 +38,7 @@ struct ScheduleCall {
 // A local copy as a step (the member's own block); nothing when in place.
 void copy_step(Schedule& s, void* to, const void* from, std::size_t bytes) {
   if (!bytes || to == from) return;
-  s.then([to, from, bytes] { std::memmove(to, from, bytes); });
+  s.then([to, from, bytes] { move_bytes(to, from, bytes); });
 }
 
 }  // namespace
@@ -202,15 +203,15 @@ void add_scan(Schedule& s, const Group& g, void* buf, std::size_t count, const R
     if (exclusive) {
       char* mine = s.scratch(bytes);
       s.then([buf, prefix, mine, bytes, count, op] {
-        std::memcpy(mine, buf, bytes);
-        std::memcpy(buf, prefix, bytes);            // my result: ranks 0..me-1
+        copy_bytes(mine, buf, bytes);
+        copy_bytes(buf, prefix, bytes);            // my result: ranks 0..me-1
         op.combine(prefix, mine, count, op.ctx);    // passed on: 0..me-1 (op) mine
       });
       out = prefix;
     } else {
       s.then([buf, prefix, bytes, count, op] {
         op.combine(prefix, buf, count, op.ctx);  // 0..me-1 (op) mine
-        std::memcpy(buf, prefix, bytes);
+        copy_bytes(buf, prefix, bytes);
       });
     }
   }  // member 0 passes its operand on; under `exclusive` its buf stays as it is

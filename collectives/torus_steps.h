@@ -13,6 +13,7 @@
 #include <cstring>
 #include <vector>
 
+#include "collectives/bytes.h"
 #include "collectives/group.h"
 
 namespace meshmp::collectives::torus {
@@ -82,7 +83,7 @@ void reduce_steps(C& call, const Group& g, void* buf, std::size_t count, const R
   char* partial = call.scratch(0, bytes);
   char* in_plus = call.scratch(1, bytes);
   char* in_minus = call.scratch(2, bytes);
-  call.then([=] { std::memcpy(partial, buf, bytes); });
+  call.then([=] { copy_bytes(partial, buf, bytes); });
   for (int a = t.ndims() - 1; a >= 0; --a) {
     if (!zero_above(c, r, t, a)) continue;  // this node's partial already left
     const LineOffset lo = line_offset(t, a, c[a], r[a]);
@@ -101,7 +102,7 @@ void reduce_steps(C& call, const Group& g, void* buf, std::size_t count, const R
       break;  // handed on; nothing more for this node
     }
   }
-  if (g.me == root) call.then([=] { std::memcpy(buf, partial, bytes); });
+  if (g.me == root) call.then([=] { copy_bytes(buf, partial, bytes); });
 }
 
 }  // namespace meshmp::collectives::torus

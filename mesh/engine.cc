@@ -417,7 +417,7 @@ Error Engine::smp_combine(const void* mine, std::size_t bytes, void* result, Smp
       std::size_t theirs = 0;
       const char* c = hc.contribution(r, seq, &theirs);
       if (!c) {  // counted but not there: corrupted; fail every rank, not hang them
-        hc.publish(seq, nullptr, 0, 0);
+        hc.publish_failure(seq);
         return Error::kProtocol;
       }
       largest = std::max(largest, theirs);

@@ -34,10 +34,13 @@ class HostCombine {
   /// Rank r's contribution (max_bytes() readable) and, in *bytes, its size
   /// as r gave it; nullptr if it is not there (yet).
   virtual const char* contribution(int r, std::uint64_t seq, std::size_t* bytes) const = 0;
-  /// On the last arrival: publishes the result (nullptr: the combine failed,
-  /// every waiter gets kFailed), with the largest contribution's size, and
-  /// wakes the waiters.
+  /// On the last arrival: publishes the result (`bytes` of it; nullptr where
+  /// bytes is 0, as a combine of no elements may have), with the largest
+  /// contribution's size, and wakes the waiters.
   virtual void publish(std::uint64_t seq, const void* result, std::size_t bytes, std::size_t largest) = 0;
+  /// On the last arrival, instead: the combine failed (a contribution it
+  /// counted is not there); every waiter gets kFailed.
+  virtual void publish_failure(std::uint64_t seq) = 0;
   enum class State { kPending, kReleased, kTruncated, kFailed };
   /// On the others: copies the result once it is out; kTruncated to a rank
   /// that contributed fewer bytes than another.

@@ -674,7 +674,7 @@ int allreduce(Run& run, Call& k, const void* sendbuf, void* recvbuf, int count, 
   const std::size_t n = static_cast<std::size_t>(count);
   if (o.red->packed && t.contiguous) {  // the common case: combine in the user's receive buffer
     char* r = const_cast<char*>(data_start(t, recvbuf));
-    if (sendbuf != MPI_IN_PLACE) std::memmove(r, data_start(t, sendbuf), n * t.size);
+    if (sendbuf != MPI_IN_PLACE && n) std::memmove(r, data_start(t, sendbuf), n * t.size);
     run.allreduce(k.c->group, r, o.elems(n), o.red->op);
     return run.finish(k);
   }

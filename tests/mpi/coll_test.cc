@@ -214,6 +214,38 @@ TEST(Coll, PredefinedOpsRefuseTypesTheyAreNotDefinedFor) {
   EXPECT_EQ(mpitest::error_class(MPI_Reduce(&i, &j, 1, MPI_INT, MPI_SUM, size(), MPI_COMM_WORLD)), MPI_ERR_ROOT);
 }
 
+// Counts of 0 with NULL buffers on every rank are valid in every collective
+// (MPI-1.1 §4.2: the buffers are not touched). Repeated, so that every rank
+// is the last to arrive at a host-local combine some time: before, a
+// combine of no bytes into a NULL buffer on 3 or more ranks of one host
+// failed on all but the last with MPI_ERR_INTERN.
+TEST(Coll, EveryCollectiveTakesNullBuffersWithZeroCounts) {
+  mpitest::ErrorsReturn er;
+  const int p = size();
+  std::vector<int> zeros(static_cast<std::size_t>(p), 0);
+  std::vector<MPI_Datatype> types(static_cast<std::size_t>(p), MPI_INT);
+  const int* z = zeros.data();
+  const MPI_Comm w = MPI_COMM_WORLD;
+  for (int round = 0; round < 20; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    EXPECT_EQ(MPI_Allreduce(nullptr, nullptr, 0, MPI_INT, MPI_SUM, w), MPI_SUCCESS);
+    EXPECT_EQ(MPI_Allreduce(MPI_IN_PLACE, nullptr, 0, MPI_DOUBLE, MPI_MAX, w), MPI_SUCCESS);
+    EXPECT_EQ(MPI_Reduce(nullptr, nullptr, 0, MPI_INT, MPI_SUM, 0, w), MPI_SUCCESS);
+    EXPECT_EQ(MPI_Bcast(nullptr, 0, MPI_INT, p - 1, w), MPI_SUCCESS);
+    EXPECT_EQ(MPI_Scan(nullptr, nullptr, 0, MPI_INT, MPI_SUM, w), MPI_SUCCESS);
+    EXPECT_EQ(MPI_Reduce_scatter(nullptr, nullptr, z, MPI_INT, MPI_SUM, w), MPI_SUCCESS);
+    EXPECT_EQ(MPI_Allgather(nullptr, 0, MPI_INT, nullptr, 0, MPI_INT, w), MPI_SUCCESS);
+    EXPECT_EQ(MPI_Allgatherv(nullptr, 0, MPI_INT, nullptr, z, z, MPI_INT, w), MPI_SUCCESS);
+    EXPECT_EQ(MPI_Gather(nullptr, 0, MPI_INT, nullptr, 0, MPI_INT, 0, w), MPI_SUCCESS);
+    EXPECT_EQ(MPI_Gatherv(nullptr, 0, MPI_INT, nullptr, z, z, MPI_INT, 0, w), MPI_SUCCESS);
+    EXPECT_EQ(MPI_Scatter(nullptr, 0, MPI_INT, nullptr, 0, MPI_INT, 0, w), MPI_SUCCESS);
+    EXPECT_EQ(MPI_Scatterv(nullptr, z, z, MPI_INT, nullptr, 0, MPI_INT, 0, w), MPI_SUCCESS);
+    EXPECT_EQ(MPI_Alltoall(nullptr, 0, MPI_INT, nullptr, 0, MPI_INT, w), MPI_SUCCESS);
+    EXPECT_EQ(MPI_Alltoallv(nullptr, z, z, MPI_INT, nullptr, z, z, MPI_INT, w), MPI_SUCCESS);
+    if (HasFailure()) return;
+  }
+}
+
 // A bad count, datatype, buffer or root of a collective: the error class,
 // and a text naming the call and the argument (MPI-1.1 §4.2's argument names).
 TEST(Coll, BadArgumentsNameTheCallAndTheArgument) {

@@ -262,6 +262,20 @@ TEST(Qmp, SumsOfEveryTypeMatchClosedForms) {
   for (int j = 0; j < 3; ++j) EXPECT_EQ(static_cast<double>(la[j]), j * p + ksum);
 }
 
+// Global sums of no elements, from a NULL pointer (an empty array's): before,
+// on 3 or more ranks of one host, every rank but the last to arrive got
+// QMP_BAD_MESSAGE. Repeated, so that each rank is the last some time.
+TEST(Qmp, GlobalSumsOfNoElementsTakeANullPointer) {
+  for (int round = 0; round < 20; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    EXPECT_EQ(QMP_sum_double_array(nullptr, 0), QMP_SUCCESS);
+    EXPECT_EQ(QMP_sum_float_array(nullptr, 0), QMP_SUCCESS);
+    EXPECT_EQ(QMP_sum_long_double_array(nullptr, 0), QMP_SUCCESS);
+    EXPECT_EQ(QMP_broadcast(nullptr, 0), QMP_SUCCESS);
+    if (HasFailure()) return;
+  }
+}
+
 TEST(Qmp, MaxMinXorBroadcastBarrierAndBinaryReduction) {
   const int p = nodes(), k = me();
   float fx = static_cast<float>(k), fn = static_cast<float>(k);

@@ -136,10 +136,23 @@ TEST_F(ShmCombine, AFailedReleaseReachesEveryWaiter) {
   EXPECT_FALSE(rank(0).arrive(0, &zero, 0));
   EXPECT_FALSE(rank(1).arrive(0, &zero, 0));
   EXPECT_TRUE(rank(2).arrive(0, &zero, 0));
-  rank(2).publish(0, nullptr, 0, 0);
+  rank(2).publish_failure(0);
   int out = 0;
   EXPECT_EQ(rank(0).result(0, &out, 0), State::kFailed);
   EXPECT_EQ(rank(1).result(0, &out, 0), State::kFailed);
+}
+
+// A combine of no bytes -- MPI_Allreduce or QMP_sum_double_array of 0
+// elements, whose buffer may be NULL -- is released like any other: before,
+// a null result meant "failed", and every rank but the last to arrive got
+// MPI_ERR_INTERN.
+TEST_F(ShmCombine, AReleaseOfNoBytesFromANullBufferIsNotAFailure) {
+  EXPECT_FALSE(rank(0).arrive(0, nullptr, 0));
+  EXPECT_FALSE(rank(1).arrive(0, nullptr, 0));
+  EXPECT_TRUE(rank(2).arrive(0, nullptr, 0));
+  rank(2).publish(0, nullptr, 0, 0);
+  EXPECT_EQ(rank(0).result(0, nullptr, 0), State::kReleased);
+  EXPECT_EQ(rank(1).result(0, nullptr, 0), State::kReleased);
 }
 
 // Ranks whose counts differ: a rank that gave fewer bytes than the largest

@@ -589,7 +589,7 @@ MemoryDomain::Usage ShmProvider::usage() const {
 
 void ShmProvider::write_contribution(std::uint64_t seq, const void* data, std::size_t bytes) {
   ShmControl::SmpSlot& s = own_->smp[seq & 1];
-  std::memcpy(s.data, data, bytes);
+  if (bytes) std::memcpy(s.data, data, bytes);  // (data may be NULL where bytes is 0)
   s.bytes = bytes;
   s.seq.store(seq + 1, std::memory_order_release);
 }
@@ -616,8 +616,15 @@ const char* ShmProvider::contribution(int r, std::uint64_t seq, std::size_t* byt
 
 void ShmProvider::publish(std::uint64_t seq, const void* result, std::size_t bytes, std::size_t largest) {
   ShmControl::SmpSlot& s = controls_[0]->smp_result[seq & 1];
-  if (result) std::memcpy(s.data, result, bytes);
-  s.bytes = result ? largest : kSmpFailed;
+  if (bytes) std::memcpy(s.data, result, bytes);
+  release_result(seq, largest);
+}
+
+void ShmProvider::publish_failure(std::uint64_t seq) { release_result(seq, kSmpFailed); }
+
+void ShmProvider::release_result(std::uint64_t seq, std::uint64_t bytes) {
+  ShmControl::SmpSlot& s = controls_[0]->smp_result[seq & 1];
+  s.bytes = bytes;
   s.seq.store(seq + 1, std::memory_order_seq_cst);
   for (int r = 0; r < o_.nranks; ++r)
     if (r != o_.rank) wake(r);
@@ -628,7 +635,7 @@ HostCombine::State ShmProvider::result(std::uint64_t seq, void* out, std::size_t
   if (s.seq.load(std::memory_order_acquire) != seq + 1) return State::kPending;
   if (s.bytes == kSmpFailed) return State::kFailed;
   // Rank 0's block is a peer's word: copy no more than asked for.
-  std::memcpy(out, s.data, std::min<std::size_t>(bytes, kSmpSlotBytes));
+  if (bytes) std::memcpy(out, s.data, std::min<std::size_t>(bytes, kSmpSlotBytes));
   return s.bytes > bytes ? State::kTruncated : State::kReleased;
 }
 
@@ -661,7 +668,7 @@ bool ShmProvider::broadcast_publish(std::uint64_t seq, const void* data, std::si
   if (bytes <= kBcastSlotBytes) {  // the tail first: seq's line is written once, last
     constexpr std::size_t head = ShmControl::BcastSlot::kHead;
     if (bytes > head) std::memcpy(s.tail, static_cast<const char*>(data) + head, bytes - head);
-    std::memcpy(s.head, data, std::min(bytes, head));
+    if (bytes) std::memcpy(s.head, data, std::min(bytes, head));  // (data may be NULL where bytes is 0)
   }
   s.bytes = bytes;
   s.seq.store(seq + 1, std::memory_order_release);
@@ -681,7 +688,7 @@ HostCombine::State ShmProvider::broadcast_result(std::uint64_t seq, void* out, s
   if (here) {
     constexpr std::size_t head = ShmControl::BcastSlot::kHead;
     const std::size_t n = std::min<std::size_t>(bytes, root_bytes);
-    std::memcpy(out, s.head, std::min(n, head));
+    if (n) std::memcpy(out, s.head, std::min(n, head));
     if (n > head) std::memcpy(static_cast<char*>(out) + head, s.tail, n - head);
   }
   // Done with it (the copy is out), then the waiter: the store-load order

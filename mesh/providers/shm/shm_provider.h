@@ -125,8 +125,8 @@ class ShmProvider final : public Provider, public MemoryDomain, public HostCombi
   /// and returns true if this rank is the last of the job to arrive at
   /// `seq`. That rank reads every contribution with contribution()
   /// (nullptr if rank r's is not there, which the last arrival rules out),
-  /// and publish()es the result (nullptr: it could not, and every waiter
-  /// gets kFailed) with the largest contribution's size, waking sleepers; the
+  /// and publish()es the result with the largest contribution's size (or
+  /// publish_failure()s: every waiter gets kFailed), waking sleepers; the
   /// others poll result(), which copies the result once it is out and
   /// says kTruncated to a rank that contributed fewer bytes than another (the
   /// ranks' counts differ: MPI_ERR_TRUNCATE). Where §5.2 has
@@ -145,6 +145,7 @@ class ShmProvider final : public Provider, public MemoryDomain, public HostCombi
   void post(std::uint64_t seq, const void* data, std::size_t bytes) override;
   const char* contribution(int r, std::uint64_t seq, std::size_t* bytes) const override;
   void publish(std::uint64_t seq, const void* result, std::size_t bytes, std::size_t largest) override;
+  void publish_failure(std::uint64_t seq) override;
   State result(std::uint64_t seq, void* out, std::size_t bytes) const override;
   /// Host-local broadcast: kBcastSlots slots of kBcastSlotBytes in rank 0's
   /// block, broadcast `seq` in slot seq % kBcastSlots. The root copies its
@@ -188,6 +189,9 @@ class ShmProvider final : public Provider, public MemoryDomain, public HostCombi
  private:
   // take_failures once a peer reported a link closed, or a link rejected data.
   [[gnu::noinline]] void take_closed(std::vector<LinkFailure>* failures);
+  /// Releases combine `seq`'s result slot with `bytes` (kSmpFailed: failed)
+  /// and wakes the waiters.
+  void release_result(std::uint64_t seq, std::uint64_t bytes);
   /// Creates the segment of link #index to `peer`. If the name exists:
   /// nullptr when `peer_may_have_made_it` (a simultaneous connect), else throws.
   std::unique_ptr<Link> create_link(int peer, int index, bool peer_may_have_made_it = false);
