@@ -46,6 +46,18 @@ def mp_test(name, binary, ranks, geometry = "", config = "", env = {}, timeout_s
         env = env,
     )
 
+def mp_test_runs(name, binary, runs, launcher = "//tools/qmprun:mpirun"):
+    """One mp_test of `binary` per (suffix, ranks, config, env) of `runs`, named NAME_SUFFIX."""
+    for (suffix, n, config, env) in runs:
+        mp_test(
+            name = name + "_" + suffix,
+            binary = binary,
+            config = config,
+            env = env,
+            launcher = launcher,
+            ranks = n,
+        )
+
 def rank_program(name, srcs, deps = []):
     """A GoogleTest program every rank of an mp_test runs (tests/mp/rank_main.h)."""
     native.cc_binary(

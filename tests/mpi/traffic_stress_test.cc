@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/mpi/draw.h"
 #include "tests/mpi/mpi_main.h"
 
 namespace {
@@ -31,17 +32,7 @@ namespace {
 using mpitest::rank;
 using mpitest::size;
 
-// xorshift64: the same stream on every rank for the same seed.
-struct Draw {
-  std::uint64_t s;
-  std::uint64_t next() {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    return s;
-  }
-  int below(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
-};
+using mpitest::Draw;
 
 constexpr int kMaxPayload = 300000;
 struct Head {
