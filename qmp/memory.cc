@@ -127,8 +127,8 @@ QMP_msgmem_t QMP_declare_msgmem(const void* mem, size_t nbytes) try {
 } QMP_END_HANDLE(QMP_declare_msgmem)
 
 QMP_msgmem_t QMP_declare_strided_msgmem(void* base, size_t blksize, int nblocks, ptrdiff_t stride) try {
-  if (!base || nblocks < 0) {
-    fail(QMP_INVALID_ARG, "QMP_declare_strided_msgmem", !base ? "base is NULL" : "nblocks < 0");
+  if (nblocks < 0 || (!base && nblocks && blksize)) {
+    fail(QMP_INVALID_ARG, "QMP_declare_strided_msgmem", nblocks < 0 ? "nblocks < 0" : "base is NULL");
     return nullptr;
   }
   auto m = new_msgmem(static_cast<char*>(base));
@@ -144,7 +144,7 @@ QMP_msgmem_t QMP_declare_strided_array_msgmem(void* base[], size_t blksize[], in
   }
   auto m = new_msgmem(static_cast<char*>(base[0]));
   for (int k = 0; k < num; ++k) {
-    if (!base[k] || nblocks[k] < 0) {
+    if (nblocks[k] < 0 || (!base[k] && nblocks[k] && blksize[k])) {
       fail(QMP_INVALID_ARG, "QMP_declare_strided_array_msgmem", "base[" + std::to_string(k) + "] is NULL or nblocks < 0");
       return nullptr;
     }
@@ -154,7 +154,7 @@ QMP_msgmem_t QMP_declare_strided_array_msgmem(void* base[], size_t blksize[], in
 } QMP_END_HANDLE(QMP_declare_strided_array_msgmem)
 
 QMP_msgmem_t QMP_declare_indexed_msgmem(void* base, int blocklen[], int index[], int elemsize, int count) try {
-  if (!base || !blocklen || !index || elemsize < 1 || count < 0) {
+  if (elemsize < 1 || count < 0 || (count && (!base || !blocklen || !index))) {
     fail(QMP_INVALID_ARG, "QMP_declare_indexed_msgmem", "NULL base/blocklen/index, elemsize < 1 or count < 0");
     return nullptr;
   }

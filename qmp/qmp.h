@@ -261,7 +261,9 @@ void* QMP_get_memory_pointer(QMP_mem_t* mem);
  *  memory declared over it must be freed first. */
 void QMP_free_memory(QMP_mem_t* mem);
 
-/** Message memory: a contiguous buffer of nbytes. */
+/** Message memory: a contiguous buffer of nbytes. Where a declaration
+ *  describes no bytes, its pointers may be NULL (as in USQCD QMP); else a
+ *  NULL pointer or a negative count is QMP_INVALID_ARG (NULL returned). */
 QMP_msgmem_t QMP_declare_msgmem(const void* mem, size_t nbytes);
 /** nblocks blocks of blksize bytes, stride bytes apart from base. */
 QMP_msgmem_t QMP_declare_strided_msgmem(void* base, size_t blksize, int nblocks, ptrdiff_t stride);
@@ -377,8 +379,9 @@ QMP_status_t QMP_comm_min_double(QMP_comm_t comm, double* value);
 QMP_status_t QMP_xor_ulong(unsigned long* value);
 QMP_status_t QMP_comm_xor_ulong(QMP_comm_t comm, unsigned long* value);
 /** Global reduction of buflen bytes at lbuffer with bfunc (associative and
- *  commutative), every node the same result. QMP_INVALID_ARG for a NULL bfunc
- *  or buffer. */
+ *  commutative), every node the same result. QMP_INVALID_ARG for a NULL bfunc,
+ *  or a NULL buffer of buflen > 0 (0 bytes: nothing is combined, bfunc is
+ *  not called). */
 QMP_status_t QMP_binary_reduction(void* lbuffer, size_t buflen, QMP_binary_func bfunc);
 QMP_status_t QMP_comm_binary_reduction(QMP_comm_t comm, void* lbuffer, size_t buflen, QMP_binary_func bfunc);
 /** Block j (count bytes) of sendbuffer goes to node j, arriving as block i

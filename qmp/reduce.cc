@@ -123,13 +123,14 @@ QMP_status_t QMP_binary_reduction(void* lbuffer, size_t buflen, QMP_binary_func 
 QMP_status_t QMP_comm_binary_reduction(QMP_comm_t c, void* lbuffer, size_t buflen, QMP_binary_func bfunc) try {
   if (!bfunc) return fail(QMP_INVALID_ARG, "QMP_binary_reduction", "bfunc is NULL");
   collectives::ReduceOp o;
-  o.elem_size = buflen;
+  o.elem_size = buflen ? buflen : 1;
   o.ctx = reinterpret_cast<void*>(bfunc);
   o.combine = [](void* io, const void* in, std::size_t n, void* ctx) {
     // One element: the whole buffer. The user function takes a non-const `in`.
     if (n) reinterpret_cast<QMP_binary_func>(ctx)(io, const_cast<void*>(in));
   };
-  return combine(c, lbuffer, 1, o, "QMP_binary_reduction");
+  // No bytes: no element (lbuffer may be NULL), and bfunc is not called.
+  return combine(c, lbuffer, buflen ? 1 : 0, o, "QMP_binary_reduction");
 } QMP_END_STATUS(QMP_comm_binary_reduction)
 
 QMP_status_t QMP_comm_alltoall(QMP_comm_t comm, char* recvbuffer, char* sendbuffer, int count) try {

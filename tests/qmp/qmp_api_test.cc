@@ -196,6 +196,45 @@ TEST(Qmp, StridedAndIndexedMemory) {
   QMP_free_msgmem(idx);
 }
 
+// Message memory and reductions of no bytes take NULL pointers, as USQCD
+// QMP 2.5.1 does (a face or buffer that is empty on this lattice): each
+// declaration gives message memory, which moves 0 bytes around a ring, and
+// QMP_binary_reduction of 0 bytes succeeds without calling the function.
+// Before, each was refused with QMP_INVALID_ARG ("base is NULL").
+TEST(Qmp, NoBytesTakeNullPointers) {
+  const int next = (me() + 1) % nodes(), prev = (me() + nodes() - 1) % nodes();
+  void* bases[2] = {nullptr, nullptr};
+  std::size_t blksizes[2] = {8, 0};
+  int nblocks[2] = {0, 3};
+  std::ptrdiff_t strides[2] = {16, 16};
+  QMP_msgmem_t empty[5] = {
+      QMP_declare_msgmem(nullptr, 0),
+      QMP_declare_strided_msgmem(nullptr, 8, 0, 16),
+      QMP_declare_strided_msgmem(nullptr, 0, 4, 16),
+      QMP_declare_strided_array_msgmem(bases, blksizes, nblocks, strides, 2),
+      QMP_declare_indexed_msgmem(nullptr, nullptr, nullptr, 8, 0),
+  };
+  for (int k = 0; k < 5; ++k) {
+    SCOPED_TRACE("declaration " + std::to_string(k));
+    ASSERT_NE(empty[k], nullptr) << QMP_get_error_string(nullptr);
+    QMP_msghandle_t r = QMP_declare_receive_from(empty[k], prev, 0), s = QMP_declare_send_to(empty[k], next, 0);
+    ASSERT_NE(r, nullptr);
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(QMP_start(r), QMP_SUCCESS);
+    EXPECT_EQ(QMP_start(s), QMP_SUCCESS);
+    EXPECT_EQ(QMP_wait(s), QMP_SUCCESS);
+    EXPECT_EQ(QMP_wait(r), QMP_SUCCESS);
+    QMP_free_msghandle(s);
+    QMP_free_msghandle(r);
+    QMP_free_msgmem(empty[k]);
+  }
+  static bool called;
+  called = false;
+  EXPECT_EQ(QMP_binary_reduction(nullptr, 0, [](void*, void*) { called = true; }), QMP_SUCCESS)
+      << QMP_get_error_string(nullptr);
+  EXPECT_FALSE(called);
+}
+
 // send_to / receive_from around a ring of node numbers, and change_address.
 TEST(Qmp, SendToReceiveFromAndChangeAddress) {
   const int next = (me() + 1) % nodes(), prev = (me() + nodes() - 1) % nodes();
