@@ -1,13 +1,15 @@
 // Random point-to-point traffic among all ranks (MPI-1.1 §3.4-3.8): each
 // round, every ordered pair of ranks -- a rank and itself included -- has
 // 0 to 3 messages of random size (empty, a few bytes, around the eager
-// limit, up to 300 KB), tag and mode (MPI_Isend or MPI_Issend), all posted
-// before any receive; each rank then takes what it is owed by
-// MPI_Recv(MPI_ANY_SOURCE, MPI_ANY_TAG), by MPI_Probe and a receive of the
-// probed source, tag and size, or by MPI_Irecv and an MPI_Test loop. Every
-// message must arrive whole, with its own source, tag and length, and the
-// messages of each sender in the order it sent them (non-overtaking,
-// §3.5). The rounds draw from fixed seeds, the same plan on every rank.
+// limit, up to 300 KB), tag and mode (MPI_Isend, MPI_Issend, MPI_Ibsend, or
+// MPI_Send_init and MPI_Start), all posted before any receive; each rank
+// then takes what it is owed by MPI_Recv(MPI_ANY_SOURCE, MPI_ANY_TAG), by
+// MPI_Probe and a receive of the probed source, tag and size, by MPI_Irecv
+// and an MPI_Test loop, by MPI_Mprobe and MPI_Mrecv, or by an MPI_Improbe
+// loop and MPI_Imrecv (MPI-3.1 §3.8.2). Every message must arrive whole,
+// with its own source, tag and length, and the messages of each sender in
+// the order it sent them (non-overtaking, §3.5). The rounds draw from fixed
+// seeds, the same plan on every rank.
 //
 // BUILD runs it at 4 ranks as it is and with MESHMP_UNEXPECTED_LIMIT=0
 // (nothing unexpected is buffered unless a frame this rank waits for may
@@ -54,13 +56,30 @@ unsigned char byte_of(const Head& h, std::size_t i) {
   return static_cast<unsigned char>(h.source * 31 + h.seq * 7 + h.tag + static_cast<int>(i));
 }
 
+// How a message is sent: MPI_Isend, MPI_Issend, MPI_Ibsend, or MPI_Send_init + MPI_Start.
+enum SendMode { kStandard, kSynchronous, kBuffered, kPersistent, kSendModes };
 struct Planned {
   int length, tag;
-  bool synchronous;
+  SendMode mode;
+};
+
+// Room for a round's buffered sends (at most 3 to each rank), attached
+// while it lives (MPI-1.1 §3.6.1).
+struct BsendBuffer {
+  std::vector<char> room;
+  explicit BsendBuffer(std::size_t bytes) : room(bytes) {
+    EXPECT_EQ(MPI_Buffer_attach(room.data(), static_cast<int>(room.size())), MPI_SUCCESS);
+  }
+  ~BsendBuffer() {
+    void* at;
+    int bytes;
+    MPI_Buffer_detach(&at, &bytes);
+  }
 };
 
 void run_rounds(std::uint64_t seed, int rounds) {
   const int me = rank(), p = size();
+  BsendBuffer attached(static_cast<std::size_t>(3 * p) * (sizeof(Head) + kMaxPayload + MPI_BSEND_OVERHEAD));
   std::vector<int> sent_seq(static_cast<std::size_t>(p), 0), last_seen(static_cast<std::size_t>(p), -1);
   std::vector<unsigned char> in(sizeof(Head) + kMaxPayload);
   for (int round = 0; round < rounds; ++round) {
@@ -71,15 +90,16 @@ void run_rounds(std::uint64_t seed, int rounds) {
       plan[s].resize(static_cast<std::size_t>(p));
       for (int t = 0; t < p; ++t) {
         const int n = d.below(4);
-        for (int k = 0; k < n; ++k) plan[s][t].push_back(Planned{draw_size(d), d.below(4), d.below(3) == 1});
+        for (int k = 0; k < n; ++k)
+          plan[s][t].push_back(Planned{draw_size(d), d.below(4), static_cast<SendMode>(d.below(kSendModes))});
       }
     }
-    const int receive_mode = d.below(3);
+    const int receive_mode = d.below(5);
     int owed = 0;
     for (int s = 0; s < p; ++s) owed += static_cast<int>(plan[s][me].size());
 
     std::vector<std::vector<unsigned char>> out;
-    std::vector<MPI_Request> sends;
+    std::vector<MPI_Request> sends, persistent;
     out.reserve(static_cast<std::size_t>(4 * p));
     for (int j = 0; j < p; ++j) {
       const int t = (me + 1 + j + round) % p;  // each rank starts elsewhere
@@ -89,9 +109,16 @@ void run_rounds(std::uint64_t seed, int rounds) {
         std::memcpy(b.data(), &h, sizeof h);
         for (std::size_t i = 0; i < static_cast<std::size_t>(m.length); ++i) b[sizeof h + i] = byte_of(h, i);
         MPI_Request r;
-        ASSERT_EQ((m.synchronous ? MPI_Issend : MPI_Isend)(b.data(), static_cast<int>(b.size()), MPI_BYTE, t, m.tag,
-                                                           MPI_COMM_WORLD, &r),
-                  MPI_SUCCESS);
+        const int n = static_cast<int>(b.size());
+        switch (m.mode) {
+          case kStandard: ASSERT_EQ(MPI_Isend(b.data(), n, MPI_BYTE, t, m.tag, MPI_COMM_WORLD, &r), MPI_SUCCESS); break;
+          case kSynchronous: ASSERT_EQ(MPI_Issend(b.data(), n, MPI_BYTE, t, m.tag, MPI_COMM_WORLD, &r), MPI_SUCCESS); break;
+          case kBuffered: ASSERT_EQ(MPI_Ibsend(b.data(), n, MPI_BYTE, t, m.tag, MPI_COMM_WORLD, &r), MPI_SUCCESS); break;
+          default:
+            ASSERT_EQ(MPI_Send_init(b.data(), n, MPI_BYTE, t, m.tag, MPI_COMM_WORLD, &r), MPI_SUCCESS);
+            ASSERT_EQ(MPI_Start(&r), MPI_SUCCESS);
+            persistent.push_back(r);
+        }
         sends.push_back(r);
       }
     }
@@ -99,7 +126,7 @@ void run_rounds(std::uint64_t seed, int rounds) {
     for (int i = 0; i < owed; ++i) {
       MPI_Status st;
       const int cap = static_cast<int>(in.size());
-      switch ((receive_mode + i) % 3) {
+      switch ((receive_mode + i) % 5) {
         case 0:
           ASSERT_EQ(MPI_Recv(in.data(), cap, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st), MPI_SUCCESS);
           break;
@@ -114,11 +141,30 @@ void run_rounds(std::uint64_t seed, int rounds) {
           ASSERT_EQ(st.MPI_TAG, probed.MPI_TAG);
           break;
         }
-        default: {
+        case 2: {
           MPI_Request r;
           int done = 0;
           ASSERT_EQ(MPI_Irecv(in.data(), cap, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &r), MPI_SUCCESS);
           while (!done) ASSERT_EQ(MPI_Test(&r, &done, &st), MPI_SUCCESS);
+          break;
+        }
+        case 3: {  // matched probe (MPI-3.1 §3.8.2)
+          MPI_Message msg;
+          MPI_Status probed;
+          int count = 0;
+          ASSERT_EQ(MPI_Mprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &msg, &probed), MPI_SUCCESS);
+          MPI_Get_count(&probed, MPI_BYTE, &count);
+          ASSERT_EQ(MPI_Mrecv(in.data(), count, MPI_BYTE, &msg, &st), MPI_SUCCESS);
+          ASSERT_EQ(msg, MPI_MESSAGE_NULL);
+          break;
+        }
+        default: {  // an MPI_Improbe loop, then MPI_Imrecv
+          MPI_Message msg;
+          MPI_Request r;
+          int found = 0;
+          while (!found) ASSERT_EQ(MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &found, &msg, &st), MPI_SUCCESS);
+          ASSERT_EQ(MPI_Imrecv(in.data(), cap, MPI_BYTE, &msg, &r), MPI_SUCCESS);
+          ASSERT_EQ(MPI_Wait(&r, &st), MPI_SUCCESS);
         }
       }
       int count = 0;
@@ -137,6 +183,7 @@ void run_rounds(std::uint64_t seed, int rounds) {
         ASSERT_EQ(in[sizeof h + k], byte_of(h, k)) << "byte " << k;
     }
     ASSERT_EQ(MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    for (MPI_Request& r : persistent) ASSERT_EQ(MPI_Request_free(&r), MPI_SUCCESS);
     // A round's receives take only its own messages: with a count owed but
     // any source, a rank a round ahead could otherwise take another's place
     // and leave a synchronous send unmatched (an erroneous program).
