@@ -95,6 +95,24 @@ TEST_P(Neighbor, AlltoallOnCartesianGridsPutsEachBlockInItsPlace) {
   });
 }
 
+// Counts of 0 with NULL buffers: every form succeeds and touches nothing
+// (MPI-1.1 §4.2; a face that is empty on this lattice).
+TEST_P(Neighbor, ZeroCountsWithNullBuffers) {
+  on_every_grid([&](MPI_Comm cart, int, const std::vector<int>& nb) {
+    const std::vector<int> zeros(nb.size(), 0);
+    const std::vector<MPI_Aint> byte_zeros(nb.size(), 0);
+    const std::vector<MPI_Datatype> types(nb.size(), MPI_INT);
+    const int* z = zeros.data();
+    EXPECT_EQ(NEIGHBOR(alltoall, nullptr, 0, MPI_INT, nullptr, 0, MPI_INT, cart), MPI_SUCCESS);
+    EXPECT_EQ(NEIGHBOR(allgather, nullptr, 0, MPI_INT, nullptr, 0, MPI_INT, cart), MPI_SUCCESS);
+    EXPECT_EQ(NEIGHBOR(alltoallv, nullptr, z, z, MPI_INT, nullptr, z, z, MPI_INT, cart), MPI_SUCCESS);
+    EXPECT_EQ(NEIGHBOR(allgatherv, nullptr, 0, MPI_INT, nullptr, z, z, MPI_INT, cart), MPI_SUCCESS);
+    EXPECT_EQ(NEIGHBOR(alltoallw, nullptr, z, byte_zeros.data(), types.data(), nullptr, z, byte_zeros.data(),
+                       types.data(), cart),
+              MPI_SUCCESS);
+  });
+}
+
 TEST_P(Neighbor, AllgatherAndTheVectorForms) {
   MPI_Comm cart = grid(2, true);
   const int me = rank(cart);
