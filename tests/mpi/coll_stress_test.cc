@@ -28,15 +28,15 @@
 #include <string>
 #include <vector>
 
-#include "tests/mpi/draw.h"
 #include "tests/mpi/mat_op.h"
 #include "tests/mpi/mpi_main.h"
+#include "tests/support/draw.h"
 
 namespace {
 
 using mpitest::Mat;
 
-using mpitest::Draw;
+using meshmp::testing_support::Draw;
 
 constexpr int kGap = 0x7f7f7f7f;  // what no call may write
 

@@ -30,12 +30,12 @@
 #include <string>
 #include <vector>
 
-#include "tests/mpi/draw.h"
 #include "tests/mpi/mpi_main.h"
+#include "tests/support/draw.h"
 
 namespace {
 
-using mpitest::Draw;
+using meshmp::testing_support::Draw;
 
 struct Elem {
   long disp;

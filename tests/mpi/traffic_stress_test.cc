@@ -26,15 +26,15 @@
 #include <string>
 #include <vector>
 
-#include "tests/mpi/draw.h"
 #include "tests/mpi/mpi_main.h"
+#include "tests/support/draw.h"
 
 namespace {
 
 using mpitest::rank;
 using mpitest::size;
 
-using mpitest::Draw;
+using meshmp::testing_support::Draw;
 
 constexpr int kMaxPayload = 300000;
 struct Head {

@@ -1,4 +1,5 @@
-// The random tests' draws (traffic_stress, coll_stress, datatype_fuzz):
+// The random tests' draws (tests/mpi: traffic_stress, coll_stress,
+// datatype_fuzz; tests/qmp: qmp_stress):
 // xorshift64 (Marsaglia, 2003), the same stream on every rank for the same
 // seed, so that every rank draws the same plan and knows what every other
 // rank sends.
@@ -6,7 +7,7 @@
 
 #include <cstdint>
 
-namespace mpitest {
+namespace meshmp::testing_support {
 
 struct Draw {
   std::uint64_t s;  ///< the state: any value but 0
@@ -20,4 +21,4 @@ struct Draw {
   int below(int n) { return n <= 0 ? 0 : static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
 };
 
-}  // namespace mpitest
+}  // namespace meshmp::testing_support
