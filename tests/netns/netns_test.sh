@@ -9,9 +9,11 @@
 #             lattice-QCD job gives the plaquette history of a one-host shm
 #             run, bit for bit
 #   switched  2x2x2 on one bridge, one rank per node: the core, QMP and MPI
-#             tests, every pair connected directly over tcp
+#             tests (the random collectives and QMP halos among them), every
+#             pair connected directly over tcp
 #   mixed     4 nodes on a bridge, 2 ranks per node: shm inside, tcp across
-#             (the barriers over flag windows combine the two)
+#             (the barriers over flag windows and the hierarchical
+#             collectives combine the two)
 #   loss      2x2x2 mesh: node 0 cut off (all its cables down) while ranks
 #             0 and 1 exchange messages makes their calls fail, naming the
 #             link and the peer, within 5 s; a killed rank ends the job
@@ -44,7 +46,7 @@ mesh_cfg=$4 switched_cfg=$5 switched4_cfg=$6 mesh64_cfg=$7
 shift 8  # ... and "--"
 traffic=$1 collectives=$2 qmp_api=$3 mpi_p2p=$4 mpi_coll=$5 lqcd=$6 link_loss=$7 reroute=$8 pingpong=$9
 personalized=${10} mpi_halo_loop=${11} in_netns=${12} slurm_local=${13} unlinked_finalize=${14} barrier=${15}
-hydra_netns=${16}
+hydra_netns=${16} coll_stress=${17} qmp_stress=${18}
 unset TEST_PREMATURE_EXIT_FILE XML_OUTPUT_FILE GTEST_OUTPUT
 
 if [ "$(id -u)" != 0 ]; then echo "netns_test: needs root (network namespaces)"; exit 1; fi
@@ -294,6 +296,11 @@ switched|mixed|mixed_ofi)
   run "QMP API" "${job[@]}" "$qmp_api"
   run "MPI point-to-point" "${job[@]}" "$mpi_p2p"
   run "MPI collectives" "${job[@]}" "$mpi_coll"
+  # Random collectives and QMP halos across hosts: with 2 ranks a host, the
+  # hierarchical combines and broadcasts (tests/mpi/coll_stress_test.cc,
+  # tests/qmp/qmp_stress_test.cc).
+  run "MPI random collectives" "${job[@]}" "$coll_stress"
+  run "QMP random halos" "${job[@]}" "$qmp_stress"
   ;;
 mixed_mpich)
   "$qmp_mesh" net up "$switched4_cfg" --name "$name" || exit 1
