@@ -293,10 +293,11 @@ std::string difference(const Layout& got, const Layout& want) {
 void run_round(std::uint64_t seed, int round) {
   const int me = mpitest::rank(), p = mpitest::size(), last = p - 1;
   Draw d{(seed * 1000003 + static_cast<std::uint64_t>(round)) * 0x9E3779B97F4A7C15ull + 1};
+  SCOPED_TRACE("round " + std::to_string(round));  // (the struct checks in make())
   Model t = make(d, 1 + d.below(3));
   ASSERT_EQ(MPI_Type_commit(&t.type), MPI_SUCCESS);
   const int count = d.below(4) == 0 ? 0 : 1 + d.below(t.map.size() > 20000 ? 2 : 6);
-  SCOPED_TRACE("round " + std::to_string(round) + ": " + std::to_string(count) + " x " + t.name);
+  SCOPED_TRACE(std::to_string(count) + " x " + t.name);
 
   // Size and bounds.
   int size;
