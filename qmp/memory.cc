@@ -132,7 +132,8 @@ QMP_msgmem_t QMP_declare_strided_msgmem(void* base, size_t blksize, int nblocks,
     return nullptr;
   }
   auto m = new_msgmem(static_cast<char*>(base));
-  for (int i = 0; i < nblocks; ++i) add_run(m, m->base + i * stride, blksize);
+  // (Blocks of no bytes add nothing: base may be NULL then.)
+  for (int i = 0; blksize && i < nblocks; ++i) add_run(m, m->base + i * stride, blksize);
   return m.release();
 } QMP_END_HANDLE(QMP_declare_strided_msgmem)
 
@@ -148,7 +149,8 @@ QMP_msgmem_t QMP_declare_strided_array_msgmem(void* base[], size_t blksize[], in
       fail(QMP_INVALID_ARG, "QMP_declare_strided_array_msgmem", "base[" + std::to_string(k) + "] is NULL or nblocks < 0");
       return nullptr;
     }
-    for (int i = 0; i < nblocks[k]; ++i) add_run(m, static_cast<char*>(base[k]) + i * stride[k], blksize[k]);
+    for (int i = 0; blksize[k] && i < nblocks[k]; ++i)
+      add_run(m, static_cast<char*>(base[k]) + i * stride[k], blksize[k]);
   }
   return m.release();
 } QMP_END_HANDLE(QMP_declare_strided_array_msgmem)
