@@ -118,10 +118,8 @@ TEST(OneSidedOps, ExistButServeNoCollective) {
     int x = 1, y = 0;
     const int err = MPI_Allreduce(&x, &y, 1, MPI_INT, op, MPI_COMM_WORLD);
     EXPECT_EQ(mpitest::error_class(err), MPI_ERR_OP);
-    char text[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(err, text, &len);
-    EXPECT_NE(std::string(text).find(op == MPI_REPLACE ? "MPI_REPLACE is for one-sided" : "MPI_NO_OP is for one-sided"),
+    const std::string text = mpitest::error_text(err);
+    EXPECT_NE(text.find(op == MPI_REPLACE ? "MPI_REPLACE is for one-sided" : "MPI_NO_OP is for one-sided"),
               std::string::npos)
         << text;
     EXPECT_EQ(mpitest::error_class(MPI_Reduce_local(&x, &y, 1, MPI_INT, op)), MPI_ERR_OP);
@@ -215,10 +213,8 @@ TEST(Mpi2Collectives, BadArgumentsNameTheFunction) {
   EXPECT_EQ(mpitest::error_class(MPI_Alltoallw(buf.data(), counts.data(), displs.data(), types.data(), buf.data(),
                                                counts.data(), displs.data(), types.data(), MPI_COMM_WORLD)),
             MPI_ERR_TYPE);
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(MPI_Exscan(&x, &y, -1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), text, &len);
-  EXPECT_NE(std::string(text).find("MPI_Exscan"), std::string::npos) << text;
+  const std::string text = mpitest::error_text(MPI_Exscan(&x, &y, -1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  EXPECT_NE(text.find("MPI_Exscan"), std::string::npos) << text;
 }
 
 }  // namespace

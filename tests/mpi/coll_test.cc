@@ -251,15 +251,10 @@ TEST(Coll, EveryCollectiveTakesNullBuffersWithZeroCounts) {
 TEST(Coll, BadArgumentsNameTheCallAndTheArgument) {
   mpitest::ErrorsReturn er;
   const int p = size();
-  auto text_of = [](int code) {
-    char text[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(code, text, &len);
-    return std::string(text, static_cast<std::size_t>(len));
-  };
+  using mpitest::error_text;
   auto expect = [&](int code, int cls, const std::string& call, const std::string& says) {
-    EXPECT_EQ(mpitest::error_class(code), cls) << text_of(code);
-    const std::string t = text_of(code);
+    EXPECT_EQ(mpitest::error_class(code), cls) << error_text(code);
+    const std::string t = error_text(code);
     EXPECT_NE(t.find(call), std::string::npos) << t;
     EXPECT_NE(t.find(says), std::string::npos) << t;
   };

@@ -12,17 +12,7 @@ namespace {
 using mpitest::rank;
 using mpitest::size;
 
-std::vector<int> world_ranks_of(MPI_Group g) {
-  MPI_Group world;
-  MPI_Comm_group(MPI_COMM_WORLD, &world);
-  int n;
-  MPI_Group_size(g, &n);
-  std::vector<int> in(n), out(n);
-  for (int i = 0; i < n; ++i) in[i] = i;
-  MPI_Group_translate_ranks(g, n, in.data(), world, out.data());
-  MPI_Group_free(&world);
-  return out;
-}
+using mpitest::world_ranks;
 
 TEST(Groups, WorldGroupMatchesTheCommunicator) {
   MPI_Group g;
@@ -51,12 +41,12 @@ TEST(Groups, InclExclAndRangesFollowTheStandard) {
   MPI_Group_incl(world, p, reversed.data(), &rev);
   int ranges[1][3] = {{0, p - 1, 2}};  // every other rank from 0: the evens
   MPI_Group_range_incl(world, 1, ranges, &by_range);
-  EXPECT_EQ(world_ranks_of(even), evens);
-  EXPECT_EQ(world_ranks_of(by_range), evens);
+  EXPECT_EQ(world_ranks(even), evens);
+  EXPECT_EQ(world_ranks(by_range), evens);
   if (!odds.empty()) {
-    EXPECT_EQ(world_ranks_of(odd_by_excl), odds);
+    EXPECT_EQ(world_ranks(odd_by_excl), odds);
   }
-  EXPECT_EQ(world_ranks_of(rev), reversed);
+  EXPECT_EQ(world_ranks(rev), reversed);
   int result;
   MPI_Group_compare(even, by_range, &result);
   EXPECT_EQ(result, MPI_IDENT);
@@ -71,7 +61,7 @@ TEST(Groups, InclExclAndRangesFollowTheStandard) {
   int down[1][3] = {{p - 1, 0, -1}};
   MPI_Group by_down;
   MPI_Group_range_incl(world, 1, down, &by_down);
-  EXPECT_EQ(world_ranks_of(by_down), reversed);
+  EXPECT_EQ(world_ranks(by_down), reversed);
   MPI_Group range_excl;
   MPI_Group_range_excl(world, 1, ranges, &range_excl);
   int n;
@@ -99,9 +89,9 @@ TEST(Groups, SetOperationsKeepTheirOrder) {
   for (int r : bv)
     if (std::find(av.begin(), av.end(), r) == av.end()) want_u.push_back(r);
   for (int r : av) (std::find(bv.begin(), bv.end(), r) != bv.end() ? want_i : want_d).push_back(r);
-  EXPECT_EQ(world_ranks_of(u), want_u);
-  EXPECT_EQ(world_ranks_of(i), want_i);
-  EXPECT_EQ(world_ranks_of(d), want_d);
+  EXPECT_EQ(world_ranks(u), want_u);
+  EXPECT_EQ(world_ranks(i), want_i);
+  EXPECT_EQ(world_ranks(d), want_d);
   MPI_Group empty;
   MPI_Group_difference(world, world, &empty);
   EXPECT_EQ(empty, MPI_GROUP_EMPTY);

@@ -95,10 +95,8 @@ TEST(Info, ErrorsNameTheirClass) {
   MPI_Info freed = info;
   MPI_Info_free(&info);
   EXPECT_EQ(error_class(MPI_Info_get_nkeys(freed, &flag)), MPI_ERR_INFO) << "a freed info is no info";
-  char text[MPI_MAX_ERROR_STRING];
-  int len;
-  MPI_Error_string(MPI_Info_delete(MPI_INFO_NULL, "k"), text, &len);
-  EXPECT_NE(std::string(text).find("MPI_Info_delete"), std::string::npos) << text;
+  const std::string text = mpitest::error_text(MPI_Info_delete(MPI_INFO_NULL, "k"));
+  EXPECT_NE(text.find("MPI_Info_delete"), std::string::npos) << text;
   void* mem = nullptr;
   EXPECT_EQ(error_class(MPI_Alloc_mem(64, freed, &mem)), MPI_ERR_INFO);
 }

@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <string>
+#include <vector>
+
 namespace mpitest {
 
 inline int rank(MPI_Comm c = MPI_COMM_WORLD) {
@@ -23,6 +26,25 @@ inline int error_class(int code) {
   int c;
   MPI_Error_class(code, &c);
   return c;
+}
+/// The world ranks of a group's members, in the group's rank order.
+inline std::vector<int> world_ranks(MPI_Group g) {
+  MPI_Group world;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  int n;
+  MPI_Group_size(g, &n);
+  std::vector<int> in(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) in[static_cast<std::size_t>(i)] = i;
+  MPI_Group_translate_ranks(g, n, in.data(), world, out.data());
+  MPI_Group_free(&world);
+  return out;
+}
+/// MPI_Error_string's text for a code: what the error names (call, argument).
+inline std::string error_text(int code) {
+  char s[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(code, s, &len);
+  return std::string(s, static_cast<std::size_t>(len));
 }
 
 /// The rank this one pairs with: rank^1, or itself on a job of one (or the

@@ -313,10 +313,8 @@ TEST(P2p, TruncationIsReportedAndTheBufferHoldsThePrefix) {
       const int err = MPI_Recv(got.data(), 5, MPI_INT, other, 4, MPI_COMM_WORLD, &st);
       EXPECT_EQ(error_class(err), MPI_ERR_TRUNCATE);
       EXPECT_EQ(got, std::vector<int>(v.begin(), v.begin() + 5));
-      char text[MPI_MAX_ERROR_STRING];
-      int len;
-      MPI_Error_string(err, text, &len);
-      EXPECT_NE(std::string(text).find("MPI_Recv"), std::string::npos) << text;
+      const std::string text = mpitest::error_text(err);
+      EXPECT_NE(text.find("MPI_Recv"), std::string::npos) << text;
     }
     MPI_Wait(&s, MPI_STATUS_IGNORE);
   }
@@ -765,11 +763,9 @@ TEST(P2p, BadArgumentsReturnTheirClassUnderErrorsReturn) {
   MPI_Type_free(&uncommitted);
   // The message names the function and the argument.
   const int err = MPI_Send(&v, 1, MPI_INT, size() + 3, 0, MPI_COMM_WORLD);
-  char text[MPI_MAX_ERROR_STRING];
-  int len;
-  MPI_Error_string(err, text, &len);
-  EXPECT_NE(std::string(text).find("MPI_Send"), std::string::npos) << text;
-  EXPECT_NE(std::string(text).find("dest"), std::string::npos) << text;
+  const std::string text = mpitest::error_text(err);
+  EXPECT_NE(text.find("MPI_Send"), std::string::npos) << text;
+  EXPECT_NE(text.find("dest"), std::string::npos) << text;
 }
 
 // MPI_Waitall and MPI_Testall check every handle before they wait for any

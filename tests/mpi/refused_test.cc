@@ -16,13 +16,7 @@
 namespace {
 
 using mpitest::error_class;
-
-std::string text_of(int code) {
-  char s[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  MPI_Error_string(code, s, &len);
-  return std::string(s, static_cast<std::size_t>(len));
-}
+using mpitest::error_text;
 
 int handler_calls = 0;
 int handler_code = MPI_SUCCESS;
@@ -46,7 +40,7 @@ void expect_refused(const Calls& calls, const std::string& chapter) {
     handler_calls = 0;
     const int rc = run();
     EXPECT_EQ(error_class(rc), MPI_ERR_UNSUPPORTED_OPERATION) << call;
-    EXPECT_EQ(text_of(rc).rfind(call + ": " + chapter + " is not provided by meshmp", 0), 0u) << text_of(rc);
+    EXPECT_EQ(error_text(rc).rfind(call + ": " + chapter + " is not provided by meshmp", 0), 0u) << error_text(rc);
     EXPECT_EQ(handler_calls, 1) << call;
     EXPECT_EQ(handler_code, rc) << call;
   }
@@ -82,8 +76,8 @@ TEST(OneSided, CreatingAWindowFailsOnTheCommunicatorsHandler) {
     EXPECT_EQ(handler_calls, 1) << name;
     EXPECT_EQ(handler_code, rc) << name;
     EXPECT_EQ(handler_comm, comm) << name;
-    EXPECT_EQ(text_of(rc).rfind(name + ": one-sided communication (MPI-3.1 chapter 11) is not provided", 0), 0u)
-        << text_of(rc);
+    EXPECT_EQ(error_text(rc).rfind(name + ": one-sided communication (MPI-3.1 chapter 11) is not provided", 0), 0u)
+        << error_text(rc);
   }
   EXPECT_EQ(base, nullptr);
   MPI_Comm_free(&comm);
@@ -178,8 +172,8 @@ TEST(FileIo, OpeningAFileFailsOnTheCommunicatorsHandler) {
   EXPECT_EQ(handler_calls, 1);
   EXPECT_EQ(handler_code, rc);
   EXPECT_EQ(handler_comm, comm);
-  EXPECT_EQ(text_of(rc).rfind("MPI_File_open: parallel I/O (MPI-3.1 chapter 13) is not provided", 0), 0u)
-      << text_of(rc);
+  EXPECT_EQ(error_text(rc).rfind("MPI_File_open: parallel I/O (MPI-3.1 chapter 13) is not provided", 0), 0u)
+      << error_text(rc);
   MPI_Comm_free(&comm);
   MPI_Errhandler_free(&counting);
 }
