@@ -1,5 +1,5 @@
 // The random tests' draws (tests/mpi: traffic_stress, coll_stress,
-// datatype_fuzz; tests/qmp: qmp_stress):
+// comm_stress, datatype_fuzz; tests/qmp: qmp_stress):
 // xorshift64 (Marsaglia, 2003), the same stream on every rank for the same
 // seed, so that every rank draws the same plan and knows what every other
 // rank sends.
