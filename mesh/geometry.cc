@@ -60,28 +60,45 @@ int Torus::rank(const std::vector<int>& c) const {
   return r;
 }
 
+namespace {
+
+void check_rank(const char* fn, int r, int size) {
+  if (r < 0 || r >= size)
+    throw std::out_of_range(std::string(fn) + ": rank " + std::to_string(r) + " not in [0, " +
+                            std::to_string(size) + ")");
+}
+
+}  // namespace
+
+// neighbour and hop_distance work on the rank digits in place (no coordinate
+// vectors): route tables and scatter schedules call them p^2 times.
 int Torus::neighbour(int r, int axis, int sign) const {
   if (axis < 0 || axis >= ndims())
     throw std::out_of_range("Torus::neighbour: axis " + std::to_string(axis));
   if (sign != 1 && sign != -1)
     throw std::invalid_argument("Torus::neighbour: direction must be +1 or -1, got " +
                                 std::to_string(sign));
-  std::vector<int> c = coords(r);
-  int x = c[axis] + sign;
-  if (x < 0 || x >= dims_[axis]) {
+  check_rank("Torus::neighbour", r, size_);
+  int stride = 1;
+  for (int i = 0; i < axis; ++i) stride *= dims_[i];
+  const int x = r / stride % dims_[axis];
+  int to = x + sign;
+  if (to < 0 || to >= dims_[axis]) {
     if (!periodic_[axis]) return -1;
-    x = (x + dims_[axis]) % dims_[axis];
+    to = (to + dims_[axis]) % dims_[axis];
   }
-  c[axis] = x;
-  return rank(c);
+  return r + (to - x) * stride;
 }
 
 int Torus::hop_distance(int a, int b) const {
-  const std::vector<int> ca = coords(a), cb = coords(b);
+  check_rank("Torus::hop_distance", a, size_);
+  check_rank("Torus::hop_distance", b, size_);
   int hops = 0;
   for (int i = 0; i < ndims(); ++i) {
-    int d = std::abs(ca[i] - cb[i]);
+    const int d = std::abs(a % dims_[i] - b % dims_[i]);
     hops += periodic_[i] ? std::min(d, dims_[i] - d) : d;
+    a /= dims_[i];
+    b /= dims_[i];
   }
   return hops;
 }

@@ -64,12 +64,13 @@ ScatterSchedule list_schedule(const Torus& t, int root, std::vector<Journey> msg
       auto free_link = [&](Direction d) { return !used[static_cast<std::size_t>(at) * nlinks + d.index()]; };
       if (!j.dirs.empty()) {
         if (free_link(j.dirs[j.pos])) link = j.dirs[j.pos];
-      } else {
-        for (Direction d : links_of(t, at))
-          if (t.neighbour(at, d) == next && free_link(d)) {
-            link = d;
-            break;
-          }
+      } else {  // the first free link to `next`, in links_of's order
+        for (int a = 0; a < t.ndims() && !link; ++a)
+          for (int sign : {+1, -1})
+            if (t.dims()[a] >= 2 && t.neighbour(at, a, sign) == next && free_link(Direction{a, sign})) {
+              link = Direction{a, sign};
+              break;
+            }
       }
       if (!link) continue;
       const std::size_t slot = static_cast<std::size_t>(at) * nlinks + link->index();
@@ -112,18 +113,23 @@ int finish_step(const std::vector<int>& dists_desc, int cap) {
   return f;
 }
 
-// v's rank counted from the root (coordinates minus the root's, mod each
-// size): every choice below breaks ties by it, so on a torus every root's
-// partition is root 0's, translated.
-int relative(const Torus& t, int root, int v) {
-  std::vector<int> c = t.coords(v);
+// Each node's rank counted from the root (coordinates minus the root's, mod
+// each size): every choice below breaks ties by it, so on a torus every
+// root's partition is root 0's, translated.
+std::vector<int> relative_ranks(const Torus& t, int root) {
   const std::vector<int> r = t.coords(root);
-  for (int a = 0; a < t.ndims(); ++a) c[a] = (c[a] - r[a] + t.dims()[a]) % t.dims()[a];
-  return t.rank(c);
+  std::vector<int> out(t.size());
+  for (int v = 0; v < t.size(); ++v) {
+    std::vector<int> c = t.coords(v);
+    for (int a = 0; a < t.ndims(); ++a) c[a] = (c[a] - r[a] + t.dims()[a]) % t.dims()[a];
+    out[v] = t.rank(c);
+  }
+  return out;
 }
 
 Partition partition(const Torus& t, int root) {
   const int p = t.size();
+  const std::vector<int> relative = relative_ranks(t, root);
   Partition part;
   part.region.assign(p, -1);
   part.parent.assign(p, -1);
@@ -148,7 +154,7 @@ Partition partition(const Torus& t, int root) {
   std::vector<std::vector<int>> levels(far + 1);
   for (int v = 0; v < p; ++v) levels[dist[v]].push_back(v);
   for (auto& level : levels)
-    std::sort(level.begin(), level.end(), [&](int a, int b) { return relative(t, root, a) < relative(t, root, b); });
+    std::sort(level.begin(), level.end(), [&](int a, int b) { return relative[a] < relative[b]; });
   // Each region's members' distances, furthest first (nodes join in order of
   // distance, so a newcomer goes to the front).
   std::vector<std::vector<int>> dists(nreg);
@@ -190,7 +196,7 @@ Partition partition(const Torus& t, int root) {
       dists[best].insert(dists[best].begin(), d);
       for (int u : n.preds)
         if (part.region[u] == best &&
-            (part.parent[n.v] < 0 || relative(t, root, u) < relative(t, root, part.parent[n.v])))
+            (part.parent[n.v] < 0 || relative[u] < relative[part.parent[n.v]]))
           part.parent[n.v] = u;
     }
   }
@@ -212,8 +218,9 @@ std::vector<Direction> links_of(const Torus& t, int node) {
 ScatterSchedule opt_scatter(const Torus& t, int root) {
   check_root(t, root);
   const Partition part = partition(t, root);
+  const std::vector<int> relative = relative_ranks(t, root);
   std::vector<int> order(t.size());
-  for (int v = 0; v < t.size(); ++v) order[relative(t, root, v)] = v;
+  for (int v = 0; v < t.size(); ++v) order[relative[v]] = v;
   std::vector<Journey> msgs;
   for (int v : order) {
     if (v == root) continue;
@@ -290,9 +297,9 @@ int replay(const Torus& t, const ScatterSchedule& s, Start start, End end) {
     last = x.step;
     if (x.from < 0 || x.from >= p || x.message < 0 || x.message >= p || x.message == s.root)
       fail("no such node or message", x);
-    const std::vector<Direction> links = links_of(t, x.from);
+    // One of links_of(x.from): an axis of size 2 or more, not past an open edge.
     if (x.dir.axis < 0 || x.dir.axis >= t.ndims() || (x.dir.sign != 1 && x.dir.sign != -1) ||
-        std::none_of(links.begin(), links.end(), [&](Direction d) { return d.index() == x.dir.index(); }))
+        t.dims()[x.dir.axis] < 2 || t.neighbour(x.from, x.dir) < 0)
       fail("no such link", x);
     if (at[x.message] != x.from) fail("the message is not at this node", x);
     if (x.from == end(x.message)) fail("the message is sent on from its destination", x);

@@ -12,6 +12,16 @@ void check_rank(const Torus& t, int r, const char* what) {
     throw std::out_of_range(std::string("routing: ") + what + " rank " + std::to_string(r) + " is outside " +
                             t.to_string());
 }
+// The signed steps from coordinate a to b on an axis of size n: on a
+// periodic axis the shorter way round, a tie going +.
+int axis_steps(int a, int b, int n, bool periodic) {
+  int d = b - a;
+  if (periodic) {
+    d = ((d % n) + n) % n;  // 0..n-1, the + way
+    if (d > n - d) d -= n;  // the - way is shorter; a tie stays +
+  }
+  return d;
+}
 }  // namespace
 
 std::vector<int> remaining_steps(const Torus& t, int from, int to) {
@@ -19,25 +29,25 @@ std::vector<int> remaining_steps(const Torus& t, int from, int to) {
   check_rank(t, to, "destination");
   const std::vector<int> a = t.coords(from), b = t.coords(to);
   std::vector<int> steps(a.size());
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const int n = t.dims()[i];
-    int d = b[i] - a[i];
-    if (t.periodic()[i]) {
-      d = ((d % n) + n) % n;      // 0..n-1, the + way
-      if (d > n - d) d -= n;      // the - way is shorter; a tie stays +
-    }
-    steps[i] = d;
-  }
+  for (std::size_t i = 0; i < a.size(); ++i) steps[i] = axis_steps(a[i], b[i], t.dims()[i], t.periodic()[i]);
   return steps;
 }
 
+// remaining_steps axis by axis, on the rank digits in place (no vectors):
+// route tables and schedules ask it for every pair of nodes.
 std::optional<Direction> sdf_next_hop(const Torus& t, int from, int to) {
-  const std::vector<int> steps = remaining_steps(t, from, to);
-  int best = -1;
-  for (int i = 0; i < static_cast<int>(steps.size()); ++i)
-    if (steps[i] != 0 && (best < 0 || std::abs(steps[i]) < std::abs(steps[best]))) best = i;
+  check_rank(t, from, "source");
+  check_rank(t, to, "destination");
+  int best = -1, best_steps = 0;
+  for (int i = 0; i < t.ndims(); ++i) {
+    const int n = t.dims()[i];
+    const int steps = axis_steps(from % n, to % n, n, t.periodic()[i]);
+    from /= n;
+    to /= n;
+    if (steps != 0 && (best < 0 || std::abs(steps) < std::abs(best_steps))) best = i, best_steps = steps;
+  }
   if (best < 0) return std::nullopt;
-  return Direction{best, steps[best] > 0 ? +1 : -1};
+  return Direction{best, best_steps > 0 ? +1 : -1};
 }
 
 std::vector<int> sdf_route(const Torus& t, int from, int to) {

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <set>
+#include <vector>
 
 namespace meshmp::mesh {
 namespace {
@@ -48,6 +51,36 @@ TEST(Torus, HopDistanceIsSymmetricAndMatchesNeighbours) {
     }
 }
 
+// neighbour and hop_distance against their definitions in coordinates, on
+// every pair of a torus with open, periodic, size-1 and size-2 axes.
+TEST(Torus, NeighbourAndHopDistanceFollowTheCoordinates) {
+  const Torus t({3, 1, 4, 2, 5}, {true, true, false, true, false});
+  for (int r = 0; r < t.size(); ++r) {
+    const std::vector<int> c = t.coords(r);
+    for (int a = 0; a < t.ndims(); ++a)
+      for (int sign : {+1, -1}) {
+        std::vector<int> n = c;
+        n[a] += sign;
+        const bool past_edge = n[a] < 0 || n[a] >= t.dims()[a];
+        if (past_edge && !t.periodic()[a]) {
+          EXPECT_EQ(t.neighbour(r, a, sign), -1) << r << " axis " << a << " sign " << sign;
+          continue;
+        }
+        n[a] = (n[a] + t.dims()[a]) % t.dims()[a];
+        EXPECT_EQ(t.neighbour(r, a, sign), t.rank(n)) << r << " axis " << a << " sign " << sign;
+      }
+    for (int b = 0; b < t.size(); ++b) {
+      const std::vector<int> d = t.coords(b);
+      int hops = 0;
+      for (int a = 0; a < t.ndims(); ++a) {
+        const int diff = std::abs(c[a] - d[a]);
+        hops += t.periodic()[a] ? std::min(diff, t.dims()[a] - diff) : diff;
+      }
+      EXPECT_EQ(t.hop_distance(r, b), hops) << r << " to " << b;
+    }
+  }
+}
+
 TEST(Torus, DirectionIndexRoundTrips) {
   for (int i = 0; i < 2 * kMaxDims; ++i) EXPECT_EQ(Direction::from_index(i).index(), i);
   EXPECT_EQ((Direction{2, -1}.index()), 5);
@@ -62,6 +95,10 @@ TEST(Torus, RejectsBadShapes) {
   EXPECT_THROW(t.coords(4), std::out_of_range);
   EXPECT_THROW(t.rank({2, 0}), std::out_of_range);
   EXPECT_THROW(t.neighbour(0, 2, 1), std::out_of_range);
+  EXPECT_THROW(t.neighbour(4, 0, 1), std::out_of_range);
+  EXPECT_THROW(t.neighbour(-1, 0, 1), std::out_of_range);
+  EXPECT_THROW(t.hop_distance(0, 4), std::out_of_range);
+  EXPECT_THROW(t.hop_distance(-1, 0), std::out_of_range);
   EXPECT_THROW(t.neighbour(0, 0, 0), std::invalid_argument);
 }
 

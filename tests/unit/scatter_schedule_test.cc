@@ -175,6 +175,15 @@ TEST(StepSimulator, RefusesBrokenSchedules) {
   } catch (const std::logic_error& e) {
     EXPECT_NE(std::string(e.what()).find("no such link"), std::string::npos) << e.what();
   }
+  // An axis of size 1 has no cable, though the node is its own neighbour there.
+  const Torus flat({4, 1});
+  ScatterSchedule along_size1{0, 1, {{1, 0, Direction{1, +1}, 1}}};
+  try {
+    simulate_scatter(flat, along_size1);
+    ADD_FAILURE() << "a link along an axis of size 1 was accepted";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("no such link"), std::string::npos) << e.what();
+  }
   EXPECT_THROW(opt_scatter(t, 4), std::out_of_range);
 }
 
