@@ -34,10 +34,18 @@ Torus::Torus(std::vector<int> dims, std::vector<bool> periodic)
   size_ = static_cast<int>(n);
 }
 
+namespace {
+
+void check_rank(const char* fn, int r, int size) {
+  if (r < 0 || r >= size)
+    throw std::out_of_range(std::string(fn) + ": rank " + std::to_string(r) + " not in [0, " +
+                            std::to_string(size) + ")");
+}
+
+}  // namespace
+
 std::vector<int> Torus::coords(int r) const {
-  if (r < 0 || r >= size_)
-    throw std::out_of_range("Torus::coords: rank " + std::to_string(r) + " not in [0, " +
-                            std::to_string(size_) + ")");
+  check_rank("Torus::coords", r, size_);
   std::vector<int> c(dims_.size());
   for (size_t i = 0; i < dims_.size(); ++i) {
     c[i] = r % dims_[i];
@@ -59,16 +67,6 @@ int Torus::rank(const std::vector<int>& c) const {
   }
   return r;
 }
-
-namespace {
-
-void check_rank(const char* fn, int r, int size) {
-  if (r < 0 || r >= size)
-    throw std::out_of_range(std::string(fn) + ": rank " + std::to_string(r) + " not in [0, " +
-                            std::to_string(size) + ")");
-}
-
-}  // namespace
 
 // neighbour and hop_distance work on the rank digits in place (no coordinate
 // vectors): route tables and scatter schedules call them p^2 times.

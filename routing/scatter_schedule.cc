@@ -101,6 +101,7 @@ struct Partition {
   std::vector<int> entry_link;  // the first link's direction index for each
   std::vector<int> region;      // per node; -1 for the root
   std::vector<int> parent;      // per node; -1 for the root
+  std::vector<int> relative;    // per node: relative_ranks(t, root)
 };
 
 // A region's finishing step if its messages leave the root furthest first
@@ -129,8 +130,9 @@ std::vector<int> relative_ranks(const Torus& t, int root) {
 
 Partition partition(const Torus& t, int root) {
   const int p = t.size();
-  const std::vector<int> relative = relative_ranks(t, root);
   Partition part;
+  part.relative = relative_ranks(t, root);
+  const std::vector<int>& relative = part.relative;
   part.region.assign(p, -1);
   part.parent.assign(p, -1);
   std::vector<int> cap;
@@ -218,9 +220,8 @@ std::vector<Direction> links_of(const Torus& t, int node) {
 ScatterSchedule opt_scatter(const Torus& t, int root) {
   check_root(t, root);
   const Partition part = partition(t, root);
-  const std::vector<int> relative = relative_ranks(t, root);
   std::vector<int> order(t.size());
-  for (int v = 0; v < t.size(); ++v) order[relative[v]] = v;
+  for (int v = 0; v < t.size(); ++v) order[part.relative[v]] = v;
   std::vector<Journey> msgs;
   for (int v : order) {
     if (v == root) continue;

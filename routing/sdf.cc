@@ -24,17 +24,8 @@ int axis_steps(int a, int b, int n, bool periodic) {
 }
 }  // namespace
 
-std::vector<int> remaining_steps(const Torus& t, int from, int to) {
-  check_rank(t, from, "source");
-  check_rank(t, to, "destination");
-  const std::vector<int> a = t.coords(from), b = t.coords(to);
-  std::vector<int> steps(a.size());
-  for (std::size_t i = 0; i < a.size(); ++i) steps[i] = axis_steps(a[i], b[i], t.dims()[i], t.periodic()[i]);
-  return steps;
-}
-
-// remaining_steps axis by axis, on the rank digits in place (no vectors):
-// route tables and schedules ask it for every pair of nodes.
+// Axis by axis on the rank digits in place (no coordinate vectors): route
+// tables and schedules ask it for every pair of nodes.
 std::optional<Direction> sdf_next_hop(const Torus& t, int from, int to) {
   check_rank(t, from, "source");
   check_rank(t, to, "destination");

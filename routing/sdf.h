@@ -15,15 +15,12 @@ namespace meshmp::routing {
 using mesh::Direction;
 using mesh::Torus;
 
-/// Remaining steps from `from` to `to` along each axis, signed: the
-/// shortest way round on a periodic axis (+dim/2 when both ways are equally
-/// long on an even axis: ties go the + way), the plain difference on an
-/// open one. Sizes: one entry per axis of `t`.
-std::vector<int> remaining_steps(const Torus& t, int from, int to);
-
 /// The SDF next hop from `from` towards `to`: among the productive
 /// directions (those that shorten the way), the one with the fewest
-/// remaining steps along its axis; ties go to the lower axis. nullopt when
+/// remaining steps along its axis; ties go to the lower axis. The steps
+/// along an axis are the shortest way round on a periodic one (dim/2 the +
+/// way when both ways are equally long on an even axis: ties go +), the
+/// plain difference on an open one. nullopt when
 /// from == to. Ranks must be in [0, t.size()); std::out_of_range otherwise.
 std::optional<Direction> sdf_next_hop(const Torus& t, int from, int to);
 
