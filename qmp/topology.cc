@@ -91,11 +91,15 @@ QMP_status_t QMP_declare_logical_topology(const int dims[], int ndim) try {
 } QMP_END_STATUS(QMP_declare_logical_topology)
 
 QMP_status_t QMP_comm_declare_logical_topology(QMP_comm_t comm, const int dims[], int ndim) try {
-  // -qmp-logic-map applies to declarations without an explicit map.
+  // -qmp-logic-map applies to declarations without an explicit map; one of
+  // another length is an error, as in USQCD QMP (which asserts it).
   const std::vector<int>& lm = state().logic_map;
-  if (!lm.empty() && static_cast<int>(lm.size()) == ndim)
-    return declare(comm, dims, ndim, lm.data(), ndim, "QMP_declare_logical_topology");
-  return declare(comm, dims, ndim, nullptr, 0, "QMP_declare_logical_topology");
+  if (lm.empty()) return declare(comm, dims, ndim, nullptr, 0, "QMP_declare_logical_topology");
+  if (static_cast<int>(lm.size()) != ndim)
+    return fail(QMP_INVALID_ARG, "QMP_declare_logical_topology",
+                "-qmp-logic-map has " + std::to_string(lm.size()) + " entries but the topology " +
+                    std::to_string(ndim) + " dimensions");
+  return declare(comm, dims, ndim, lm.data(), ndim, "QMP_declare_logical_topology");
 } QMP_END_STATUS(QMP_comm_declare_logical_topology)
 
 QMP_status_t QMP_declare_logical_topology_map(const int dims[], int ndim, const int map[], int mapdim) try {

@@ -92,8 +92,18 @@ TEST(Options, JobsByCount) {
   QMP_free_msgmem(mi);
 }
 
-// -qmp-logic-map 1 0: the declared topology numbers nodes with axis 1 fastest.
+// -qmp-logic-map 1 0: the declared topology numbers nodes with axis 1 fastest;
+// a topology of three dimensions is refused.
 TEST(Options, LogicMap) {
+  // A declaration of another number of dimensions cannot take the map.
+  const int dims3[3] = {2, 2, 2};
+  EXPECT_EQ(QMP_declare_logical_topology(dims3, 3), QMP_INVALID_ARG);
+  EXPECT_NE(std::string(QMP_get_error_string(nullptr)).find("-qmp-logic-map has 2 entries but the topology 3"),
+            std::string::npos)
+      << QMP_get_error_string(nullptr);
+  EXPECT_EQ(QMP_logical_topology_is_declared(), QMP_FALSE);
+  const int lattice[3] = {4, 4, 4};
+  EXPECT_EQ(QMP_layout_grid(lattice, 3), QMP_INVALID_ARG);
   const int dims[2] = {4, 2};
   ASSERT_EQ(QMP_declare_logical_topology(dims, 2), QMP_SUCCESS);
   const int r = QMP_get_node_number();
