@@ -216,8 +216,7 @@ MESHMP_MPI_FN(int, Comm_dup, (MPI_Comm comm, MPI_Comm* newcomm)) {
   int err;
   CommInfo* c = check_comm(comm, call, &err);
   if (!c) return err;
-  if (!newcomm) return raise(comm, call, MPI_ERR_ARG, "newcomm is NULL");
-  *newcomm = MPI_COMM_NULL;  // what a failed duplication leaves, as a failed MPI_Comm_create does
+  if ((err = start_new_comm(comm, call, newcomm, "newcomm"))) return err;
   const MPI_Comm n = c->inter ? dup_intercomm(comm, call, &err) : make_comm(comm, c->group.ranks, c->rank(), call, &err);
   if (err) return err;
   if ((err = copy_into_duplicate(comm, n, call))) return err;
@@ -231,7 +230,7 @@ int split(const char* call, MPI_Comm comm, int color, int key, MPI_Comm* newcomm
   int err;
   CommInfo* c = check_comm(comm, call, &err);
   if (!c) return err;
-  if (!newcomm) return raise(comm, call, MPI_ERR_ARG, "newcomm is NULL");
+  if ((err = start_new_comm(comm, call, newcomm, "newcomm"))) return err;
   if (color < 0 && color != MPI_UNDEFINED)
     return raise(comm, call, MPI_ERR_ARG, "color = " + std::to_string(color) + " is negative and not MPI_UNDEFINED");
   if (c->inter) {
@@ -314,7 +313,7 @@ MESHMP_MPI_FN(int, Comm_idup, (MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* re
   int err;
   CommInfo* c = check_comm(comm, call, &err);
   if (!c) return err;
-  if (!newcomm) return raise(comm, call, MPI_ERR_ARG, "newcomm is NULL");
+  if ((err = start_new_comm(comm, call, newcomm, "newcomm"))) return err;
   if (!request) return raise(comm, call, MPI_ERR_ARG, "request is NULL");
   collectives::Group members = c->group;
   MPI_Comm n;
@@ -357,6 +356,7 @@ MESHMP_MPI_FN(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI
   int err;
   CommInfo* c = check_comm(comm, call, &err);
   if (!c) return err;
+  if ((err = start_new_comm(comm, call, newcomm, "newcomm"))) return err;
   if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
     return raise(comm, call, MPI_ERR_ARG,
                  "split_type = " + std::to_string(split_type) + " is neither MPI_COMM_TYPE_SHARED nor MPI_UNDEFINED");

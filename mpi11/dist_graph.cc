@@ -16,12 +16,12 @@ namespace {
 
 // comm_old's checks shared by both constructors: an intracommunicator, a
 // valid info, somewhere to put the result.
-CommInfo* check_old(const char* call, MPI_Comm comm_old, MPI_Info info, const MPI_Comm* newcomm, int* err) {
+CommInfo* check_old(const char* call, MPI_Comm comm_old, MPI_Info info, MPI_Comm* newcomm, int* err) {
   CommInfo* c = check_comm(comm_old, call, err);
   if (!c) return nullptr;
+  if ((*err = start_new_comm(comm_old, call, newcomm, "comm_dist_graph"))) return nullptr;
   if (c->inter) *err = raise(comm_old, call, MPI_ERR_COMM, "comm_old is an intercommunicator");
   else if (!info_valid(info)) *err = raise(comm_old, call, MPI_ERR_INFO, "info is not an info object");
-  else if (!newcomm) *err = raise(comm_old, call, MPI_ERR_ARG, "comm_dist_graph is NULL");
   else return c;
   return nullptr;
 }

@@ -52,9 +52,9 @@ MESHMP_MPI_FN(int, Graph_create, (MPI_Comm comm_old, int nnodes, const int* inde
   int err;
   CommInfo* c = check_comm(comm_old, call, &err);
   if (!c) return err;
+  if ((err = start_new_comm(comm_old, call, comm_graph, "comm_graph"))) return err;
   if (c->inter) return raise(comm_old, call, MPI_ERR_COMM, "comm_old is an intercommunicator");
   if ((err = check_graph_args(comm_old, call, *c, nnodes, index, edges))) return err;
-  if (!comm_graph) return raise(comm_old, call, MPI_ERR_ARG, "comm_graph is NULL");
   std::vector<int> members(c->group.ranks.begin(), c->group.ranks.begin() + nnodes);
   const int me = c->rank() < nnodes ? c->rank() : -1;
   std::vector<int> idx(index, index + nnodes), edg(edges, edges + (nnodes ? index[nnodes - 1] : 0));

@@ -259,9 +259,9 @@ int check_subgroup(const char* call, MPI_Comm comm, MPI_Group group, MPI_Comm* n
                    const GroupInfo** g, bool inter_ok) {
   int err;
   if (!(*c = check_comm(comm, call, &err))) return err;
+  if ((err = start_new_comm(comm, call, newcomm, "newcomm"))) return err;
   if ((*c)->inter && !inter_ok) return raise(comm, call, MPI_ERR_COMM, "comm is an intercommunicator");
   if (!(*g = check_group(group, call, "group", &err))) return err;
-  if (!newcomm) return raise(comm, call, MPI_ERR_ARG, "newcomm is NULL");
   // rank_of_world indexes an intercommunicator's remote group: its local one is searched.
   const CommInfo& ci = **c;
   auto member = [&](int r) {

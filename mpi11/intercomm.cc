@@ -197,10 +197,10 @@ MESHMP_MPI_FN(int, Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI
   int err;
   CommInfo* lc = check_comm(local_comm, call, &err);
   if (!lc) return err;
+  if ((err = start_new_comm(local_comm, call, newintercomm, "newintercomm"))) return err;
   if (lc->inter) return raise(local_comm, call, MPI_ERR_COMM, "local_comm is an intercommunicator");
   if (local_leader < 0 || local_leader >= lc->size())
     return raise(local_comm, call, MPI_ERR_RANK, "local_leader = " + std::to_string(local_leader) + " is not a rank of local_comm");
-  if (!newintercomm) return raise(local_comm, call, MPI_ERR_ARG, "newintercomm is NULL");
   const collectives::Group local = lc->group;
   const MPI_Errhandler eh = lc->errhandler;
   mesh::ContextIds::Mask agreed;
@@ -248,7 +248,7 @@ MESHMP_MPI_FN(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm* new
   int err;
   CommInfo* ic = check_inter(intercomm, call, &err);
   if (!ic) return err;
-  if (!newintracomm) return raise(intercomm, call, MPI_ERR_ARG, "newintracomm is NULL");
+  if ((err = start_new_comm(intercomm, call, newintracomm, "newintracomm"))) return err;
   // §5.6.2: one `high` per group. Each group finds out whether its members
   // agree and tells the other, so that every process of both fails alike.
   std::uint32_t seen[2] = {high ? 1u : 0u, high ? 0u : 1u};

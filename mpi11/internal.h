@@ -352,6 +352,18 @@ inline CommInfo* check_comm(MPI_Comm comm, const char* call, int* err) {
     return &s.comms[static_cast<std::size_t>(comm)];
   return bad_comm(comm, call, err);
 }
+/// Where a communicator constructor puts its result, checked right after its
+/// communicator argument: NULL raises MPI_ERR_ARG on `comm` naming `name`;
+/// otherwise *out becomes MPI_COMM_NULL at once, which is what the call
+/// leaves there if any later check or step fails (the
+/// standard leaves a failed call's output undefined; a program that tests
+/// for MPI_COMM_NULL after an error, as MPICH's test suite does, finds it).
+inline int start_new_comm(MPI_Comm comm, const char* call, MPI_Comm* out, const char* name) {
+  if (!out) [[unlikely]]
+    return raise(comm, call, MPI_ERR_ARG, std::string(name) + " is NULL");
+  *out = MPI_COMM_NULL;
+  return MPI_SUCCESS;
+}
 /// Communicator lookup without checks (a handle already validated).
 inline CommInfo& comm_ref(MPI_Comm comm) { return state().comms[static_cast<std::size_t>(comm)]; }
 /// A new communicator over `members` (world ranks in rank order) of which this

@@ -138,9 +138,9 @@ MESHMP_MPI_FN(int, Cart_create, (MPI_Comm comm_old, int ndims, const int* dims, 
   int err;
   CommInfo* c = check_comm(comm_old, call, &err);
   if (!c) return err;
+  if ((err = start_new_comm(comm_old, call, comm_cart, "comm_cart"))) return err;
   if (c->inter) return raise(comm_old, call, MPI_ERR_COMM, "comm_old is an intercommunicator");
   if ((err = check_dims(comm_old, call, ndims, dims, periods, c->size()))) return err;
-  if (!comm_cart) return raise(comm_old, call, MPI_ERR_ARG, "comm_cart is NULL");
   std::vector<int> d(dims, dims + ndims), per(periods, periods + ndims);
   const std::vector<int> place = placement(*c, d, reorder != 0);
   std::vector<int> members;
@@ -251,8 +251,9 @@ MESHMP_MPI_FN(int, Cart_sub, (MPI_Comm comm, const int* remain_dims, MPI_Comm* n
   int err;
   CommInfo* c = check_cart(comm, call, &err);
   if (!c) return err;
+  if ((err = start_new_comm(comm, call, newcomm, "newcomm"))) return err;
   const int n = static_cast<int>(c->dims.size());
-  if ((n > 0 && !remain_dims) || !newcomm) return raise(comm, call, MPI_ERR_ARG, "remain_dims or newcomm is NULL");
+  if (n > 0 && !remain_dims) return raise(comm, call, MPI_ERR_ARG, "remain_dims is NULL");
   // My slice: the ranks whose dropped coordinates equal mine, in rank order
   // (so the kept coordinates vary row-major, as the sub-grid's ranks must).
   const std::vector<int> me = cart_coords(c->dims, c->rank());

@@ -312,6 +312,40 @@ TEST(Comm, CreateGroupInvolvesOnlyItsMembers) {
   MPI_Barrier(MPI_COMM_WORLD);
 }
 
+// A constructor given a valid communicator that fails on its other
+// arguments leaves MPI_COMM_NULL in its output, whatever was there (what a program testing the result for
+// MPI_COMM_NULL after MPI_ERRORS_RETURN expects; MPICH's errors/topo/cartsmall).
+TEST(Comm, AFailedConstructorLeavesMpiCommNull) {
+  const int p = size();
+  mpitest::ErrorsReturn errors_return;
+  MPI_Comm out = MPI_COMM_WORLD;
+  auto failed = [&](int rc) {
+    const bool ok = rc != MPI_SUCCESS && out == MPI_COMM_NULL;
+    out = MPI_COMM_WORLD;
+    return ok;
+  };
+  const int too_many[2] = {p, p + 1}, periods[2] = {0, 0};
+  EXPECT_TRUE(failed(MPI_Cart_create(MPI_COMM_WORLD, 2, too_many, periods, 0, &out)));
+  const int bad_edge = p + 3, one = 1;
+  EXPECT_TRUE(failed(MPI_Graph_create(MPI_COMM_WORLD, 1, &one, &bad_edge, 0, &out)));
+  EXPECT_TRUE(failed(MPI_Comm_split(MPI_COMM_WORLD, -5, 0, &out)));
+  EXPECT_TRUE(failed(MPI_Comm_split_type(MPI_COMM_WORLD, -5, 0, MPI_INFO_NULL, &out)));
+  EXPECT_TRUE(failed(MPI_Comm_create(MPI_COMM_WORLD, MPI_GROUP_NULL, &out)));
+  EXPECT_TRUE(failed(MPI_Comm_create_group(MPI_COMM_WORLD, MPI_GROUP_NULL, 0, &out)));
+  EXPECT_TRUE(failed(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &bad_edge, MPI_UNWEIGHTED, 0, nullptr,
+                                                    MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &out)));
+  EXPECT_TRUE(failed(MPI_Intercomm_create(MPI_COMM_WORLD, p, MPI_COMM_WORLD, 0, 0, &out)));
+  const int line[1] = {p}, open[1] = {0};
+  MPI_Comm cart;
+  ASSERT_EQ(MPI_Cart_create(MPI_COMM_WORLD, 1, line, open, 0, &cart), MPI_SUCCESS);
+  MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN);
+  EXPECT_TRUE(failed(MPI_Cart_sub(cart, nullptr, &out)));
+  MPI_Comm_free(&cart);
+  // A NULL output is refused by name.
+  EXPECT_EQ(mpitest::error_class(MPI_Comm_dup(MPI_COMM_WORLD, nullptr)), MPI_ERR_ARG);
+  EXPECT_EQ(mpitest::error_class(MPI_Cart_create(MPI_COMM_WORLD, 1, line, open, 0, nullptr)), MPI_ERR_ARG);
+}
+
 }  // namespace
 
 MPI_TEST_MAIN()
