@@ -37,7 +37,10 @@ mesh::Torus Topology::rank_order_torus() const {
 
 namespace {
 
-QMP_status_t declare(QMP_comm_t comm, const int dims[], int ndim, const int map[], int mapdim, const char* call) {
+// `map` (mapdim entries; null: the identity) is named `map_name` in errors:
+// the caller's argument or -qmp-logic-map.
+QMP_status_t declare(QMP_comm_t comm, const int dims[], int ndim, const int map[], int mapdim, const char* map_name,
+                     const char* call) {
   if (!check_comm(comm, call)) return state().last_error;
   if (comm->topo) return fail(QMP_TOPOLOGY_EXISTS, call, "a logical topology is already declared on this communicator");
   if (!dims || ndim < 1) return fail(QMP_INVALID_ARG, call, "dims must hold ndim >= 1 sizes, got ndim = " + std::to_string(ndim));
@@ -49,6 +52,9 @@ QMP_status_t declare(QMP_comm_t comm, const int dims[], int ndim, const int map[
   if (prod != comm->group.size())
     return fail(QMP_INVALID_ARG, call, "dims multiply to " + std::to_string(prod) + " but the communicator has " +
                                            std::to_string(comm->group.size()) + " nodes");
+  if (map && mapdim != ndim)
+    return fail(QMP_INVALID_ARG, call, std::string(map_name) + " has " + std::to_string(mapdim) +
+                                           " entries but the topology " + std::to_string(ndim) + " dimensions");
   Topology t;
   t.dims.assign(dims, dims + ndim);
   if (map) {
@@ -61,7 +67,8 @@ QMP_status_t declare(QMP_comm_t comm, const int dims[], int ndim, const int map[
   std::sort(sorted.begin(), sorted.end());
   std::vector<int> want(ndim);
   std::iota(want.begin(), want.end(), 0);
-  if (sorted != want) return fail(QMP_INVALID_ARG, call, "map must be a permutation of 0.." + std::to_string(ndim - 1));
+  if (sorted != want)
+    return fail(QMP_INVALID_ARG, call, std::string(map_name) + " must be a permutation of 0.." + std::to_string(ndim - 1));
   t.coords = t.coords_of(comm->group.me);
   for (int axis = 0; axis < ndim; ++axis)
     for (int dir : {+1, -1}) t.neighbours.push_back(t.neighbour(t.coords, axis, dir));
@@ -94,12 +101,8 @@ QMP_status_t QMP_comm_declare_logical_topology(QMP_comm_t comm, const int dims[]
   // -qmp-logic-map applies to declarations without an explicit map; one of
   // another length is an error, as in USQCD QMP (which asserts it).
   const std::vector<int>& lm = state().logic_map;
-  if (lm.empty()) return declare(comm, dims, ndim, nullptr, 0, "QMP_declare_logical_topology");
-  if (static_cast<int>(lm.size()) != ndim)
-    return fail(QMP_INVALID_ARG, "QMP_declare_logical_topology",
-                "-qmp-logic-map has " + std::to_string(lm.size()) + " entries but the topology " +
-                    std::to_string(ndim) + " dimensions");
-  return declare(comm, dims, ndim, lm.data(), ndim, "QMP_declare_logical_topology");
+  return declare(comm, dims, ndim, lm.empty() ? nullptr : lm.data(), static_cast<int>(lm.size()), "-qmp-logic-map",
+                 "QMP_declare_logical_topology");
 } QMP_END_STATUS(QMP_comm_declare_logical_topology)
 
 QMP_status_t QMP_declare_logical_topology_map(const int dims[], int ndim, const int map[], int mapdim) try {
@@ -108,9 +111,8 @@ QMP_status_t QMP_declare_logical_topology_map(const int dims[], int ndim, const 
 
 QMP_status_t QMP_comm_declare_logical_topology_map(QMP_comm_t comm, const int dims[], int ndim, const int map[],
                                                    int mapdim) try {
-  if (!map || mapdim != ndim)
-    return fail(QMP_INVALID_ARG, "QMP_declare_logical_topology_map", "map must have ndim entries");
-  return declare(comm, dims, ndim, map, mapdim, "QMP_declare_logical_topology_map");
+  if (!map) return fail(QMP_INVALID_ARG, "QMP_declare_logical_topology_map", "map is NULL");
+  return declare(comm, dims, ndim, map, mapdim, "map", "QMP_declare_logical_topology_map");
 } QMP_END_STATUS(QMP_comm_declare_logical_topology_map)
 
 QMP_bool_t QMP_logical_topology_is_declared(void) { return QMP_comm_logical_topology_is_declared(state().dflt); }

@@ -81,6 +81,15 @@ TEST(QmpMore, CommFormsOnASplitCommunicator) {
   EXPECT_EQ(QMP_comm_is_primary_node(half), k == 0 ? QMP_TRUE : QMP_FALSE);
   EXPECT_EQ(QMP_comm_logical_topology_is_declared(half), QMP_FALSE);
   const int dims[2] = {1, n}, map[2] = {1, 0};
+  // A map of another length, one that is not a permutation, or none: refused, naming the map.
+  auto last_error = [] { return std::string(QMP_get_error_string(nullptr)); };
+  EXPECT_EQ(QMP_comm_declare_logical_topology_map(half, dims, 2, map, 1), QMP_INVALID_ARG);
+  EXPECT_NE(last_error().find("map has 1 entries but the topology 2 dimensions"), std::string::npos) << last_error();
+  const int twice[2] = {1, 1};
+  EXPECT_EQ(QMP_comm_declare_logical_topology_map(half, dims, 2, twice, 2), QMP_INVALID_ARG);
+  EXPECT_NE(last_error().find("map must be a permutation of 0..1"), std::string::npos) << last_error();
+  EXPECT_EQ(QMP_comm_declare_logical_topology_map(half, dims, 2, nullptr, 2), QMP_INVALID_ARG);
+  EXPECT_EQ(QMP_comm_logical_topology_is_declared(half), QMP_FALSE);
   ASSERT_EQ(QMP_comm_declare_logical_topology_map(half, dims, 2, map, 2), QMP_SUCCESS);
   EXPECT_EQ(QMP_comm_declare_logical_topology(half, dims, 2), QMP_TOPOLOGY_EXISTS);
   EXPECT_EQ(QMP_comm_logical_topology_is_declared(half), QMP_TRUE);
