@@ -263,7 +263,11 @@ int split(const char* call, MPI_Comm comm, int color, int key, MPI_Comm* newcomm
 
 // MPI-3.1 §6.4.2: a duplicate; the hints are accepted and not read.
 MESHMP_MPI_FN(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)) {
-  if (!info_valid(info)) return raise(comm, "MPI_Comm_dup_with_info", MPI_ERR_INFO, "info is not an info object");
+  const char* call = "MPI_Comm_dup_with_info";
+  int err;
+  if (!check_comm(comm, call, &err)) return err;
+  if ((err = start_new_comm(comm, call, newcomm, "newcomm"))) return err;
+  if (!info_valid(info)) return raise(comm, call, MPI_ERR_INFO, "info is not an info object");
   return PMPI_Comm_dup(comm, newcomm);
 } MESHMP_MPI_END(Comm_dup_with_info)
 

@@ -330,6 +330,7 @@ TEST(Comm, AFailedConstructorLeavesMpiCommNull) {
   EXPECT_TRUE(failed(MPI_Graph_create(MPI_COMM_WORLD, 1, &one, &bad_edge, 0, &out)));
   EXPECT_TRUE(failed(MPI_Comm_split(MPI_COMM_WORLD, -5, 0, &out)));
   EXPECT_TRUE(failed(MPI_Comm_split_type(MPI_COMM_WORLD, -5, 0, MPI_INFO_NULL, &out)));
+  EXPECT_TRUE(failed(MPI_Comm_dup_with_info(MPI_COMM_WORLD, 12345, &out)));
   EXPECT_TRUE(failed(MPI_Comm_create(MPI_COMM_WORLD, MPI_GROUP_NULL, &out)));
   EXPECT_TRUE(failed(MPI_Comm_create_group(MPI_COMM_WORLD, MPI_GROUP_NULL, 0, &out)));
   EXPECT_TRUE(failed(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &bad_edge, MPI_UNWEIGHTED, 0, nullptr,
