@@ -355,9 +355,9 @@ inline CommInfo* check_comm(MPI_Comm comm, const char* call, int* err) {
 /// Where a communicator constructor puts its result, checked right after its
 /// communicator argument: NULL raises MPI_ERR_ARG on `comm` naming `name`;
 /// otherwise *out becomes MPI_COMM_NULL at once, which is what the call
-/// leaves there if any later check or step fails (the
-/// standard leaves a failed call's output undefined; a program that tests
-/// for MPI_COMM_NULL after an error, as MPICH's test suite does, finds it).
+/// leaves there if any later check or step fails (the standard leaves a
+/// failed call's output undefined; a program that tests for MPI_COMM_NULL
+/// after an error, as MPICH's test suite does, finds it).
 inline int start_new_comm(MPI_Comm comm, const char* call, MPI_Comm* out, const char* name) {
   if (!out) [[unlikely]]
     return raise(comm, call, MPI_ERR_ARG, std::string(name) + " is NULL");

@@ -313,8 +313,9 @@ TEST(Comm, CreateGroupInvolvesOnlyItsMembers) {
 }
 
 // A constructor given a valid communicator that fails on its other
-// arguments leaves MPI_COMM_NULL in its output, whatever was there (what a program testing the result for
-// MPI_COMM_NULL after MPI_ERRORS_RETURN expects; MPICH's errors/topo/cartsmall).
+// arguments leaves MPI_COMM_NULL in its output, whatever was there: what a
+// program testing the result for MPI_COMM_NULL after MPI_ERRORS_RETURN
+// expects (MPICH's errors/topo/cartsmall does).
 TEST(Comm, AFailedConstructorLeavesMpiCommNull) {
   const int p = size();
   mpitest::ErrorsReturn errors_return;
